@@ -1,0 +1,257 @@
+package dissect
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Compressed number forms of the stock stream. The float arithmetic is done
+// in float32, as the game does, so decoded values match what a client sees.
+
+// CF16 is a CompressedFloat16: [sign:1][scale:3][mantissa:12]. Scale s spans
+// [0.001*10^(s-1), 0.001*10^s) (scale 0 spans [0, 0.001)), and the mantissa
+// is a linear position in that decade out of 4095.
+type CF16 uint16
+
+const (
+	cf16Base    float32 = 0.001
+	cf16Mult    float32 = 10.0
+	cf16EncMult float32 = 4095.0
+)
+
+// cf16DecInv is float32(1/4095), the decoder's constant. Using 1/4096 would
+// make mantissa 4095 fall short of the top of its decade.
+var cf16DecInv = float32(1.0 / 4095.0)
+
+// Float decodes c.
+func (c CF16) Float() float32 {
+	mant := float32(c & 0xFFF)
+	scale := int(c>>12) & 7
+	lo, hi := float32(0), cf16Base
+	for i := 0; i < scale; i++ {
+		lo = hi
+		hi = lo * cf16Mult
+	}
+	v := (hi-lo)*mant*cf16DecInv + lo
+	if c&0x8000 != 0 {
+		v = -v
+	}
+	return v
+}
+
+// EncodeCF16 compresses v the way the stock encoder does: find the decade,
+// then truncate (never round) the position in it to 12 bits. Values of 10000
+// and more clamp to the largest code.
+func EncodeCF16(v float32) CF16 {
+	var sign CF16
+	if v < 0 {
+		sign = 0x8000
+		v = -v
+	}
+	if v != v { // NaN encodes as zero rather than garbage
+		return sign
+	}
+	lo, hi := float32(0), cf16Base
+	scale := 0
+	for v >= hi {
+		scale++
+		if scale == 8 {
+			return sign | 0x7FFF
+		}
+		lo = hi
+		hi = lo * cf16Mult
+	}
+	m := int32((v - lo) / (hi - lo) * cf16EncMult)
+	if m > 0xFFF {
+		m = 0xFFF
+	}
+	if m < 0 {
+		m = 0
+	}
+	return sign | CF16(scale)<<12 | CF16(m)
+}
+
+// MarshalJSON writes the decoded value.
+func (c CF16) MarshalJSON() ([]byte, error) { return jsonFloat(c.Float()), nil }
+
+func (c CF16) String() string { return strconv.FormatFloat(float64(c.Float()), 'f', 3, 32) }
+
+// ReadCF16 reads a CompressedFloat16.
+func (r *Reader) CF16(what string) CF16 { return CF16(r.U16(what)) }
+
+// CF16 appends a CompressedFloat16.
+func (w *Writer) CF16(c CF16) { w.U16(uint16(c)) }
+
+// Vec3 is a decoded 3-D vector.
+type Vec3 struct{ X, Y, Z float32 }
+
+func (v Vec3) String() string { return fmt.Sprintf("(%.2f, %.2f, %.2f)", v.X, v.Y, v.Z) }
+
+// MarshalJSON writes [x, y, z] rounded to four decimals.
+func (v Vec3) MarshalJSON() ([]byte, error) {
+	b := append([]byte{'['}, jsonFloat(v.X)...)
+	b = append(append(b, ','), jsonFloat(v.Y)...)
+	b = append(append(b, ','), jsonFloat(v.Z)...)
+	return append(b, ']'), nil
+}
+
+// Dir3 is a CompressedVector3 as it appears on the wire: a unit direction as
+// three signed bytes, each component times 127 and truncated. The stock
+// TorpedoFire bytes DF 87 11 decode to (-0.26, -0.95, 0.13).
+type Dir3 [3]int8
+
+// Vec returns the direction as floats (each byte / 127).
+func (d Dir3) Vec() Vec3 {
+	return Vec3{float32(d[0]) / 127, float32(d[1]) / 127, float32(d[2]) / 127}
+}
+
+// EncodeDir3 compresses a vector's direction. A zero vector gives (0,0,0).
+func EncodeDir3(v Vec3) Dir3 {
+	m := float32(math.Sqrt(float64(v.X*v.X + v.Y*v.Y + v.Z*v.Z)))
+	if m <= 1e-6 {
+		return Dir3{}
+	}
+	return Dir3{clampI8(v.X / m * 127), clampI8(v.Y / m * 127), clampI8(v.Z / m * 127)}
+}
+
+func clampI8(f float32) int8 {
+	switch {
+	case f >= 127:
+		return 127
+	case f <= -128:
+		return -128
+	}
+	return int8(f) // truncates toward zero, as the game's ftol does
+}
+
+func (d Dir3) String() string { return d.Vec().String() }
+
+// MarshalJSON writes the direction as floats.
+func (d Dir3) MarshalJSON() ([]byte, error) { return d.Vec().MarshalJSON() }
+
+// Dir3 reads a CompressedVector3.
+func (r *Reader) Dir3(what string) Dir3 {
+	b := r.take(3, what)
+	if b == nil {
+		return Dir3{}
+	}
+	return Dir3{int8(b[0]), int8(b[1]), int8(b[2])}
+}
+
+// Dir3 appends a CompressedVector3.
+func (w *Writer) Dir3(d Dir3) { w.buf = append(w.buf, byte(d[0]), byte(d[1]), byte(d[2])) }
+
+// CV4 is a CompressedVector4 in its 5-byte form: a direction and a CF16
+// magnitude. StateUpdate position deltas and Explosion impact points use it.
+type CV4 struct {
+	Dir Dir3
+	Mag CF16
+}
+
+// Vec returns direction × magnitude.
+func (c CV4) Vec() Vec3 {
+	d, m := c.Dir.Vec(), c.Mag.Float()
+	return Vec3{d.X * m, d.Y * m, d.Z * m}
+}
+
+// EncodeCV4 compresses v into direction and CF16 magnitude.
+func EncodeCV4(v Vec3) CV4 {
+	m := float32(math.Sqrt(float64(v.X*v.X + v.Y*v.Y + v.Z*v.Z)))
+	return CV4{Dir: EncodeDir3(v), Mag: EncodeCF16(m)}
+}
+
+func (c CV4) String() string { return c.Vec().String() }
+
+// MarshalJSON writes the decoded vector.
+func (c CV4) MarshalJSON() ([]byte, error) { return c.Vec().MarshalJSON() }
+
+// CV4 reads a 5-byte CompressedVector4.
+func (r *Reader) CV4(what string) CV4 {
+	d := r.Dir3(what)
+	return CV4{Dir: d, Mag: r.CF16(what + " magnitude")}
+}
+
+// CV4 appends a 5-byte CompressedVector4.
+func (w *Writer) CV4(c CV4) { w.Dir3(c.Dir); w.CF16(c.Mag) }
+
+// CV4F is a CompressedVector4 in its 7-byte form: direction and a raw float32
+// magnitude.
+type CV4F struct {
+	Dir Dir3
+	Mag float32
+}
+
+// Vec returns direction × magnitude.
+func (c CV4F) Vec() Vec3 {
+	d := c.Dir.Vec()
+	return Vec3{d.X * c.Mag, d.Y * c.Mag, d.Z * c.Mag}
+}
+
+func (c CV4F) String() string { return c.Vec().String() }
+
+// MarshalJSON writes the decoded vector.
+func (c CV4F) MarshalJSON() ([]byte, error) { return c.Vec().MarshalJSON() }
+
+// CV4F reads a 7-byte CompressedVector4.
+func (r *Reader) CV4F(what string) CV4F {
+	d := r.Dir3(what)
+	return CV4F{Dir: d, Mag: r.F32(what + " magnitude")}
+}
+
+// CV4F appends a 7-byte CompressedVector4.
+func (w *Writer) CV4F(c CV4F) { w.Dir3(c.Dir); w.F32(c.Mag) }
+
+// Contact is the 4-byte point form used by CollisionEffect contact points and
+// TorpedoFire target points: a direction and one magnitude byte that is a
+// fraction (of 255) of the object's bounding radius. The radius is not on the
+// wire, so the decoded vector is in units of that radius.
+type Contact struct {
+	Dir Dir3
+	Mag uint8
+}
+
+// Vec returns the point in bounding-radius units (direction × Mag/255).
+func (c Contact) Vec() Vec3 {
+	d, m := c.Dir.Vec(), float32(c.Mag)/255
+	return Vec3{d.X * m, d.Y * m, d.Z * m}
+}
+
+func (c Contact) String() string {
+	return fmt.Sprintf("dir%s mag=%d", c.Dir.Vec(), c.Mag)
+}
+
+// MarshalJSON writes {"dir": [...], "mag": n}.
+func (c Contact) MarshalJSON() ([]byte, error) {
+	d, _ := c.Dir.MarshalJSON()
+	b := append([]byte(`{"dir":`), d...)
+	b = append(b, `,"mag":`...)
+	b = strconv.AppendUint(b, uint64(c.Mag), 10)
+	return append(b, '}'), nil
+}
+
+// Contact reads the 4-byte point form.
+func (r *Reader) Contact(what string) Contact {
+	d := r.Dir3(what)
+	return Contact{Dir: d, Mag: r.U8(what + " magnitude")}
+}
+
+// Contact appends the 4-byte point form.
+func (w *Writer) Contact(c Contact) { w.Dir3(c.Dir); w.U8(c.Mag) }
+
+// jsonFloat formats f with at most four decimals, and NaN or infinities
+// (which JSON cannot carry) as null.
+func jsonFloat(f float32) []byte {
+	if f != f || math.IsInf(float64(f), 0) {
+		return []byte("null")
+	}
+	return strconv.AppendFloat(nil, math.Round(float64(f)*1e4)/1e4, 'f', -1, 64)
+}
+
+// compile-time checks that the JSON forms are what encoding/json uses.
+var (
+	_ json.Marshaler = CF16(0)
+	_ json.Marshaler = Vec3{}
+	_ json.Marshaler = Contact{}
+)

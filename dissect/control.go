@@ -1,0 +1,127 @@
+package dissect
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"unicode/utf16"
+)
+
+// Payloads of the control-channel transport messages (types 0x00 and
+// 0x02-0x05), as stock traffic shows them:
+//
+//	peer-info 0x00:   [slot][ipv4:4][name: UTF-16LE, NUL-terminated]   (may be empty)
+//	connect 0x03 C->S: [ipv4:4][port:u16 BE][4 reserved bytes]          (from peer 0xFF)
+//	connect 0x03 S->C: [slot]                                           (slot assignment)
+//	disconnect 0x05:  [slot][ipv4:4]
+//
+// The connect request's port is read in network byte order, like the
+// address beside it (both look copied from a socket address).
+
+// Control is the decoded payload of a control message. Which fields are set
+// depends on Kind.
+type Control struct {
+	Kind     string     `json:"kind"`           // "peer-info", "connect-request", "slot-assignment", "disconnect", "boot", "raw"
+	Slot     *uint8     `json:"slot,omitempty"` // wire slot (0x02 = first client)
+	Addr     netip.Addr `json:"ip,omitzero"`
+	Port     uint16     `json:"port,omitempty"`
+	Name     string     `json:"name,omitempty"`
+	Reserved []byte     `json:"-"` // connect request's trailing bytes, kept for re-encoding
+	Extra    []byte     `json:"-"` // bytes the layout does not explain
+}
+
+// ParseControl decodes the payload of control message m. Payloads that do not
+// match a known layout come back as Kind "raw" with the bytes in Extra and a
+// non-nil error saying why; the caller shows them raw.
+func ParseControl(m *Message) (Control, error) {
+	p := m.Payload
+	switch m.Type {
+	case TypePeerInfo:
+		if len(p) == 0 {
+			return Control{Kind: "peer-info"}, nil
+		}
+		if len(p) < 5 {
+			return Control{Kind: "raw", Extra: p}, &Error{Offset: len(p), What: "peer-info", Err: ErrShort}
+		}
+		slot := p[0]
+		c := Control{Kind: "peer-info", Slot: &slot, Addr: netip.AddrFrom4([4]byte(p[1:5]))}
+		name, rest, err := decodeUTF16Z(p[5:])
+		c.Name, c.Extra = name, rest
+		if err != nil {
+			return c, &Error{Offset: 5, What: "peer-info name", Err: err}
+		}
+		return c, nil
+	case TypeConnect, TypeConnectAck:
+		switch {
+		case len(p) == 1:
+			slot := p[0]
+			return Control{Kind: "slot-assignment", Slot: &slot}, nil
+		case len(p) >= 6:
+			return Control{Kind: "connect-request", Addr: netip.AddrFrom4([4]byte(p[0:4])),
+				Port: binary.BigEndian.Uint16(p[4:6]), Reserved: p[6:]}, nil
+		}
+	case TypeDisconnect:
+		if len(p) == 5 {
+			slot := p[0]
+			return Control{Kind: "disconnect", Slot: &slot, Addr: netip.AddrFrom4([4]byte(p[1:5]))}, nil
+		}
+	case TypeBoot:
+		return Control{Kind: "boot", Extra: p}, nil
+	}
+	return Control{Kind: "raw", Extra: p}, &Error{Offset: 0, What: m.Type.String() + " payload",
+		Err: fmt.Errorf("%w: unexpected %d-byte layout", ErrBadValue, len(p))}
+}
+
+// AppendControl encodes c as a payload of the kind it names.
+func AppendControl(b []byte, c *Control) []byte {
+	slot := func() byte {
+		if c.Slot != nil {
+			return *c.Slot
+		}
+		return 0
+	}
+	ip4 := func() []byte {
+		a := c.Addr.As4()
+		return a[:]
+	}
+	switch c.Kind {
+	case "peer-info":
+		if c.Slot == nil && c.Name == "" && !c.Addr.IsValid() {
+			return append(b, c.Extra...)
+		}
+		b = append(b, slot())
+		b = append(b, ip4()...)
+		b = appendUTF16Z(b, c.Name)
+	case "slot-assignment":
+		b = append(b, slot())
+	case "connect-request":
+		b = append(b, ip4()...)
+		b = binary.BigEndian.AppendUint16(b, c.Port)
+		b = append(b, c.Reserved...)
+	case "disconnect":
+		b = append(b, slot())
+		b = append(b, ip4()...)
+	}
+	return append(b, c.Extra...)
+}
+
+// decodeUTF16Z reads a NUL-terminated UTF-16LE string and returns the bytes
+// after the terminator.
+func decodeUTF16Z(b []byte) (string, []byte, error) {
+	var u []uint16
+	for i := 0; i+1 < len(b); i += 2 {
+		c := binary.LittleEndian.Uint16(b[i:])
+		if c == 0 {
+			return string(utf16.Decode(u)), b[i+2:], nil
+		}
+		u = append(u, c)
+	}
+	return string(utf16.Decode(u)), nil, fmt.Errorf("%w: name has no NUL terminator", ErrShort)
+}
+
+func appendUTF16Z(b []byte, s string) []byte {
+	for _, c := range utf16.Encode([]rune(s)) {
+		b = binary.LittleEndian.AppendUint16(b, c)
+	}
+	return append(b, 0, 0)
+}

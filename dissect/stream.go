@@ -1,0 +1,216 @@
+package dissect
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Reader reads the game's TGBufferStream encoding from a byte slice. Errors
+// are sticky: after the first failed read every later read returns a zero
+// value, and Err reports the first failure with its offset. This keeps the
+// opcode decoders linear (read every field, check Err once).
+//
+// Packed bits follow the stock stream exactly. A bit group is one byte whose
+// top three bits hold how many bits it carries (1-5) and whose low five bits
+// hold the values, first bit in bit 0. The stock bytes settle the count
+// encoding: a single true bit is 0x21 and Settings' three bits are 0x61, so
+// the field stores the count itself, not count-1. The group stays open across
+// byte, short and string reads: Settings writes two bits, a byte, a string and
+// then a third bit, and the third bit lands in the first group byte.
+type Reader struct {
+	buf  []byte
+	off  int
+	base int // added to offsets in errors, for readers over a sub-slice
+
+	bitOff  int   // offset of the open bit group byte
+	bitLeft uint8 // bits not yet read from the open group; 0 = none open
+	bitNext uint8 // index of the next bit to read in the group
+
+	err error
+}
+
+// NewReader returns a Reader over b.
+func NewReader(b []byte) *Reader { return &Reader{buf: b} }
+
+// Reset points r at b, clearing all state, so one Reader can be reused
+// without allocating.
+func (r *Reader) Reset(b []byte) { *r = Reader{buf: b} }
+
+// ResetAt is Reset with offsets in errors reported relative to base.
+func (r *Reader) ResetAt(b []byte, base int) { *r = Reader{buf: b, base: base} }
+
+// Offset is the number of bytes consumed so far.
+func (r *Reader) Offset() int { return r.off }
+
+// Len is the number of bytes not yet consumed.
+func (r *Reader) Len() int { return len(r.buf) - r.off }
+
+// Rest returns the unconsumed bytes without consuming them.
+func (r *Reader) Rest() []byte { return r.buf[r.off:] }
+
+// Err returns the first error met, or nil.
+func (r *Reader) Err() error { return r.err }
+
+// Fail records a decoding error at the current offset unless one is already
+// recorded. Opcode decoders use it for values that are readable but invalid.
+func (r *Reader) Fail(what string, reason error) {
+	if r.err == nil {
+		r.err = &Error{Offset: r.base + r.off, What: what, Err: reason}
+	}
+}
+
+// Failf is Fail with a formatted reason wrapping ErrBadValue.
+func (r *Reader) Failf(what, format string, args ...any) {
+	if r.err == nil {
+		r.Fail(what, fmt.Errorf("%w: "+format, append([]any{ErrBadValue}, args...)...))
+	}
+}
+
+func (r *Reader) take(n int, what string) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || r.Len() < n {
+		r.err = &Error{Offset: r.base + r.off, What: what, Err: ErrShort}
+		return nil
+	}
+	b := r.buf[r.off : r.off+n : r.off+n]
+	r.off += n
+	return b
+}
+
+// U8 reads one byte.
+func (r *Reader) U8(what string) uint8 {
+	if b := r.take(1, what); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+// I8 reads one signed byte.
+func (r *Reader) I8(what string) int8 { return int8(r.U8(what)) }
+
+// U16 reads a little-endian uint16.
+func (r *Reader) U16(what string) uint16 {
+	if b := r.take(2, what); b != nil {
+		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}
+
+// U32 reads a little-endian uint32.
+func (r *Reader) U32(what string) uint32 {
+	if b := r.take(4, what); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+// I32 reads a little-endian int32.
+func (r *Reader) I32(what string) int32 { return int32(r.U32(what)) }
+
+// F32 reads a little-endian IEEE 754 float32.
+func (r *Reader) F32(what string) float32 { return math.Float32frombits(r.U32(what)) }
+
+// Bytes reads n raw bytes. The result aliases the input.
+func (r *Reader) Bytes(n int, what string) []byte { return r.take(n, what) }
+
+// String16 reads a string with a little-endian uint16 length prefix and no
+// terminator (the stream's WriteCString form). The result aliases the input.
+func (r *Reader) String16(what string) []byte {
+	n := r.U16(what + " length")
+	return r.take(int(n), what)
+}
+
+// Bit reads one packed boolean.
+func (r *Reader) Bit(what string) bool {
+	if r.err != nil {
+		return false
+	}
+	if r.bitLeft == 0 {
+		off := r.off
+		b := r.take(1, what)
+		if b == nil {
+			return false
+		}
+		count := b[0] >> 5
+		if count == 0 || count > 5 {
+			r.err = &Error{Offset: r.base + off, What: what,
+				Err: fmt.Errorf("%w: bit group byte %#02x claims %d bits (1-5 allowed)", ErrBadValue, b[0], count)}
+			return false
+		}
+		r.bitOff, r.bitLeft, r.bitNext = off, count, 0
+	}
+	v := r.buf[r.bitOff]>>r.bitNext&1 == 1
+	r.bitNext++
+	r.bitLeft--
+	return v
+}
+
+// Writer appends the TGBufferStream encoding to a byte slice. The zero value
+// is ready to use; Reset reuses its buffer.
+type Writer struct {
+	buf     []byte
+	bitOff  int   // offset of the open bit group byte
+	bitUsed uint8 // bits in the open group; 0 = none open
+}
+
+// NewWriter returns a Writer that appends to b.
+func NewWriter(b []byte) *Writer { return &Writer{buf: b} }
+
+// Reset makes w append to b, forgetting any open bit group.
+func (w *Writer) Reset(b []byte) { *w = Writer{buf: b} }
+
+// Bytes returns everything written so far.
+func (w *Writer) Bytes() []byte { return w.buf }
+
+// Len is the number of bytes written so far.
+func (w *Writer) Len() int { return len(w.buf) }
+
+// U8 appends one byte.
+func (w *Writer) U8(v uint8) { w.buf = append(w.buf, v) }
+
+// I8 appends one signed byte.
+func (w *Writer) I8(v int8) { w.buf = append(w.buf, byte(v)) }
+
+// U16 appends a little-endian uint16.
+func (w *Writer) U16(v uint16) { w.buf = binary.LittleEndian.AppendUint16(w.buf, v) }
+
+// U32 appends a little-endian uint32.
+func (w *Writer) U32(v uint32) { w.buf = binary.LittleEndian.AppendUint32(w.buf, v) }
+
+// I32 appends a little-endian int32.
+func (w *Writer) I32(v int32) { w.U32(uint32(v)) }
+
+// F32 appends a little-endian float32.
+func (w *Writer) F32(v float32) { w.U32(math.Float32bits(v)) }
+
+// Raw appends b unchanged.
+func (w *Writer) Raw(b []byte) { w.buf = append(w.buf, b...) }
+
+// String16 appends a uint16 length prefix and the bytes of s. Strings longer
+// than 65535 bytes are cut to fit; the prefix always matches what follows.
+func (w *Writer) String16(s []byte) {
+	if len(s) > math.MaxUint16 {
+		s = s[:math.MaxUint16]
+	}
+	w.U16(uint16(len(s)))
+	w.buf = append(w.buf, s...)
+}
+
+// Bit appends one packed boolean, sharing the open group byte while it has
+// room for fewer than five bits.
+func (w *Writer) Bit(v bool) {
+	if w.bitUsed == 0 || w.bitUsed == 5 {
+		w.bitOff = len(w.buf)
+		w.buf = append(w.buf, 0)
+		w.bitUsed = 0
+	}
+	b := w.buf[w.bitOff] & 0x1F
+	if v {
+		b |= 1 << w.bitUsed
+	}
+	w.bitUsed++
+	w.buf[w.bitOff] = b | w.bitUsed<<5
+}

@@ -1,0 +1,412 @@
+package dissect
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Transport framing. A decrypted datagram is [peer_id][msg_count] followed by
+// msg_count self-describing transport messages:
+//
+//	0x01 ACK:             [0x01][seq:u16][flags:u8]([frag_idx:u8] if flags&1)
+//	0x00, 0x02-0x05:      [type][flags_len:u16]([seq:u16] if reliable)[payload]
+//	                      flags_len: bit15 reliable, bit14 ordered, bits13-0 length
+//	0x32 data:            [0x32][flags_len:u16]([seq:u16])([frag_idx]([total] if idx 0))[payload]
+//	                      flags_len: bit15 reliable, bit14 ordered, bit13 fragment, bits12-0 length
+//
+// Lengths count the whole message including its type byte.
+
+// TransportType is the first byte of a transport message.
+type TransportType uint8
+
+// The transport message types the stock game registers.
+const (
+	TypePeerInfo   TransportType = 0x00 // keepalive carrying the peer's slot, address and name
+	TypeAck        TransportType = 0x01
+	TypeConnect    TransportType = 0x02
+	TypeConnectAck TransportType = 0x03 // stock clients also send their connect request as 0x03
+	TypeBoot       TransportType = 0x04
+	TypeDisconnect TransportType = 0x05
+	TypeData       TransportType = 0x32 // every game opcode travels in one of these
+)
+
+var transportNames = [...]string{
+	TypePeerInfo: "peer-info", TypeAck: "ack", TypeConnect: "connect",
+	TypeConnectAck: "connect-ack", TypeBoot: "boot", TypeDisconnect: "disconnect",
+}
+
+// Known reports whether t is one of the seven registered types.
+func (t TransportType) Known() bool { return t <= TypeDisconnect || t == TypeData }
+
+func (t TransportType) String() string {
+	switch {
+	case t == TypeData:
+		return "data"
+	case int(t) < len(transportNames):
+		return transportNames[t]
+	}
+	return fmt.Sprintf("type(%#02x)", uint8(t))
+}
+
+// Channel is the reliable sequence space a message belongs to: types below
+// 0x32 and type 0x32 count their sequence numbers separately.
+func (t TransportType) Channel() Channel {
+	if t == TypeData {
+		return ChannelData
+	}
+	return ChannelControl
+}
+
+// Channel names a reliable sequence space.
+type Channel uint8
+
+const (
+	ChannelData    Channel = 0 // type 0x32
+	ChannelControl Channel = 1 // types 0x00 and 0x02-0x05
+)
+
+func (c Channel) String() string {
+	if c == ChannelControl {
+		return "control"
+	}
+	return "data"
+}
+
+// ACK flag bits.
+const (
+	AckFragment uint8 = 0x01 // a frag_idx byte follows: this ACKs one fragment
+	AckControl  uint8 = 0x02 // the ACKed message was on the control channel
+)
+
+// Header bits of flags_len.
+const (
+	flagReliable = 0x8000
+	flagOrdered  = 0x4000
+	flagFragment = 0x2000
+	dataLenMask  = 0x1FFF
+	ctrlLenMask  = 0x3FFF
+)
+
+// Message is one transport message. Slices alias the datagram it came from.
+type Message struct {
+	Offset int           // offset of the type byte within the datagram
+	Raw    []byte        // the whole message as on the wire
+	Type   TransportType //
+
+	// Data and control messages.
+	Reliable  bool
+	Ordered   bool
+	Fragment  bool  // type 0x32 only
+	FragIndex uint8 // with Fragment
+	FragTotal uint8 // with Fragment, on fragment 0 only (0 elsewhere)
+	Seq       uint16
+	Payload   []byte // what follows the header: a game message, a fragment's chunk, or control data
+
+	// ACK messages.
+	AckFlags uint8
+	// AckFragIndex is the ACKed fragment when AckFlags&AckFragment.
+	AckFragIndex uint8
+
+	// Legacy is set when the message only parsed under the old
+	// [type][len:u8][flags:u8] reading that one third-party client uses;
+	// LegacyFlags keeps that flags byte as sent.
+	Legacy      bool
+	LegacyFlags uint8
+}
+
+// AckChannel is the channel an ACK refers to.
+func (m *Message) AckChannel() Channel {
+	if m.AckFlags&AckControl != 0 {
+		return ChannelControl
+	}
+	return ChannelData
+}
+
+// HasTotal reports whether the message is fragment 0, which carries the count.
+func (m *Message) HasTotal() bool { return m.Fragment && m.FragIndex == 0 }
+
+// Datagram is a decrypted datagram split into its transport messages.
+type Datagram struct {
+	Peer     uint8
+	Count    uint8 // msg_count as sent
+	Messages []Message
+}
+
+// ErrTrailing reports bytes after the last counted message.
+var ErrTrailing = errors.New("bytes after the last message")
+
+// Parse splits the decrypted datagram b into d, reusing d.Messages' storage.
+// On damage it returns an *Error whose Offset is within b, and d holds the
+// messages that were parsed before the damage; none after it are trusted.
+func (d *Datagram) Parse(b []byte) error {
+	d.Messages = d.Messages[:0]
+	d.Peer, d.Count = 0, 0
+	if len(b) < 2 {
+		return &Error{Offset: len(b), What: "datagram header", Err: ErrShort}
+	}
+	d.Peer, d.Count = b[0], b[1]
+	off := 2
+	for i := 0; i < int(d.Count); i++ {
+		if off >= len(b) {
+			return &Error{Offset: off, What: fmt.Sprintf("message %d of %d", i+1, d.Count),
+				Err: fmt.Errorf("%w: datagram ends after %d messages", ErrShort, i)}
+		}
+		d.Messages = append(d.Messages, Message{})
+		m := &d.Messages[len(d.Messages)-1]
+		n, err := m.parse(b, off)
+		if err != nil {
+			d.Messages = d.Messages[:len(d.Messages)-1]
+			return err
+		}
+		off += n
+	}
+	if off != len(b) {
+		return &Error{Offset: off, What: "datagram",
+			Err: fmt.Errorf("%w: %d bytes", ErrTrailing, len(b)-off)}
+	}
+	return nil
+}
+
+// parse decodes the message starting at b[off] and returns its length.
+func (m *Message) parse(b []byte, off int) (int, error) {
+	rest := b[off:]
+	m.Offset = off
+	m.Type = TransportType(rest[0])
+	switch {
+	case m.Type == TypeAck:
+		return m.parseAck(rest, off)
+	case m.Type == TypeData:
+		return m.parseData(rest, off)
+	case m.Type <= TypeDisconnect:
+		n, err := m.parseControl(rest, off)
+		if err != nil {
+			if ln, lerr := m.parseLegacy(rest, off); lerr == nil {
+				return ln, nil
+			}
+		}
+		return n, err
+	}
+	return 0, &Error{Offset: off, What: "transport type",
+		Err: fmt.Errorf("%w: unknown type byte %#02x", ErrBadValue, rest[0])}
+}
+
+func (m *Message) parseAck(rest []byte, off int) (int, error) {
+	if len(rest) < 4 {
+		return 0, &Error{Offset: off + len(rest), What: "ack", Err: ErrShort}
+	}
+	m.Seq = binary.LittleEndian.Uint16(rest[1:])
+	m.AckFlags = rest[3]
+	n := 4
+	if m.AckFlags&AckFragment != 0 {
+		if len(rest) < 5 {
+			return 0, &Error{Offset: off + 4, What: "ack fragment index", Err: ErrShort}
+		}
+		m.AckFragIndex = rest[4]
+		n = 5
+	}
+	m.Raw = rest[:n:n]
+	return n, nil
+}
+
+func (m *Message) parseData(rest []byte, off int) (int, error) {
+	if len(rest) < 3 {
+		return 0, &Error{Offset: off + len(rest), What: "data header", Err: ErrShort}
+	}
+	fl := binary.LittleEndian.Uint16(rest[1:])
+	m.Reliable = fl&flagReliable != 0
+	m.Ordered = fl&flagOrdered != 0
+	m.Fragment = fl&flagFragment != 0
+	n := int(fl & dataLenMask)
+	hdr := 3
+	if m.Reliable {
+		hdr += 2
+	}
+	if m.Fragment {
+		hdr++
+		if n > hdr-1 && len(rest) > hdr-1 && rest[hdr-1] == 0 {
+			hdr++ // fragment 0 also carries the total
+		}
+	}
+	if err := checkLen(rest, off, n, hdr, "data"); err != nil {
+		return 0, err
+	}
+	p := 3
+	if m.Reliable {
+		m.Seq = binary.LittleEndian.Uint16(rest[p:])
+		p += 2
+	}
+	if m.Fragment {
+		m.FragIndex = rest[p]
+		p++
+		if m.FragIndex == 0 {
+			m.FragTotal = rest[p]
+			p++
+		}
+	}
+	m.Raw = rest[:n:n]
+	m.Payload = rest[p:n:n]
+	return n, nil
+}
+
+func (m *Message) parseControl(rest []byte, off int) (int, error) {
+	if len(rest) < 3 {
+		return 0, &Error{Offset: off + len(rest), What: m.Type.String() + " header", Err: ErrShort}
+	}
+	fl := binary.LittleEndian.Uint16(rest[1:])
+	m.Reliable = fl&flagReliable != 0
+	m.Ordered = fl&flagOrdered != 0
+	n := int(fl & ctrlLenMask)
+	hdr := 3
+	if m.Reliable {
+		hdr += 2
+	}
+	if err := checkLen(rest, off, n, hdr, m.Type.String()); err != nil {
+		return 0, err
+	}
+	if m.Reliable {
+		m.Seq = binary.LittleEndian.Uint16(rest[3:])
+	}
+	m.Raw = rest[:n:n]
+	m.Payload = rest[hdr:n:n]
+	return n, nil
+}
+
+// parseLegacy tries the [type][len:u8][flags:u8] header (flags bit 7 =
+// reliable, then a u16 sequence number). It is only tried when the stock
+// reading fails, and only accepted when the length fits the datagram.
+func (m *Message) parseLegacy(rest []byte, off int) (int, error) {
+	if len(rest) < 3 {
+		return 0, &Error{Offset: off, What: "legacy header", Err: ErrShort}
+	}
+	n, flags := int(rest[1]), rest[2]
+	hdr := 3
+	if flags&0x80 != 0 {
+		hdr += 2
+	}
+	if err := checkLen(rest, off, n, hdr, "legacy "+m.Type.String()); err != nil {
+		return 0, err
+	}
+	*m = Message{Offset: off, Type: m.Type, Legacy: true, LegacyFlags: flags, Reliable: flags&0x80 != 0, Ordered: flags&0x40 != 0}
+	if m.Reliable {
+		m.Seq = binary.LittleEndian.Uint16(rest[3:])
+	}
+	m.Raw = rest[:n:n]
+	m.Payload = rest[hdr:n:n]
+	return n, nil
+}
+
+// checkLen validates a header's total length n against the header size and
+// the bytes left in the datagram.
+func checkLen(rest []byte, off, n, hdr int, what string) error {
+	if n < hdr {
+		return &Error{Offset: off + 1, What: what + " length",
+			Err: fmt.Errorf("%w: length %d is shorter than its %d-byte header", ErrBadValue, n, hdr)}
+	}
+	if n > len(rest) {
+		return &Error{Offset: off + 1, What: what + " length",
+			Err: fmt.Errorf("%w: length %d runs past the datagram (%d bytes left)", ErrShort, n, len(rest))}
+	}
+	return nil
+}
+
+// HeaderLen is the size of m's header as Append writes it.
+func (m *Message) HeaderLen() int {
+	switch {
+	case m.Type == TypeAck:
+		return 0
+	case m.Legacy:
+		if m.Reliable {
+			return 5
+		}
+		return 3
+	}
+	n := 3
+	if m.Reliable {
+		n += 2
+	}
+	if m.Type == TypeData && m.Fragment {
+		n++
+		if m.FragIndex == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Len is the encoded size of m.
+func (m *Message) Len() int {
+	if m.Type == TypeAck {
+		if m.AckFlags&AckFragment != 0 {
+			return 5
+		}
+		return 4
+	}
+	return m.HeaderLen() + len(m.Payload)
+}
+
+// Append encodes m (from its fields, not Raw) and appends it to b. A message
+// produced by parsing appends to exactly the bytes it came from.
+func (m *Message) Append(b []byte) []byte {
+	if m.Type == TypeAck {
+		b = append(b, byte(TypeAck))
+		b = binary.LittleEndian.AppendUint16(b, m.Seq)
+		b = append(b, m.AckFlags)
+		if m.AckFlags&AckFragment != 0 {
+			b = append(b, m.AckFragIndex)
+		}
+		return b
+	}
+	n := m.Len()
+	b = append(b, byte(m.Type))
+	if m.Legacy {
+		flags := m.LegacyFlags &^ 0xC0
+		if m.Reliable {
+			flags |= 0x80
+		}
+		if m.Ordered {
+			flags |= 0x40
+		}
+		b = append(b, byte(n), flags)
+	} else {
+		fl := uint16(n)
+		if m.Reliable {
+			fl |= flagReliable
+		}
+		if m.Ordered {
+			fl |= flagOrdered
+		}
+		if m.Type == TypeData && m.Fragment {
+			fl |= flagFragment
+		}
+		b = binary.LittleEndian.AppendUint16(b, fl)
+	}
+	if m.Reliable {
+		b = binary.LittleEndian.AppendUint16(b, m.Seq)
+	}
+	if m.Type == TypeData && m.Fragment && !m.Legacy {
+		b = append(b, m.FragIndex)
+		if m.FragIndex == 0 {
+			b = append(b, m.FragTotal)
+		}
+	}
+	return append(b, m.Payload...)
+}
+
+// MaxLen is the largest total length a message of type t can declare.
+func MaxLen(t TransportType) int {
+	if t == TypeData {
+		return dataLenMask
+	}
+	return ctrlLenMask
+}
+
+// Append encodes d's header and messages and appends them to b. Count is
+// written as len(d.Messages).
+func (d *Datagram) Append(b []byte) []byte {
+	b = append(b, d.Peer, byte(len(d.Messages)))
+	for i := range d.Messages {
+		b = d.Messages[i].Append(b)
+	}
+	return b
+}
