@@ -1,0 +1,174 @@
+// Package game decodes and encodes Bridge Commander game messages: the
+// payloads carried by type 0x32 transport messages, from Settings (0x00)
+// through NewPlayerInGame (0x2A), the checksum/NetFile exchange (0x20-0x28)
+// and the script messages sent from Python (0x2C and up).
+//
+// Each message type lives in its own file as a struct with named, typed
+// fields, a decode method, Append (the encoder) and String (its one-line
+// text form). A Decoder owns one value of every type and reuses it, so
+// decoding allocates nothing per message in steady state; a decoded Message
+// is valid until the Decoder's next call.
+package game
+
+import (
+	"fmt"
+
+	"github.com/bcwire/bcwire/dissect"
+)
+
+// Message is one decoded game message.
+type Message interface {
+	// Opcode is the message's first byte.
+	Opcode() Opcode
+	// decode reads the fields that follow the opcode byte from r, leaving
+	// anything it does not understand unread. Errors go into r (sticky).
+	decode(r *dissect.Reader, ctx *Context)
+	// Append encodes the message, opcode byte included, and appends it to b.
+	Append(b []byte) []byte
+	// String is the one-line summary used by `decode` and by diffs: field
+	// values only, in wire order, without the message name.
+	String() string
+}
+
+// Direction says who sent a message; a few layouts depend on it.
+type Direction uint8
+
+const (
+	DirUnknown Direction = iota
+	ClientToServer
+	ServerToClient
+)
+
+func (d Direction) String() string {
+	switch d {
+	case ClientToServer:
+		return "C->S"
+	case ServerToClient:
+		return "S->C"
+	}
+	return "?"
+}
+
+// Context is what a decoder may need beyond the message bytes.
+type Context struct {
+	Dir Direction
+	// Ships maps object ids to ship classes learnt from ObjCreate messages
+	// earlier in the same capture, so StateUpdate can name subsystems.
+	Ships *ShipRegistry
+}
+
+// constructors makes a fresh value of each registered message type.
+var constructors [256]func() Message
+
+// register is called from each message file's init.
+func register(op Opcode, newFn func() Message) {
+	if constructors[op] != nil {
+		panic(fmt.Sprintf("game: opcode %#02x registered twice", uint8(op)))
+	}
+	constructors[op] = newFn
+}
+
+// New returns a zero message of opcode op's type, or nil when no stock
+// layout is known for op (Decode then returns a *Raw).
+func New(op Opcode) Message {
+	if f := constructors[op]; f != nil {
+		return f()
+	}
+	return nil
+}
+
+// Result is the outcome of decoding one game message.
+type Result struct {
+	Msg Message
+	// Unparsed holds bytes the decoder left over (aliasing the input);
+	// Warning then says so. A message with unparsed bytes still decoded.
+	Unparsed []byte
+	Warning  string
+	// Err is set when the message could not be decoded as its opcode's
+	// layout; Msg is then a *Raw with every byte.
+	Err error
+}
+
+// Decoder decodes game messages, reusing one value per message type.
+type Decoder struct {
+	Ships ShipRegistry
+	msgs  [256]Message
+	raw   Raw
+	r     dissect.Reader
+}
+
+// NewDecoder returns a ready Decoder.
+func NewDecoder() *Decoder {
+	d := &Decoder{}
+	d.Ships.init()
+	return d
+}
+
+// Decode decodes the game message p (opcode byte first) sent in direction
+// dir. The returned message and slices alias p and d, and stay valid until
+// the next call.
+func (d *Decoder) Decode(p []byte, dir Direction) Result {
+	if len(p) == 0 {
+		d.raw = Raw{}
+		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
+	}
+	op := Opcode(p[0])
+	m := d.msgs[op]
+	if m == nil {
+		m = New(op)
+		if m == nil {
+			d.raw = Raw{Op: op, Data: p[1:]}
+			res := Result{Msg: &d.raw}
+			switch {
+			case op.IsScript():
+				// A mod's own script message: not an error.
+			default:
+				res.Warning = fmt.Sprintf("no stock layout for opcode %#02x; shown raw", uint8(op))
+			}
+			return res
+		}
+		d.msgs[op] = m
+	}
+	ctx := Context{Dir: dir, Ships: &d.Ships}
+	d.r.ResetAt(p[1:], 1)
+	m.decode(&d.r, &ctx)
+	if err := d.r.Err(); err != nil {
+		d.raw = Raw{Op: op, Data: p[1:]}
+		return Result{Msg: &d.raw, Err: err}
+	}
+	res := Result{Msg: m}
+	if w, ok := m.(warner); ok {
+		res.Warning = w.warning()
+	}
+	if rest := d.r.Rest(); len(rest) > 0 {
+		res.Unparsed = rest
+		if res.Warning == "" {
+			res.Warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(rest))
+		}
+	}
+	if op == OpObjCreate || op == OpObjCreateTeam {
+		d.Ships.learn(m)
+	}
+	return res
+}
+
+// warner is implemented by messages that decode but look odd (a dead
+// opcode, a value outside what stock sends).
+type warner interface{ warning() string }
+
+// Raw is a message shown as bytes: a mod's custom script message, an opcode
+// with no stock layout, or one that failed to decode.
+type Raw struct {
+	Op   Opcode `json:"-"`
+	Data []byte `json:"data"` // everything after the opcode byte
+}
+
+func (m *Raw) Opcode() Opcode                       { return m.Op }
+func (m *Raw) decode(r *dissect.Reader, _ *Context) { m.Data = r.Bytes(r.Len(), "data") }
+func (m *Raw) Append(b []byte) []byte               { return append(append(b, byte(m.Op)), m.Data...) }
+func (m *Raw) String() string                       { return fmt.Sprintf("% X", m.Data) }
+
+// MarshalJSON writes the bytes as hex.
+func (m *Raw) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf(`{"data":"%X"}`, m.Data)), nil
+}

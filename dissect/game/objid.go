@@ -1,0 +1,58 @@
+package game
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/bcwire/bcwire/dissect"
+)
+
+// ObjectID is a network object id. Each player slot owns a block of 0x40000
+// ids starting at 0x3FFFFFFF + slot*0x40000 (player 0's ship is 0x3FFFFFFF);
+// ids below that belong to no player (the host's environment objects).
+type ObjectID uint32
+
+const (
+	firstPlayerID  = 0x3FFFFFFF
+	idsPerPlayer   = 0x40000
+	maxPlayerSlots = 16
+)
+
+// PlayerObjectID is the first object id of player slot (its ship).
+func PlayerObjectID(slot int) ObjectID { return ObjectID(firstPlayerID + slot*idsPerPlayer) }
+
+// Slot returns the owning player slot, or -1 for ids outside player ranges.
+func (id ObjectID) Slot() int {
+	if id < firstPlayerID {
+		return -1
+	}
+	s := int((uint32(id) - firstPlayerID) / idsPerPlayer)
+	if s >= maxPlayerSlots {
+		return -1
+	}
+	return s
+}
+
+// String shows the id in hex with its owner: 0x3FFFFFFF(slot 0).
+func (id ObjectID) String() string {
+	if s := id.Slot(); s >= 0 {
+		return fmt.Sprintf("%#08X(slot %d)", uint32(id), s)
+	}
+	return fmt.Sprintf("%#08X", uint32(id))
+}
+
+// MarshalJSON writes {"id":"0x3FFFFFFF","slot":0} (slot omitted when none).
+func (id ObjectID) MarshalJSON() ([]byte, error) {
+	b := []byte(`{"id":"0x`)
+	b = append(b, fmt.Sprintf("%08X", uint32(id))...)
+	b = append(b, '"')
+	if s := id.Slot(); s >= 0 {
+		b = append(b, `,"slot":`...)
+		b = strconv.AppendInt(b, int64(s), 10)
+	}
+	return append(b, '}'), nil
+}
+
+// readID and appendID keep the opcode files short.
+func readID(r *dissect.Reader, what string) ObjectID { return ObjectID(r.U32(what)) }
+func appendID(w *dissect.Writer, id ObjectID)        { w.U32(uint32(id)) }
