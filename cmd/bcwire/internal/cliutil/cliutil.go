@@ -1,0 +1,61 @@
+// Package cliutil holds what bcwire's commands share: exit codes, the error
+// type that carries one, and hex input parsing.
+package cliutil
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// Exit statuses, the same for every command.
+const (
+	ExitOK      = 0 // everything decoded cleanly / no differences
+	ExitDamaged = 1 // input read, but some of it was damaged (or differences found)
+	ExitUsage   = 2 // usage or I/O error
+)
+
+// ExitError is an error that decides the process's exit status.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Usage wraps a usage error (exit 2).
+func Usage(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// ParseHex reads hex as people paste it from logs and dumps: spaces, colons,
+// commas, dashes, newlines and 0x prefixes are ignored, case does not
+// matter.
+func ParseHex(s string) ([]byte, error) {
+	s = strings.ReplaceAll(s, "0x", "")
+	s = strings.ReplaceAll(s, "0X", "")
+	clean := strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\n', '\r', ':', ',', '-', '_':
+			return -1
+		}
+		return r
+	}, s)
+	if clean == "" {
+		return nil, fmt.Errorf("no hex digits given")
+	}
+	if len(clean)%2 == 1 {
+		return nil, fmt.Errorf("odd number of hex digits (%d)", len(clean))
+	}
+	b, err := hex.DecodeString(clean)
+	if err != nil {
+		var ie hex.InvalidByteError
+		if e, ok := err.(hex.InvalidByteError); ok {
+			ie = e
+			return nil, fmt.Errorf("%q is not a hex digit", rune(ie))
+		}
+		return nil, err
+	}
+	return b, nil
+}

@@ -1,0 +1,56 @@
+// Package root assembles bcwire's command tree and maps errors to exit
+// statuses.
+package root
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
+	"github.com/bcwire/bcwire/report"
+	"github.com/spf13/cobra"
+)
+
+// NewCmdRoot builds the whole command tree writing to io.
+func NewCmdRoot(io *report.IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bcwire",
+		Short: "Dissect, analyse, compare and serve Star Trek: Bridge Commander multiplayer traffic",
+		Long: `bcwire reads captures of Star Trek: Bridge Commander 1.1 multiplayer traffic,
+decrypts the AlbyRules cipher, splits datagrams into transport messages,
+reassembles fragments and decodes every game opcode into named fields.
+
+Start with:
+  bcwire decode testdata/pcaps/battle.pcap`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out))
+	return root
+}
+
+// Execute runs bcwire with args and returns the exit status.
+func Execute(args []string) int {
+	io := report.System()
+	return ExecuteIO(io, args)
+}
+
+// ExecuteIO is Execute with explicit I/O, for tests.
+func ExecuteIO(io *report.IO, args []string) int {
+	cmd := NewCmdRoot(io)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return cliutil.ExitOK
+	}
+	fmt.Fprintln(io.Err, "bcwire:", err)
+	var ee *cliutil.ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return cliutil.ExitUsage // cobra's own usage errors (unknown flag, ...)
+}

@@ -1,0 +1,389 @@
+// Package flow follows Bridge Commander traffic through a capture: it groups
+// UDP datagrams into client/server flows, works out which endpoint is the
+// server, decrypts each datagram, splits it into transport messages,
+// reassembles fragmented game messages and decodes them. It emits one Record
+// per transport message (or per GameSpy datagram, or per datagram that could
+// not be split), in capture order, reusing one Record value so that steady
+// state allocates nothing.
+package flow
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/game"
+)
+
+// DefaultPort is the stock server's game and GameSpy port.
+const DefaultPort = 22101
+
+// Kind says what a Record describes.
+type Kind uint8
+
+const (
+	KindMessage Kind = iota // one transport message
+	KindGameSpy             // one GameSpy datagram
+	KindDamaged             // a datagram that could not be split (or the damaged rest of one)
+	KindLost                // a fragmented message that never completed (reported at the end)
+)
+
+// Record is one line of dissection output. It and everything it points to
+// are reused: copy what you keep.
+type Record struct {
+	Kind   Kind
+	Frame  int // 1-based packet number in the capture
+	Time   time.Time
+	Src    netip.AddrPort
+	Dst    netip.AddrPort
+	Server netip.AddrPort // the flow's server endpoint
+	Client netip.AddrPort // the flow's client endpoint
+	Dir    game.Direction
+
+	Peer     uint8 // datagram byte 0
+	MsgIndex int   // index of the message within its datagram
+	MsgCount int   // messages in the datagram
+
+	Msg     *dissect.Message // KindMessage
+	Control *dissect.Control // decoded payload of control messages (nil otherwise)
+
+	// Game is set on the record that completes a game message: an unfragmented
+	// type 0x32 message, or the last fragment of a reassembled one.
+	Game        *game.Result
+	Reassembled int // number of fragments the game message was rebuilt from (0 = not fragmented)
+
+	// DuplicateFragment marks a fragment that was already held (a
+	// retransmission); it adds nothing to reassembly.
+	DuplicateFragment bool
+
+	GameSpy *dissect.GameSpy // KindGameSpy
+
+	Raw     []byte // KindDamaged: the decrypted datagram
+	Err     error  // damage: framing error, game decode error, lost fragments
+	Warning string // odd but decodable content
+}
+
+// Options tune a Tracker. The zero value is usable.
+type Options struct {
+	// Servers forces these endpoints to be treated as servers. Without it,
+	// servers are found from the traffic: an endpoint that sends datagrams
+	// with peer id 0x01, answers GameSpy queries, or uses port 22101.
+	Servers []netip.AddrPort
+	// MaxFragmentSets and MaxFragmentBytes cap unfinished reassembly; the
+	// oldest set is evicted (and reported) first. Defaults 1024 and 4 MiB.
+	MaxFragmentSets  int
+	MaxFragmentBytes int
+}
+
+// Stats counts what a Tracker saw.
+type Stats struct {
+	Datagrams        int // BC datagrams decoded
+	GameSpy          int
+	OtherUDP         int // UDP datagrams in flows not recognised as Bridge Commander
+	Messages         int
+	GameMessages     int
+	Damaged          int // datagrams with a framing error
+	GameErrors       int // game messages that failed to decode
+	Warnings         int
+	Reassembled      int // fragmented game messages completed
+	DuplicateFrags   int
+	FragmentsEvicted int // unfinished sets dropped to honour the caps
+	FragmentsLost    int // sets never completed (reported by Finish)
+	Servers          int
+	Flows            int
+}
+
+type flowKey struct{ server, client netip.AddrPort }
+
+type flowState struct {
+	key flowKey
+	// recently completed fragmented sequence numbers per direction, so a
+	// late retransmitted fragment is recognised instead of starting a set
+	// that can never finish.
+	done [2]seqRing
+}
+
+// Tracker is the flow-following decoder. Feed it datagrams in capture order
+// with Datagram, then call Finish.
+type Tracker struct {
+	opts     Options
+	servers  map[netip.AddrPort]bool
+	forced   map[netip.AddrPort]bool
+	flows    map[flowKey]*flowState
+	decoders map[netip.AddrPort]*game.Decoder
+	frags    reassembler
+	stats    Stats
+
+	buf  []byte
+	dg   dissect.Datagram
+	rec  Record
+	ctl  dissect.Control
+	gs   dissect.GameSpy
+	game game.Result
+}
+
+// New returns a Tracker.
+func New(opts Options) *Tracker {
+	if opts.MaxFragmentSets <= 0 {
+		opts.MaxFragmentSets = 1024
+	}
+	if opts.MaxFragmentBytes <= 0 {
+		opts.MaxFragmentBytes = 4 << 20
+	}
+	t := &Tracker{
+		opts:     opts,
+		servers:  map[netip.AddrPort]bool{},
+		forced:   map[netip.AddrPort]bool{},
+		flows:    map[flowKey]*flowState{},
+		decoders: map[netip.AddrPort]*game.Decoder{},
+	}
+	t.frags.init(opts.MaxFragmentSets, opts.MaxFragmentBytes)
+	for _, s := range opts.Servers {
+		t.forced[s] = true
+		t.servers[s] = true
+	}
+	return t
+}
+
+// Stats returns the counts so far.
+func (t *Tracker) Stats() Stats {
+	s := t.stats
+	s.Servers = len(t.servers)
+	s.Flows = len(t.flows)
+	return s
+}
+
+// IsServer reports whether ep has been identified as a server.
+func (t *Tracker) IsServer(ep netip.AddrPort) bool { return t.servers[ep] }
+
+// Datagram decodes one UDP payload and calls emit for each record. payload is
+// not modified or retained.
+func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
+	if dissect.IsGameSpy(payload) {
+		t.gamespy(frame, ts, src, dst, payload, emit)
+		return
+	}
+	t.buf = append(t.buf[:0], payload...)
+	dissect.Decrypt(t.buf, t.buf)
+	plain := t.buf
+
+	server, client, ok := t.orient(src, dst, plain)
+	if !ok {
+		t.stats.OtherUDP++
+		return
+	}
+	fs := t.flow(server, client)
+	dir := game.ClientToServer
+	if src == server {
+		dir = game.ServerToClient
+	}
+	t.stats.Datagrams++
+
+	err := t.dg.Parse(plain)
+	base := Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
+		Dir: dir, Peer: t.dg.Peer, MsgCount: int(t.dg.Count)}
+	for i := range t.dg.Messages {
+		m := &t.dg.Messages[i]
+		t.rec = base
+		t.rec.Kind = KindMessage
+		t.rec.MsgIndex = i
+		t.rec.Msg = m
+		t.message(fs, &t.rec, m)
+		t.stats.Messages++
+		if t.rec.Warning != "" {
+			t.stats.Warnings++
+		}
+		emit(&t.rec)
+	}
+	if err != nil {
+		t.stats.Damaged++
+		t.rec = base
+		t.rec.Kind = KindDamaged
+		t.rec.MsgIndex = len(t.dg.Messages)
+		t.rec.Raw = plain
+		t.rec.Err = err
+		emit(&t.rec)
+	}
+}
+
+// message fills in the decoded content of one transport message.
+func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
+	if m.Legacy {
+		rec.Warning = "legacy [type][len:u8][flags:u8] header (a third-party client's framing, not stock)"
+	}
+	switch {
+	case m.Type == dissect.TypeAck:
+		return
+	case m.Type == dissect.TypeData:
+		payload := m.Payload
+		if m.Fragment {
+			done := &fs.done[dirIndex(rec.Dir)]
+			res := t.frags.addAt(fs.key, rec.Dir, m, done, rec.Frame, rec.Time)
+			switch {
+			case res.duplicate:
+				rec.DuplicateFragment = true
+				t.stats.DuplicateFrags++
+				return
+			case res.evicted > 0:
+				t.stats.FragmentsEvicted += res.evicted
+			}
+			if res.complete == nil {
+				return
+			}
+			payload = res.complete
+			rec.Reassembled = res.count
+			t.stats.Reassembled++
+		}
+		t.decodeGame(rec, payload)
+	default:
+		ctl, err := dissect.ParseControl(m)
+		t.ctl = ctl
+		rec.Control = &t.ctl
+		if err != nil {
+			rec.Warning = joinWarn(rec.Warning, "control payload shown raw: "+err.Error())
+		}
+	}
+}
+
+func (t *Tracker) decodeGame(rec *Record, payload []byte) {
+	dec := t.decoders[rec.Server]
+	if dec == nil {
+		dec = game.NewDecoder()
+		t.decoders[rec.Server] = dec
+	}
+	t.game = dec.Decode(payload, rec.Dir)
+	rec.Game = &t.game
+	t.stats.GameMessages++
+	if t.game.Err != nil {
+		t.stats.GameErrors++
+		rec.Err = fmt.Errorf("%v: %w", game.Opcode(payload[0]), t.game.Err)
+	}
+	if t.game.Warning != "" {
+		rec.Warning = joinWarn(rec.Warning, t.game.Warning)
+	}
+}
+
+func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
+	g, err := dissect.ParseGameSpy(payload)
+	t.gs = g
+	server, client := dst, src
+	if !g.Query {
+		server, client = src, dst
+	}
+	if !t.servers[server] && t.servers[client] { // a known server wins over guesswork
+		server, client = client, server
+	}
+	t.servers[server] = true
+	dir := game.ClientToServer
+	if src == server {
+		dir = game.ServerToClient
+	}
+	t.stats.GameSpy++
+	t.rec = Record{Kind: KindGameSpy, Frame: frame, Time: ts, Src: src, Dst: dst,
+		Server: server, Client: client, Dir: dir, GameSpy: &t.gs, Err: err}
+	emit(&t.rec)
+}
+
+// orient decides which endpoint is the server. The peer byte is sent in
+// clear and says who sent the datagram: 0x01 is the server, 0xFF a client
+// still connecting, 0x02 and up a client's wire slot.
+func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client netip.AddrPort, ok bool) {
+	switch {
+	case t.servers[src] && !t.servers[dst]:
+		return src, dst, true
+	case t.servers[dst] && !t.servers[src]:
+		return dst, src, true
+	case t.forced[src]:
+		return src, dst, true
+	case t.forced[dst]:
+		return dst, src, true
+	}
+	if len(plain) < 2 || !t.looksLikeBC(plain) {
+		// An unknown flow whose first datagram does not parse is not
+		// Bridge Commander traffic (DNS, games, ...), unless it uses the
+		// stock port.
+		switch {
+		case src.Port() == DefaultPort:
+			t.servers[src] = true
+			return src, dst, true
+		case dst.Port() == DefaultPort:
+			t.servers[dst] = true
+			return dst, src, true
+		}
+		return netip.AddrPort{}, netip.AddrPort{}, false
+	}
+	switch {
+	case plain[0] == 0x01:
+		server, client = src, dst
+	case plain[0] == 0xFF || plain[0] >= 0x02:
+		server, client = dst, src
+	default: // peer 0x00 is never sent; fall back on the port
+		if src.Port() == DefaultPort {
+			server, client = src, dst
+		} else {
+			server, client = dst, src
+		}
+	}
+	t.servers[server] = true
+	return server, client, true
+}
+
+// looksLikeBC reports whether a decrypted datagram from an unknown flow
+// splits cleanly with a plausible peer id.
+func (t *Tracker) looksLikeBC(plain []byte) bool {
+	p := plain[0]
+	if p == 0 || (p > 0x11 && p != 0xFF) || plain[1] == 0 {
+		return false
+	}
+	var d dissect.Datagram
+	return d.Parse(plain) == nil
+}
+
+func (t *Tracker) flow(server, client netip.AddrPort) *flowState {
+	k := flowKey{server, client}
+	fs := t.flows[k]
+	if fs == nil {
+		fs = &flowState{key: k}
+		t.flows[k] = fs
+	}
+	return fs
+}
+
+// Finish reports every fragmented message that never completed.
+func (t *Tracker) Finish(emit func(*Record)) {
+	for _, s := range t.frags.drain() {
+		t.stats.FragmentsLost++
+		t.rec = Record{Kind: KindLost, Frame: s.firstFrame, Time: s.firstTime,
+			Server: s.key.server, Client: s.key.client, Dir: s.dir,
+			Err: fmt.Errorf("fragmented message seq %d never completed: have %d of %s fragments (%d bytes), first seen in frame %d",
+				s.seq, s.have, totalText(s.total), s.bytes, s.firstFrame)}
+		if s.dir == game.ServerToClient {
+			t.rec.Src, t.rec.Dst = s.key.server, s.key.client
+		} else {
+			t.rec.Src, t.rec.Dst = s.key.client, s.key.server
+		}
+		emit(&t.rec)
+	}
+}
+
+func totalText(n int) string {
+	if n == 0 {
+		return "an unknown number of"
+	}
+	return fmt.Sprint(n)
+}
+
+func dirIndex(d game.Direction) int {
+	if d == game.ServerToClient {
+		return 1
+	}
+	return 0
+}
+
+func joinWarn(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
