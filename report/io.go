@@ -12,9 +12,9 @@ import (
 
 // IO is where output goes and how it may look.
 type IO struct {
-	Out   io.Writer
-	Err   io.Writer
-	Color bool // use ANSI colors on Out
+	Out    io.Writer
+	Err    io.Writer
+	Color  bool // use ANSI colors on Out
 	ErrTTY bool // Err is a terminal (progress indicators allowed)
 }
 

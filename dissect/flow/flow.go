@@ -98,10 +98,14 @@ type flowKey struct{ server, client netip.AddrPort }
 
 type flowState struct {
 	key flowKey
-	// recently completed fragmented sequence numbers per direction, so a
-	// late retransmitted fragment is recognised instead of starting a set
-	// that can never finish.
-	done [2]seqRing
+}
+
+// fragKey names one fragmented message: its flow, direction and sequence
+// number.
+type fragKey struct {
+	flow flowKey
+	dir  game.Direction
+	seq  uint16
 }
 
 // Tracker is the flow-following decoder. Feed it datagrams in capture order
@@ -112,7 +116,7 @@ type Tracker struct {
 	forced   map[netip.AddrPort]bool
 	flows    map[flowKey]*flowState
 	decoders map[netip.AddrPort]*game.Decoder
-	frags    reassembler
+	frags    *dissect.Reassembler[fragKey]
 	stats    Stats
 
 	buf  []byte
@@ -138,7 +142,7 @@ func New(opts Options) *Tracker {
 		flows:    map[flowKey]*flowState{},
 		decoders: map[netip.AddrPort]*game.Decoder{},
 	}
-	t.frags.init(opts.MaxFragmentSets, opts.MaxFragmentBytes)
+	t.frags = dissect.NewReassembler[fragKey](opts.MaxFragmentSets, opts.MaxFragmentBytes)
 	for _, s := range opts.Servers {
 		t.forced[s] = true
 		t.servers[s] = true
@@ -218,21 +222,18 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 	case m.Type == dissect.TypeData:
 		payload := m.Payload
 		if m.Fragment {
-			done := &fs.done[dirIndex(rec.Dir)]
-			res := t.frags.addAt(fs.key, rec.Dir, m, done, rec.Frame, rec.Time)
-			switch {
-			case res.duplicate:
+			res := t.frags.Add(fragKey{fs.key, rec.Dir, m.Seq}, m, rec.Frame, rec.Time)
+			t.stats.FragmentsEvicted += res.Evicted
+			if res.Duplicate {
 				rec.DuplicateFragment = true
 				t.stats.DuplicateFrags++
 				return
-			case res.evicted > 0:
-				t.stats.FragmentsEvicted += res.evicted
 			}
-			if res.complete == nil {
+			if res.Complete == nil {
 				return
 			}
-			payload = res.complete
-			rec.Reassembled = res.count
+			payload = res.Complete
+			rec.Reassembled = res.Count
 			t.stats.Reassembled++
 		}
 		t.decodeGame(rec, payload)
@@ -352,16 +353,17 @@ func (t *Tracker) flow(server, client netip.AddrPort) *flowState {
 
 // Finish reports every fragmented message that never completed.
 func (t *Tracker) Finish(emit func(*Record)) {
-	for _, s := range t.frags.drain() {
+	for _, s := range t.frags.Drain() {
 		t.stats.FragmentsLost++
-		t.rec = Record{Kind: KindLost, Frame: s.firstFrame, Time: s.firstTime,
-			Server: s.key.server, Client: s.key.client, Dir: s.dir,
+		k := s.Key
+		t.rec = Record{Kind: KindLost, Frame: s.FirstFrame, Time: s.FirstTime,
+			Server: k.flow.server, Client: k.flow.client, Dir: k.dir,
 			Err: fmt.Errorf("fragmented message seq %d never completed: have %d of %s fragments (%d bytes), first seen in frame %d",
-				s.seq, s.have, totalText(s.total), s.bytes, s.firstFrame)}
-		if s.dir == game.ServerToClient {
-			t.rec.Src, t.rec.Dst = s.key.server, s.key.client
+				k.seq, s.Have, totalText(s.Total), s.Bytes, s.FirstFrame)}
+		if k.dir == game.ServerToClient {
+			t.rec.Src, t.rec.Dst = k.flow.server, k.flow.client
 		} else {
-			t.rec.Src, t.rec.Dst = s.key.client, s.key.server
+			t.rec.Src, t.rec.Dst = k.flow.client, k.flow.server
 		}
 		emit(&t.rec)
 	}
@@ -372,13 +374,6 @@ func totalText(n int) string {
 		return "an unknown number of"
 	}
 	return fmt.Sprint(n)
-}
-
-func dirIndex(d game.Direction) int {
-	if d == game.ServerToClient {
-		return 1
-	}
-	return 0
 }
 
 func joinWarn(a, b string) string {

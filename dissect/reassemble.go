@@ -1,0 +1,169 @@
+package dissect
+
+import (
+	"sort"
+	"time"
+)
+
+// Fragment reassembly. All fragments of one message share its sequence
+// number; fragment 0 carries the total. A set completes when fragments 0 to
+// total-1 are all held, in whatever order they arrived. A retransmitted
+// fragment (its index already held, or its set recently completed) is
+// recognised and adds nothing. Unfinished sets are capped in number and
+// bytes; the oldest is evicted first.
+
+// Reassembler collects fragments into whole messages. K identifies the
+// message a fragment belongs to: at least its sequence number, plus whatever
+// separates sequence spaces for the caller (flow, direction).
+type Reassembler[K comparable] struct {
+	maxSets, maxBytes int
+	sets              map[K]*FragmentSet[K]
+	order             []K // creation order, for evicting the oldest
+	bytes             int
+	done              map[K]struct{} // recently completed keys
+	doneRing          []K
+	doneNext          int
+	out               []byte // the last completed message, reused
+}
+
+// FragmentSet is one unfinished message.
+type FragmentSet[K comparable] struct {
+	Key        K
+	Total      int // from fragment 0; 0 until it arrives
+	Have       int // fragments held
+	Bytes      int // payload bytes held
+	FirstFrame int
+	FirstTime  time.Time
+	parts      [][]byte // by fragment index; nil = not held
+}
+
+// FragmentResult is what adding one fragment did.
+type FragmentResult struct {
+	Complete  []byte // the reassembled game message; valid until the next Add
+	Count     int    // fragments it was built from
+	Duplicate bool   // the fragment was already held, or its message already completed
+	Evicted   int    // unfinished sets dropped to make room
+}
+
+// remembered completed keys, to recognise late retransmissions.
+const doneMemory = 256
+
+// NewReassembler returns a Reassembler holding at most maxSets unfinished
+// messages and maxBytes of fragment payload (defaults 1024 and 4 MiB).
+func NewReassembler[K comparable](maxSets, maxBytes int) *Reassembler[K] {
+	if maxSets <= 0 {
+		maxSets = 1024
+	}
+	if maxBytes <= 0 {
+		maxBytes = 4 << 20
+	}
+	return &Reassembler[K]{maxSets: maxSets, maxBytes: maxBytes,
+		sets: map[K]*FragmentSet[K]{}, done: map[K]struct{}{}}
+}
+
+// Add stores fragment m (seen in frame at ts) under key and returns the
+// whole message when m completes it.
+func (r *Reassembler[K]) Add(key K, m *Message, frame int, ts time.Time) FragmentResult {
+	var res FragmentResult
+	s := r.sets[key]
+	if s == nil {
+		if _, ok := r.done[key]; ok {
+			res.Duplicate = true
+			return res
+		}
+		res.Evicted = r.makeRoom(len(m.Payload))
+		s = &FragmentSet[K]{Key: key, FirstFrame: frame, FirstTime: ts}
+		r.sets[key] = s
+		r.order = append(r.order, key)
+	}
+	idx := int(m.FragIndex)
+	if idx < len(s.parts) && s.parts[idx] != nil {
+		res.Duplicate = true
+		return res
+	}
+	for len(s.parts) <= idx {
+		s.parts = append(s.parts, nil)
+	}
+	s.parts[idx] = append(make([]byte, 0, len(m.Payload)+1), m.Payload...)
+	s.Have++
+	s.Bytes += len(m.Payload)
+	r.bytes += len(m.Payload)
+	if idx == 0 {
+		s.Total = int(m.FragTotal)
+	}
+	if s.Total == 0 || s.Have < s.Total {
+		return res
+	}
+	for i := 0; i < s.Total; i++ {
+		if s.parts[i] == nil {
+			return res
+		}
+	}
+	r.out = r.out[:0]
+	for i := 0; i < s.Total; i++ {
+		r.out = append(r.out, s.parts[i]...)
+	}
+	res.Complete, res.Count = r.out, s.Total
+	r.remove(key, s)
+	r.remember(key)
+	return res
+}
+
+func (r *Reassembler[K]) remember(key K) {
+	if len(r.doneRing) < doneMemory {
+		r.doneRing = append(r.doneRing, key)
+	} else {
+		delete(r.done, r.doneRing[r.doneNext])
+		r.doneRing[r.doneNext] = key
+		r.doneNext = (r.doneNext + 1) % doneMemory
+	}
+	r.done[key] = struct{}{}
+}
+
+// Forget drops the memory that key completed, for sequence spaces that wrap
+// or restart (a new connection reusing the numbers).
+func (r *Reassembler[K]) Forget(key K) { delete(r.done, key) }
+
+func (r *Reassembler[K]) remove(key K, s *FragmentSet[K]) {
+	delete(r.sets, key)
+	r.bytes -= s.Bytes
+	if len(r.order) > 2*len(r.sets)+64 {
+		kept := r.order[:0]
+		for _, o := range r.order {
+			if r.sets[o] != nil {
+				kept = append(kept, o)
+			}
+		}
+		r.order = kept
+	}
+}
+
+// makeRoom evicts the oldest sets until one more set of n bytes fits.
+func (r *Reassembler[K]) makeRoom(n int) int {
+	evicted := 0
+	for len(r.order) > 0 && (len(r.sets) >= r.maxSets || r.bytes+n > r.maxBytes) {
+		k := r.order[0]
+		r.order = r.order[1:]
+		if s := r.sets[k]; s != nil {
+			r.remove(k, s)
+			evicted++
+		}
+	}
+	return evicted
+}
+
+// Pending is the number of unfinished sets and their bytes.
+func (r *Reassembler[K]) Pending() (sets, bytes int) { return len(r.sets), r.bytes }
+
+// Drain removes and returns every unfinished set, oldest first.
+func (r *Reassembler[K]) Drain() []*FragmentSet[K] {
+	out := make([]*FragmentSet[K], 0, len(r.sets))
+	for _, s := range r.sets {
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].FirstFrame < out[j].FirstFrame })
+	r.sets = map[K]*FragmentSet[K]{}
+	r.order = r.order[:0]
+	r.bytes = 0
+	return out
+}
