@@ -170,7 +170,7 @@ func (c CV4) MarshalJSON() ([]byte, error) { return c.Vec().MarshalJSON() }
 // CV4 reads a 5-byte CompressedVector4.
 func (r *Reader) CV4(what string) CV4 {
 	d := r.Dir3(what)
-	return CV4{Dir: d, Mag: r.CF16(what + " magnitude")}
+	return CV4{Dir: d, Mag: r.CF16(what)}
 }
 
 // CV4 appends a 5-byte CompressedVector4.
@@ -197,7 +197,7 @@ func (c CV4F) MarshalJSON() ([]byte, error) { return c.Vec().MarshalJSON() }
 // CV4F reads a 7-byte CompressedVector4.
 func (r *Reader) CV4F(what string) CV4F {
 	d := r.Dir3(what)
-	return CV4F{Dir: d, Mag: r.F32(what + " magnitude")}
+	return CV4F{Dir: d, Mag: r.F32(what)}
 }
 
 // CV4F appends a 7-byte CompressedVector4.
@@ -234,7 +234,7 @@ func (c Contact) MarshalJSON() ([]byte, error) {
 // Contact reads the 4-byte point form.
 func (r *Reader) Contact(what string) Contact {
 	d := r.Dir3(what)
-	return Contact{Dir: d, Mag: r.U8(what + " magnitude")}
+	return Contact{Dir: d, Mag: r.U8(what)}
 }
 
 // Contact appends the 4-byte point form.

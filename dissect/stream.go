@@ -119,7 +119,7 @@ func (r *Reader) Bytes(n int, what string) []byte { return r.take(n, what) }
 // String16 reads a string with a little-endian uint16 length prefix and no
 // terminator (the stream's WriteCString form). The result aliases the input.
 func (r *Reader) String16(what string) []byte {
-	n := r.U16(what + " length")
+	n := r.U16(what) // an error names the string either way, and concatenating here would allocate
 	return r.take(int(n), what)
 }
 

@@ -95,6 +95,7 @@ type Decoder struct {
 	msgs  [256]Message
 	raw   Raw
 	r     dissect.Reader
+	ctx   Context // kept here so passing it to decode does not allocate
 }
 
 // NewDecoder returns a ready Decoder.
@@ -129,9 +130,9 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		}
 		d.msgs[op] = m
 	}
-	ctx := Context{Dir: dir, Ships: &d.Ships}
+	d.ctx = Context{Dir: dir, Ships: &d.Ships}
 	d.r.ResetAt(p[1:], 1)
-	m.decode(&d.r, &ctx)
+	m.decode(&d.r, &d.ctx)
 	if err := d.r.Err(); err != nil {
 		d.raw = Raw{Op: op, Data: p[1:]}
 		return Result{Msg: &d.raw, Err: err}
