@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -182,6 +183,18 @@ func (m *ChecksumResponse) String() string {
 		fmt.Fprintf(&sb, " ref=%s", m.RefHash)
 	}
 	fmt.Fprintf(&sb, " dir=%s ", m.DirHash)
+	// Small trees are shown whole; a large one (round 2 lists every ship
+	// script) is summarised with a digest of its bytes, so the line stays
+	// readable and two different trees still print differently. -V and
+	// JSON show every entry.
+	if files, dirs := m.Tree.Count(); files+dirs > 4 {
+		var w dissect.Writer
+		m.Tree.append(&w)
+		h := fnv.New32a()
+		h.Write(w.Bytes())
+		fmt.Fprintf(&sb, "files=%d subdirs=%d tree-digest=%08X", files, dirs, h.Sum32())
+		return sb.String()
+	}
 	m.Tree.write(&sb)
 	return sb.String()
 }
