@@ -1,0 +1,228 @@
+// This file holds the Decoder: the allocation-free path from one raw
+// link-layer frame to a UDP datagram (link header, IPv4, UDP, and hand-off to
+// reassembly for fragments). Reader feeds file records through it; a live
+// capture source can feed frames straight into Decode.
+
+package capture
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+
+	"github.com/google/gopacket"
+)
+
+const (
+	etherTypeIPv4    = 0x0800
+	etherTypeVLAN    = 0x8100 // 802.1Q
+	etherTypeQinQ    = 0x88a8 // 802.1ad
+	etherTypeQinQOld = 0x9100 // pre-standard QinQ
+	afINET           = 2      // AF_INET on every OS that matters
+	ipProtoUDP       = 17
+	ipv4MaxPayload   = 65535 - 20 // largest possible IPv4 payload
+)
+
+// Decoder turns link-layer frames into UDP datagrams. The zero value is not
+// usable; create one with NewDecoder. A Decoder is not safe for concurrent use.
+type Decoder struct {
+	opts  Options
+	stats Stats
+	pkt   Packet // returned to the caller, reused on every call
+	defrag
+}
+
+// NewDecoder returns a Decoder with the given reassembly options.
+func NewDecoder(opts Options) *Decoder {
+	d := &Decoder{opts: opts.withDefaults()}
+	d.defrag.init()
+	return d
+}
+
+// Stats returns the counters so far.
+func (d *Decoder) Stats() Stats { return d.stats }
+
+// Decode decodes one frame of the given link type. Each call counts as one
+// record: Packet.Frame and PacketError.Frame are the number of Decode calls
+// so far (plus damaged records reported by a Reader).
+//
+// It returns the UDP datagram, or (nil, nil) when the frame yields none
+// (not IPv4, not UDP, or a fragment of a datagram still being reassembled),
+// or (nil, *PacketError) when the frame is damaged. The returned Packet and
+// its Payload (which may alias frame) are valid until the next call; frame
+// must not be modified meanwhile. ci.Timestamp drives the fragment timeout;
+// ci.InterfaceIndex is copied to Packet.Interface; ci.Length, if set, tells a
+// frame cut by the snap length (ErrSnapLen) from a damaged one.
+func (d *Decoder) Decode(linkType LinkType, frame []byte, ci gopacket.CaptureInfo) (*Packet, error) {
+	d.stats.Records++
+	frameNo := d.stats.Records
+	d.expire(ci.Timestamp)
+	ci.CaptureLength = len(frame) // what decodeIPv4 compares ci.Length with
+
+	ip, kind, err := stripLink(linkType, frame)
+	switch {
+	case err != nil:
+		return nil, d.damage(frameNo, err)
+	case kind == linkUnknown:
+		d.stats.UnknownLink++
+		return nil, nil
+	case kind == linkOther:
+		d.stats.NonIPv4++
+		return nil, nil
+	}
+	return d.decodeIPv4(ip, frameNo, ci)
+}
+
+// damage counts and wraps an error for the given record.
+func (d *Decoder) damage(frameNo int, err error) *PacketError {
+	d.stats.Damaged++
+	return &PacketError{Frame: frameNo, Offset: -1, Err: err}
+}
+
+// What stripLink found in front of the network layer.
+const (
+	linkIPv4    = iota // IPv4 follows
+	linkOther          // a valid frame carrying something else
+	linkUnknown        // a link type this package cannot parse
+)
+
+// stripLink removes the link-layer header and reports what follows it.
+func stripLink(lt LinkType, b []byte) ([]byte, int, error) {
+	switch lt {
+	case Ethernet:
+		if len(b) < 14 {
+			return nil, 0, fmt.Errorf("%w: Ethernet frame of %d bytes", ErrLinkHeader, len(b))
+		}
+		return etherPayload(binary.BigEndian.Uint16(b[12:14]), b[14:])
+	case LinuxSLL:
+		// pkttype(2) hatype(2) halen(2) addr(8) protocol(2)
+		if len(b) < 16 {
+			return nil, 0, fmt.Errorf("%w: Linux SLL frame of %d bytes", ErrLinkHeader, len(b))
+		}
+		return etherPayload(binary.BigEndian.Uint16(b[14:16]), b[16:])
+	case LinuxSLL2:
+		// protocol(2) reserved(2) ifindex(4) hatype(2) pkttype(1) halen(1) addr(8)
+		if len(b) < 20 {
+			return nil, 0, fmt.Errorf("%w: Linux SLL2 frame of %d bytes", ErrLinkHeader, len(b))
+		}
+		return etherPayload(binary.BigEndian.Uint16(b[0:2]), b[20:])
+	case Loopback, Loop:
+		// A 4-byte address family. NULL stores it in the byte order of the
+		// capturing host, which the file does not record, so accept both;
+		// AF_INET (2) is unambiguous either way. LOOP is always big-endian.
+		if len(b) < 4 {
+			return nil, 0, fmt.Errorf("%w: loopback frame of %d bytes", ErrLinkHeader, len(b))
+		}
+		fam := binary.BigEndian.Uint32(b)
+		if fam == afINET || (lt == Loopback && binary.LittleEndian.Uint32(b) == afINET) {
+			return b[4:], linkIPv4, nil
+		}
+		return nil, linkOther, nil
+	case Raw, RawDLT12, RawDLT14:
+		// Raw IP: the version nibble says whether it is IPv4 or IPv6.
+		if len(b) == 0 {
+			return nil, 0, fmt.Errorf("%w: empty raw IP frame", ErrIPv4Header)
+		}
+		switch b[0] >> 4 {
+		case 4:
+			return b, linkIPv4, nil
+		case 6:
+			return nil, linkOther, nil
+		}
+		return nil, 0, fmt.Errorf("%w: raw IP frame with version %d", ErrIPv4Header, b[0]>>4)
+	case RawIPv4:
+		return b, linkIPv4, nil
+	case RawIPv6:
+		return nil, linkOther, nil
+	}
+	return nil, linkUnknown, nil
+}
+
+// etherPayload skips any number of VLAN tags after an EtherType and reports
+// whether IPv4 follows. The loop ends because every tag consumes 4 bytes.
+func etherPayload(etherType uint16, b []byte) ([]byte, int, error) {
+	for etherType == etherTypeVLAN || etherType == etherTypeQinQ || etherType == etherTypeQinQOld {
+		if len(b) < 4 {
+			return nil, 0, fmt.Errorf("%w: truncated VLAN tag", ErrLinkHeader)
+		}
+		etherType = binary.BigEndian.Uint16(b[2:4])
+		b = b[4:]
+	}
+	if etherType != etherTypeIPv4 {
+		return nil, linkOther, nil
+	}
+	return b, linkIPv4, nil
+}
+
+// decodeIPv4 parses an IPv4 header, trims link-layer padding, and passes the
+// payload to UDP parsing or to reassembly.
+func (d *Decoder) decodeIPv4(b []byte, frameNo int, ci gopacket.CaptureInfo) (*Packet, error) {
+	if len(b) < 20 {
+		return nil, d.damage(frameNo, fmt.Errorf("%w: %d bytes, need 20", ErrIPv4Header, len(b)))
+	}
+	if v := b[0] >> 4; v != 4 {
+		return nil, d.damage(frameNo, fmt.Errorf("%w: version %d", ErrIPv4Header, v))
+	}
+	hl := int(b[0]&0x0f) * 4
+	total := int(binary.BigEndian.Uint16(b[2:4]))
+	switch {
+	case hl < 20:
+		return nil, d.damage(frameNo, fmt.Errorf("%w: header length %d", ErrIPv4Header, hl))
+	case total < hl:
+		return nil, d.damage(frameNo, fmt.Errorf("%w: total length %d < header length %d", ErrIPv4Header, total, hl))
+	case total > len(b) && ci.Length > ci.CaptureLength:
+		return nil, d.damage(frameNo, fmt.Errorf("%w: %d of %d frame bytes captured, IPv4 total length %d",
+			ErrSnapLen, ci.CaptureLength, ci.Length, total))
+	case total > len(b):
+		return nil, d.damage(frameNo, fmt.Errorf("%w: total length %d exceeds the %d captured bytes", ErrIPv4Header, total, len(b)))
+	}
+	proto := b[9]
+	src := [4]byte(b[12:16])
+	dst := [4]byte(b[16:20])
+	payload := b[hl:total] // drops Ethernet padding after the datagram
+
+	flagsOff := binary.BigEndian.Uint16(b[6:8])
+	moreFrags := flagsOff&0x2000 != 0
+	fragOff := int(flagsOff&0x1fff) * 8
+
+	if proto != ipProtoUDP {
+		d.stats.NonUDP++
+		return nil, nil
+	}
+	if moreFrags || fragOff != 0 {
+		d.stats.FragmentsSeen++
+		key := fragKey{src: src, dst: dst, id: binary.BigEndian.Uint16(b[4:6]), proto: proto}
+		whole, err := d.addFragment(key, fragOff, payload, !moreFrags, frameNo, ci.Timestamp)
+		if err != nil {
+			return nil, d.damage(frameNo, err)
+		}
+		if whole == nil {
+			return nil, nil
+		}
+		d.stats.Reassembled++
+		return d.decodeUDP(whole, src, dst, frameNo, ci, true)
+	}
+	return d.decodeUDP(payload, src, dst, frameNo, ci, false)
+}
+
+// decodeUDP parses the UDP header and fills the reused Packet.
+func (d *Decoder) decodeUDP(b []byte, src, dst [4]byte, frameNo int, ci gopacket.CaptureInfo, reassembled bool) (*Packet, error) {
+	if len(b) < 8 {
+		return nil, d.damage(frameNo, fmt.Errorf("%w: %d bytes, need 8", ErrUDPHeader, len(b)))
+	}
+	ulen := int(binary.BigEndian.Uint16(b[4:6]))
+	if ulen < 8 || ulen > len(b) {
+		return nil, d.damage(frameNo, fmt.Errorf("%w: length field %d, IP payload %d bytes", ErrUDPHeader, ulen, len(b)))
+	}
+	d.stats.UDP++
+	d.pkt = Packet{
+		Frame:       frameNo,
+		Interface:   ci.InterfaceIndex,
+		Time:        ci.Timestamp,
+		Src:         netip.AddrPortFrom(netip.AddrFrom4(src), binary.BigEndian.Uint16(b[0:2])),
+		Dst:         netip.AddrPortFrom(netip.AddrFrom4(dst), binary.BigEndian.Uint16(b[2:4])),
+		Payload:     b[8:ulen],
+		Reassembled: reassembled,
+	}
+	return &d.pkt, nil
+}

@@ -1,0 +1,221 @@
+// This file holds Writer, which writes UDP/IPv4 datagrams (fragmenting them
+// at the MTU) or raw records to a pcap or pcapng file through gopacket's
+// pcapgo writers. Its output depends only on its inputs, byte for byte.
+
+package capture
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/netip"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+)
+
+// Format is a capture file format.
+type Format int
+
+const (
+	PCAP   Format = iota + 1 // classic pcap, little-endian, nanosecond time stamps
+	PCAPNG                   // pcapng, one section with one interface
+)
+
+func (f Format) String() string {
+	switch f {
+	case PCAP:
+		return "pcap"
+	case PCAPNG:
+		return "pcapng"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+const (
+	writerSnapLen = 262144
+	defaultMTU    = 1500
+	minMTU        = 68 // the smallest MTU IPv4 allows
+	writerTTL     = 128
+)
+
+// Writer writes a capture file. Call Flush when done.
+type Writer struct {
+	// MTU is the largest IPv4 packet (header included) that WriteUDP emits
+	// unfragmented; larger datagrams are split into IPv4 fragments.
+	// NewWriter sets it to 1500.
+	MTU int
+
+	link  LinkType
+	bw    *bufio.Writer // buffers the unbuffered pcapgo.Writer
+	pcap  *pcapgo.Writer
+	ng    *pcapgo.NgWriter
+	ipID  uint16 // last IP identification used
+	ipBuf []byte // scratch: UDP header + payload
+	frame []byte // scratch: one link-layer frame
+}
+
+// NewWriter writes the file header and returns a Writer. link must be
+// Ethernet, LinuxSLL, Loopback or RawIPv4.
+func NewWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
+	switch link {
+	case Ethernet, LinuxSLL, Loopback, RawIPv4:
+	default:
+		return nil, fmt.Errorf("capture: cannot write link type %v", link)
+	}
+	wr := &Writer{MTU: defaultMTU, link: link}
+	lt := layers.LinkType(link) // every supported value fits gopacket's uint8
+	switch format {
+	case PCAP:
+		wr.bw = bufio.NewWriter(w)
+		wr.pcap = pcapgo.NewWriterNanos(wr.bw)
+		if err := wr.pcap.WriteFileHeader(writerSnapLen, lt); err != nil {
+			return nil, err
+		}
+	case PCAPNG:
+		// Fixed section and interface options: pcapgo's defaults record the
+		// build's GOOS/GOARCH, which would make the output host-dependent.
+		var err error
+		wr.ng, err = pcapgo.NewNgWriterInterface(w,
+			pcapgo.NgInterface{Name: "bcwire0", LinkType: lt, SnapLength: writerSnapLen},
+			pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "bcwire"}})
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("capture: unknown format %v", format)
+	}
+	return wr, nil
+}
+
+// Flush writes out buffered data.
+func (w *Writer) Flush() error {
+	if w.ng != nil {
+		return w.ng.Flush()
+	}
+	return w.bw.Flush()
+}
+
+// WriteRaw writes one record holding data as-is (it must start with the
+// Writer's link-layer header). A zero t is written as the Unix epoch, since
+// pcapgo would otherwise substitute the current time.
+func (w *Writer) WriteRaw(t time.Time, data []byte) error {
+	if t.IsZero() {
+		t = time.Unix(0, 0)
+	}
+	ci := gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(data), Length: len(data)}
+	if w.ng != nil {
+		return w.ng.WritePacket(ci, data)
+	}
+	return w.pcap.WritePacket(ci, data)
+}
+
+// WriteUDP writes one UDP/IPv4 datagram: a record per IPv4 packet, several
+// if it has to be fragmented to fit the MTU. Each datagram takes the next IP
+// identification; the IPv4 header checksum is set, the UDP checksum is 0
+// (meaning "none").
+func (w *Writer) WriteUDP(t time.Time, src, dst netip.AddrPort, payload []byte) error {
+	s, d := src.Addr().Unmap(), dst.Addr().Unmap()
+	if !s.Is4() || !d.Is4() {
+		return fmt.Errorf("capture: WriteUDP needs IPv4 addresses, got %v -> %v", src, dst)
+	}
+	udpLen := 8 + len(payload)
+	if udpLen > ipv4MaxPayload {
+		return fmt.Errorf("capture: UDP payload of %d bytes does not fit in IPv4", len(payload))
+	}
+	mtu := w.MTU
+	if mtu == 0 {
+		mtu = defaultMTU
+	}
+	if mtu < minMTU {
+		return fmt.Errorf("capture: MTU %d below the IPv4 minimum of %d", mtu, minMTU)
+	}
+	w.ipID++
+
+	b := w.ipBuf[:0]
+	b = binary.BigEndian.AppendUint16(b, src.Port())
+	b = binary.BigEndian.AppendUint16(b, dst.Port())
+	b = binary.BigEndian.AppendUint16(b, uint16(udpLen))
+	b = binary.BigEndian.AppendUint16(b, 0) // no checksum
+	b = append(b, payload...)
+	w.ipBuf = b
+
+	// Fragments other than the last must carry a multiple of 8 bytes.
+	chunk := udpLen
+	if 20+udpLen > mtu {
+		chunk = (mtu - 20) &^ 7
+	}
+	for off := 0; off < udpLen; off += chunk {
+		end := min(off+chunk, udpLen)
+		f := appendLinkHeader(w.frame[:0], w.link, s.As4(), d.As4())
+		f = appendIPv4Header(f, s.As4(), d.As4(), w.ipID, off, end < udpLen, ipProtoUDP, end-off)
+		f = append(f, b[off:end]...)
+		w.frame = f
+		if err := w.WriteRaw(t, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// macFor derives a fixed, locally administered MAC address from an IPv4
+// address, so the Ethernet headers are plausible and deterministic.
+func macFor(ip [4]byte) [6]byte {
+	return [6]byte{0x02, 0x00, ip[0], ip[1], ip[2], ip[3]}
+}
+
+// appendLinkHeader appends the link-layer header for an IPv4 packet.
+func appendLinkHeader(b []byte, link LinkType, src, dst [4]byte) []byte {
+	switch link {
+	case Ethernet:
+		dm, sm := macFor(dst), macFor(src)
+		b = append(b, dm[:]...)
+		b = append(b, sm[:]...)
+		b = binary.BigEndian.AppendUint16(b, etherTypeIPv4)
+	case LinuxSLL:
+		sm := macFor(src)
+		b = binary.BigEndian.AppendUint16(b, 0) // packet type: to us
+		b = binary.BigEndian.AppendUint16(b, 1) // ARPHRD_ETHER
+		b = binary.BigEndian.AppendUint16(b, 6) // address length
+		b = append(b, sm[:]...)
+		b = append(b, 0, 0) // address field is 8 bytes
+		b = binary.BigEndian.AppendUint16(b, etherTypeIPv4)
+	case Loopback:
+		// Written as a little-endian host would.
+		b = binary.LittleEndian.AppendUint32(b, afINET)
+	}
+	return b
+}
+
+// appendIPv4Header appends a 20-byte IPv4 header with a valid checksum.
+// fragOff is the payload offset in bytes (a multiple of 8), more sets MF.
+func appendIPv4Header(b []byte, src, dst [4]byte, id uint16, fragOff int, more bool, proto uint8, payloadLen int) []byte {
+	flagsOff := uint16(fragOff / 8)
+	if more {
+		flagsOff |= 0x2000
+	}
+	h := [20]byte{0: 0x45, 8: writerTTL, 9: proto}
+	binary.BigEndian.PutUint16(h[2:4], uint16(20+payloadLen))
+	binary.BigEndian.PutUint16(h[4:6], id)
+	binary.BigEndian.PutUint16(h[6:8], flagsOff)
+	copy(h[12:16], src[:])
+	copy(h[16:20], dst[:])
+	binary.BigEndian.PutUint16(h[10:12], ipv4Checksum(h[:]))
+	return append(b, h[:]...)
+}
+
+// ipv4Checksum is the Internet checksum of an IPv4 header whose checksum
+// field is zero.
+func ipv4Checksum(h []byte) uint16 {
+	var sum uint32
+	for i := 0; i+1 < len(h); i += 2 {
+		sum += uint32(h[i])<<8 | uint32(h[i+1])
+	}
+	for sum > 0xffff {
+		sum = sum>>16 + sum&0xffff
+	}
+	return ^uint16(sum)
+}
