@@ -248,6 +248,13 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 }
 
 func (t *Tracker) decodeGame(rec *Record, payload []byte) {
+	t.stats.GameMessages++
+	if len(payload) == 0 {
+		// No opcode byte at all: nothing to name, only the damage.
+		t.stats.GameErrors++
+		rec.Err = fmt.Errorf("empty game message: %w", &dissect.Error{Offset: rec.Msg.HeaderLen(), What: "opcode", Err: dissect.ErrShort})
+		return
+	}
 	dec := t.decoders[rec.Server]
 	if dec == nil {
 		dec = game.NewDecoder()
@@ -255,7 +262,6 @@ func (t *Tracker) decodeGame(rec *Record, payload []byte) {
 	}
 	t.game = dec.Decode(payload, rec.Dir)
 	rec.Game = &t.game
-	t.stats.GameMessages++
 	if t.game.Err != nil {
 		t.stats.GameErrors++
 		rec.Err = fmt.Errorf("%v: %w", game.Opcode(payload[0]), t.game.Err)
