@@ -1,0 +1,270 @@
+package game
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bcwire/bcwire/dissect"
+)
+
+// ObjCreate is ObjCreate (0x02) and ObjCreateTeam (0x03): a serialized game
+// object (ship, station, asteroid, torpedo) for the receiver to create. A
+// client sends 0x03 for the ship its player picked and the host relays the
+// bytes unchanged to everyone else; the host also replays every existing
+// object to a joining player (0x03 for ships with a team, 0x02 for the
+// rest) and answers ObjNotFound/RequestObject with one.
+//
+// Layout: owner player slot (u8), team (u8, 0x03 only), then the object:
+// class id (u32: 0x8008 ship, 0x8009 torpedo) and object id (u32). A ship
+// continues with its species (u8, SpeciesToShip index), position (three
+// f32), orientation quaternion (four f32, w first), speed (f32), three
+// bytes always zero in stock traces, the player name and the set name (each
+// a u8 length and that many bytes, no terminator), and the subsystem state
+// to the end of the message. A torpedo continues with its type
+// (SpeciesToTorp index); no source describes what follows, so those bytes
+// and the body of any other class are left undecoded.
+//
+// The envelope and header through the position are in OpenBC's decoded
+// stock packets (objcreate-wire-format/10); the fields after it follow the
+// same pages' field table, for which no source quotes whole bytes
+// (OpenBC's join-flow page sketches the body differently: no class id,
+// no reserved bytes, a ship class name where the set name is; the
+// objcreate pages, which quote stock bytes, are followed). The subsystem
+// state's per-class layout is not published either; it is kept as bytes.
+type ObjCreate struct {
+	// HasTeam selects the opcode: 0x03 (with Team) when set, 0x02 when not.
+	HasTeam bool `json:"has_team"`
+	// Owner is the player slot that owns the object (0-15).
+	Owner uint8 `json:"owner"`
+	// Team is the owner's team (0x03 only).
+	Team uint8 `json:"team"`
+
+	Class  ObjectClass `json:"class"`
+	Object ObjectID    `json:"object"`
+
+	// Ship fields (Class == ClassShip).
+	Species     Species      `json:"species"`
+	Position    dissect.Vec3 `json:"position"`
+	Orientation Quaternion   `json:"orientation"`
+	Speed       float32      `json:"speed"`
+	// Reserved are the three bytes after the speed (zero in stock traces).
+	Reserved   [3]byte `json:"reserved"`
+	PlayerName string  `json:"player_name"`
+	// SetName is the star system the object is created in ("Multi1").
+	SetName string `json:"set_name"`
+	// SubsystemData is the ship's subsystem state, to the end of the
+	// message (undecoded; aliases the input when decoded).
+	SubsystemData []byte `json:"subsystem_data"`
+
+	// TorpedoType is a torpedo's type (Class == ClassTorpedo).
+	TorpedoType TorpedoTypeIndex `json:"torpedo_type"`
+}
+
+// ObjectClass is the class id that opens a serialized object.
+type ObjectClass uint32
+
+const (
+	// ClassShip is a ship, station or asteroid (anything with position
+	// tracking).
+	ClassShip ObjectClass = 0x00008008
+	// ClassTorpedo is a torpedo or other projectile in flight.
+	ClassTorpedo ObjectClass = 0x00008009
+)
+
+func (c ObjectClass) String() string {
+	switch c {
+	case ClassShip:
+		return "ship"
+	case ClassTorpedo:
+		return "torpedo"
+	}
+	return fmt.Sprintf("class(0x%08X)", uint32(c))
+}
+
+// MarshalJSON writes {"id":"0x00008008","name":"ship"} (name left out for
+// unknown classes).
+func (c ObjectClass) MarshalJSON() ([]byte, error) {
+	b := fmt.Appendf(nil, `{"id":"0x%08X"`, uint32(c))
+	if c == ClassShip || c == ClassTorpedo {
+		b = fmt.Appendf(b, `,"name":%q`, c.String())
+	}
+	return append(b, '}'), nil
+}
+
+// Quaternion is an orientation as four float32, W first on the wire.
+type Quaternion struct{ W, X, Y, Z float32 }
+
+func (q Quaternion) String() string {
+	return fmt.Sprintf("(w=%.3f, %.3f, %.3f, %.3f)", q.W, q.X, q.Y, q.Z)
+}
+
+// MarshalJSON writes [w, x, y, z] (NaN and infinities as null).
+func (q Quaternion) MarshalJSON() ([]byte, error) {
+	var b []byte
+	for i, v := range [4]float32{q.W, q.X, q.Y, q.Z} {
+		if i == 0 {
+			b = append(b, '[')
+		} else {
+			b = append(b, ',')
+		}
+		f, _ := lcFloat(v).MarshalJSON()
+		b = append(b, f...)
+	}
+	return append(b, ']'), nil
+}
+
+func init() {
+	register(OpObjCreate, func() Message { return new(ObjCreate) })
+	register(OpObjCreateTeam, func() Message { return &ObjCreate{HasTeam: true} })
+}
+
+// Opcode is 0x03 when m has a team, 0x02 when not.
+func (m *ObjCreate) Opcode() Opcode {
+	if m.HasTeam {
+		return OpObjCreateTeam
+	}
+	return OpObjCreate
+}
+
+// decode reads the body; HasTeam is set by the constructor of each opcode.
+func (m *ObjCreate) decode(r *dissect.Reader, _ *Context) {
+	*m = ObjCreate{HasTeam: m.HasTeam}
+	m.Owner = r.U8("owner slot")
+	if m.HasTeam {
+		m.Team = r.U8("team")
+	}
+	m.Class = ObjectClass(r.U32("object class"))
+	m.Object = readID(r, "object id")
+	switch m.Class {
+	case ClassShip:
+		m.Species = Species(r.U8("species"))
+		m.Position.X = r.F32("position x")
+		m.Position.Y = r.F32("position y")
+		m.Position.Z = r.F32("position z")
+		m.Orientation.W = r.F32("orientation w")
+		m.Orientation.X = r.F32("orientation x")
+		m.Orientation.Y = r.F32("orientation y")
+		m.Orientation.Z = r.F32("orientation z")
+		m.Speed = r.F32("speed")
+		copy(m.Reserved[:], r.Bytes(len(m.Reserved), "reserved"))
+		m.PlayerName = string(r.Bytes(int(r.U8("player name length")), "player name"))
+		m.SetName = string(r.Bytes(int(r.U8("set name length")), "set name"))
+		m.SubsystemData = r.Bytes(r.Len(), "subsystem state")
+	case ClassTorpedo:
+		m.TorpedoType = TorpedoTypeIndex(r.U8("torpedo type"))
+	}
+}
+
+// Append encodes m. Names longer than 255 bytes are cut to fit their
+// one-byte length.
+func (m *ObjCreate) Append(b []byte) []byte {
+	w := dissect.NewWriter(append(b, byte(m.Opcode())))
+	w.U8(m.Owner)
+	if m.HasTeam {
+		w.U8(m.Team)
+	}
+	w.U32(uint32(m.Class))
+	appendID(w, m.Object)
+	switch m.Class {
+	case ClassShip:
+		w.U8(uint8(m.Species))
+		w.F32(m.Position.X)
+		w.F32(m.Position.Y)
+		w.F32(m.Position.Z)
+		w.F32(m.Orientation.W)
+		w.F32(m.Orientation.X)
+		w.F32(m.Orientation.Y)
+		w.F32(m.Orientation.Z)
+		w.F32(m.Speed)
+		w.Raw(m.Reserved[:])
+		appendString8(w, m.PlayerName)
+		appendString8(w, m.SetName)
+		w.Raw(m.SubsystemData)
+	case ClassTorpedo:
+		w.U8(uint8(m.TorpedoType))
+	}
+	return w.Bytes()
+}
+
+// appendString8 writes a u8 length and the string's bytes.
+func appendString8(w *dissect.Writer, s string) {
+	if len(s) > 255 {
+		s = s[:255]
+	}
+	w.U8(uint8(len(s)))
+	w.Raw([]byte(s))
+}
+
+// createdShip tells the Decoder's registry the class of a created ship (nil
+// for other objects and for species without a known subsystem list).
+func (m *ObjCreate) createdShip() (ObjectID, *ShipSpec) {
+	if m.Class != ClassShip {
+		return m.Object, nil
+	}
+	return m.Object, ShipBySpecies(m.Species)
+}
+
+func (m *ObjCreate) warning() string {
+	switch m.Class {
+	case ClassShip:
+		if int(m.Species) >= len(speciesNames) {
+			return fmt.Sprintf("species %d is beyond the stock SpeciesToShip table (a mod's ship)", uint8(m.Species))
+		}
+		if m.Reserved != [3]byte{} {
+			return fmt.Sprintf("the three bytes after the speed are % X, not zero as in every stock trace", m.Reserved[:])
+		}
+	case ClassTorpedo:
+		return "no source describes a torpedo's serialized body after its type byte; the rest is left undecoded"
+	default:
+		return fmt.Sprintf("object class 0x%08X is neither ship (0x8008) nor torpedo (0x8009); its body is left undecoded", uint32(m.Class))
+	}
+	return ""
+}
+
+func (m *ObjCreate) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "owner=%d", m.Owner)
+	if m.HasTeam {
+		fmt.Fprintf(&sb, " team=%d", m.Team)
+	}
+	fmt.Fprintf(&sb, " class=%s object=%s", m.Class, m.Object)
+	switch m.Class {
+	case ClassShip:
+		fmt.Fprintf(&sb, " species=%s pos=%v orient=%v speed=%g", m.Species, m.Position, m.Orientation, m.Speed)
+		if m.Reserved != [3]byte{} {
+			fmt.Fprintf(&sb, " reserved=% X", m.Reserved[:])
+		}
+		fmt.Fprintf(&sb, " player=%q set=%q subsystem-state=[% X]", m.PlayerName, m.SetName, m.SubsystemData)
+	case ClassTorpedo:
+		fmt.Fprintf(&sb, " torpedo=%s", m.TorpedoType)
+	}
+	return sb.String()
+}
+
+// MarshalJSON writes the envelope, the header and the class's fields.
+func (m ObjCreate) MarshalJSON() ([]byte, error) {
+	var j lcJSON
+	j.add("owner", m.Owner)
+	if m.HasTeam {
+		j.add("team", m.Team)
+	}
+	j.add("class", m.Class)
+	j.add("object", m.Object)
+	switch m.Class {
+	case ClassShip:
+		j.add("species", m.Species)
+		if spec := ShipBySpecies(m.Species); spec != nil {
+			j.add("ship_class", spec.Name)
+		}
+		j.add("position", m.Position)
+		j.add("orientation", m.Orientation)
+		j.add("speed", lcFloat(m.Speed))
+		j.addRaw("reserved", lcHex(m.Reserved[:]))
+		j.add("player_name", m.PlayerName)
+		j.add("set_name", m.SetName)
+		j.addRaw("subsystem_data", lcHex(m.SubsystemData))
+	case ClassTorpedo:
+		j.add("torpedo_type", m.TorpedoType)
+	}
+	return j.done()
+}

@@ -1,0 +1,844 @@
+package game
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/bcwire/bcwire/dissect"
+)
+
+// StateUpdate (0x1C) is the per-ship state sync, sent unreliably about ten
+// times a second per ship in each direction: the owner sends its ship's
+// movement and weapon states to the host, the host sends every ship's
+// movement and subsystem states to the clients.
+//
+// Layout: object id (u32), game time (f32), the dirty-flags byte, then the
+// fields of each flag that is set:
+//
+//	0x01 position  three f32, a packed bit "has hash", then the u16
+//	               subsystem hash when the bit is set
+//	0x02 delta     position change since the last absolute position, as a
+//	               5-byte CompressedVector4
+//	0x04 forward   Dir3
+//	0x08 up        Dir3
+//	0x10 speed     CF16, negative when reversing
+//	0x40 cloak     a packed bit
+//	0x20 subsystems  start index (u8), then subsystem states until the
+//	               message ends (see SubsystemState)
+//	0x80 weapons   (index u8, health u8) pairs until the message ends
+//
+// The cloak bit comes before the subsystem states: seeds/001's receiver
+// reads 0x40 before 0x20, and it must, because the subsystem states run to
+// the end of the message. (OpenBC's page says the fields follow in flag-bit
+// order; seeds/001 is the higher authority.) All packed bits of a message
+// share bit-group bytes: the has-hash bit, the cloak bit and the powered
+// subsystems' power bits can all sit in one group byte.
+//
+// Stock direction split (PROTOCOL.md): client-to-server updates carry 0x80
+// and never 0x20, server-to-client updates carry 0x20 and never 0x80. A
+// message that breaks this for its direction decodes with a warning.
+//
+// Decoding allocates nothing in steady state: Subsystems and Weapons are
+// reused, and children conditions and undecoded bytes alias the input.
+type StateUpdate struct {
+	Object   ObjectID   `json:"object"`
+	GameTime float32    `json:"game_time"`
+	Flags    StateFlags `json:"flags"`
+
+	// Position (flag 0x01) is the absolute world position. HasHash is
+	// the packed bit after it; Hash, the XOR-folded anti-cheat hash of the
+	// ship's subsystem values, is on the wire only when HasHash is set.
+	Position dissect.Vec3 `json:"position"`
+	HasHash  bool         `json:"has_hash"`
+	Hash     uint16       `json:"hash"`
+	// Delta (flag 0x02) is the position change since the last absolute
+	// position.
+	Delta dissect.CV4 `json:"delta"`
+	// Forward (0x04) and Up (0x08) are the ship's orientation.
+	Forward dissect.Dir3 `json:"forward"`
+	Up      dissect.Dir3 `json:"up"`
+	// Speed (0x10) is negative when the ship is reversing.
+	Speed dissect.CF16 `json:"speed"`
+	// Cloaked (0x40) is the cloaking device state, set when cloaked
+	// (seeds/001; OpenBC's cloaking page reads the bit the other way
+	// round, as "shields on").
+	Cloaked bool `json:"cloaked"`
+
+	// SubsystemStart (0x20) is the position in the ship class's top-level
+	// subsystem list of the first state that follows; the states run on
+	// from there, wrapping to entry 0 after the last entry.
+	SubsystemStart uint8 `json:"subsystem_start"`
+	// Subsystems are the states decoded by name, in wire order. The
+	// decoder fills them when it knows the ship's class (from an ObjCreate
+	// seen earlier); an encoder sets them directly or with
+	// FillSubsystems.
+	Subsystems []SubsystemState `json:"subsystems"`
+	// Class is the ship class Subsystems were decoded with (nil when they
+	// were not decoded). Append does not use it.
+	Class *ShipSpec `json:"-"`
+	// SubsystemsUndecoded marks a subsystem section kept as bytes because
+	// the ship's class is unknown or the bytes do not fit its subsystem
+	// list. SubsystemData is then everything after the start index and
+	// SubsystemLeadBits the packed bits of the section that sit in a bit
+	// group byte opened before the start index (by the has-hash or cloak
+	// bit). Append writes Subsystems when this is false, these when true.
+	SubsystemsUndecoded bool   `json:"subsystems_undecoded"`
+	SubsystemData       []byte `json:"subsystem_data"`
+	SubsystemLeadBits   []bool `json:"subsystem_lead_bits"`
+
+	// Weapons (0x80) are weapon health reports.
+	Weapons []WeaponHealth `json:"weapons"`
+
+	dir      Direction
+	whyRaw   uint8     // undecodedUnknownClass or undecodedMismatch
+	tried    *ShipSpec // the class whose list the bytes did not fit
+	leadBuf  [5]bool   // backing array of SubsystemLeadBits
+	childBuf []uint8   // backing array of children built by FillSubsystems
+}
+
+const (
+	undecodedUnknownClass = 1 + iota
+	undecodedMismatch
+)
+
+// StateFlags is StateUpdate's dirty-flags byte.
+type StateFlags uint8
+
+const (
+	StatePosition   StateFlags = 0x01
+	StateDelta      StateFlags = 0x02
+	StateForward    StateFlags = 0x04
+	StateUp         StateFlags = 0x08
+	StateSpeed      StateFlags = 0x10
+	StateSubsystems StateFlags = 0x20
+	StateCloak      StateFlags = 0x40
+	StateWeapons    StateFlags = 0x80
+)
+
+var stateFlagNames = [8]string{"POS", "DELTA", "FWD", "UP", "SPEED", "SUBSYS", "CLOAK", "WEAPONS"}
+
+// String lists the set flags: "POS|FWD|UP|SPEED|WEAPONS" ("none" for 0).
+func (f StateFlags) String() string {
+	if f == 0 {
+		return "none"
+	}
+	var sb strings.Builder
+	for i, n := range stateFlagNames {
+		if f&(1<<i) != 0 {
+			if sb.Len() > 0 {
+				sb.WriteByte('|')
+			}
+			sb.WriteString(n)
+		}
+	}
+	return sb.String()
+}
+
+// MarshalJSON writes {"value":"0x9D","names":"POS|FWD|UP|SPEED|WEAPONS"}.
+func (f StateFlags) MarshalJSON() ([]byte, error) {
+	b := fmt.Appendf(nil, `{"value":"0x%02X","names":`, uint8(f))
+	b = strconv.AppendQuote(b, f.String())
+	return append(b, '}'), nil
+}
+
+// SubsystemState is one top-level subsystem's state in the StateUpdate
+// subsystem round-robin (its WriteState output): the condition byte, one
+// condition byte per child, then by format the packed power bit and power
+// byte (powered) or the two battery bytes (power). Conditions are the
+// fraction of full health times 255, truncated: 0xFF full, 0x00 destroyed.
+type SubsystemState struct {
+	// Index is the entry's position in the class's subsystem list.
+	Index int `json:"index"`
+	// Name is the entry's name (informational; not on the wire).
+	Name      string          `json:"name"`
+	Format    SubsystemFormat `json:"format"`
+	Condition uint8           `json:"condition"`
+	// Children holds the children's condition bytes in list order;
+	// ChildNames (informational) their names.
+	Children   []uint8  `json:"-"`
+	ChildNames []string `json:"-"`
+	// HasPower is the powered format's packed bit; Power (the power
+	// percentage wanted, 0-100) is on the wire only when it is set. The
+	// host sets it for every receiver except the ship's owner.
+	HasPower bool  `json:"has_power"`
+	Power    uint8 `json:"power"`
+	// MainBattery and BackupBattery are the power format's battery levels
+	// (255 = full).
+	MainBattery   uint8 `json:"main_battery"`
+	BackupBattery uint8 `json:"backup_battery"`
+}
+
+// WeaponHealth is one entry of the StateUpdate weapon round-robin. Health
+// is a scaled byte: the stock trace shows 0xCC for weapons at full health.
+type WeaponHealth struct {
+	Index  uint8 `json:"index"`
+	Health uint8 `json:"health"`
+}
+
+func init() { register(OpStateUpdate, func() Message { return new(StateUpdate) }) }
+
+func (m *StateUpdate) Opcode() Opcode { return OpStateUpdate }
+
+func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
+	subs, weps, child := m.Subsystems[:0], m.Weapons[:0], m.childBuf[:0]
+	*m = StateUpdate{Subsystems: subs, Weapons: weps, childBuf: child}
+	var ships *ShipRegistry
+	if ctx != nil {
+		m.dir, ships = ctx.Dir, ctx.Ships
+	}
+	var bits bitTrack
+
+	m.Object = readID(r, "object")
+	m.GameTime = r.F32("game time")
+	m.Flags = StateFlags(r.U8("dirty flags"))
+	f := m.Flags
+	if f&StatePosition != 0 {
+		m.Position.X = r.F32("position x")
+		m.Position.Y = r.F32("position y")
+		m.Position.Z = r.F32("position z")
+		m.HasHash = bits.read(r, "has-hash bit")
+		if m.HasHash {
+			m.Hash = r.U16("subsystem hash")
+		}
+	}
+	if f&StateDelta != 0 {
+		m.Delta.Dir = r.Dir3("position delta direction")
+		m.Delta.Mag = r.CF16("position delta magnitude")
+	}
+	if f&StateForward != 0 {
+		m.Forward = r.Dir3("forward")
+	}
+	if f&StateUp != 0 {
+		m.Up = r.Dir3("up")
+	}
+	if f&StateSpeed != 0 {
+		m.Speed = r.CF16("speed")
+	}
+	if f&StateCloak != 0 {
+		m.Cloaked = bits.read(r, "cloak bit")
+	}
+	if f&StateSubsystems != 0 {
+		m.SubsystemStart = r.U8("subsystem start index")
+		if r.Err() == nil {
+			m.readSubsystems(r, &bits, ships.Lookup(m.Object))
+		}
+	}
+	if f&StateWeapons != 0 {
+		for r.Len() >= 2 && r.Err() == nil {
+			var w WeaponHealth
+			w.Index = r.U8("weapon index")
+			w.Health = r.U8("weapon health")
+			m.Weapons = append(m.Weapons, w)
+		}
+		// An odd last byte stays unread: the Decoder reports it.
+	}
+	if n := bits.pending(); n > 0 && r.Err() == nil {
+		r.Failf("packed bits", "the last bit group byte claims %d more bits than the message has fields for", n)
+	}
+}
+
+// readSubsystems decodes the states after the start index with spec's list,
+// or keeps them as bytes when spec is nil or the bytes do not fit it.
+func (m *StateUpdate) readSubsystems(r *dissect.Reader, bits *bitTrack, spec *ShipSpec) {
+	if spec != nil {
+		if m.readByClass(r, bits, spec) {
+			m.Class = spec
+			return
+		}
+		m.whyRaw, m.tried = undecodedMismatch, spec
+	} else {
+		m.whyRaw = undecodedUnknownClass
+	}
+	m.SubsystemsUndecoded = true
+	lead := m.leadBuf[:0]
+	for bits.pending() > 0 && r.Err() == nil {
+		lead = append(lead, bits.read(r, "subsystem power bit"))
+	}
+	if len(lead) > 0 {
+		m.SubsystemLeadBits = lead
+	}
+	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
+}
+
+// readByClass tries to decode the states with spec's list on a copy of the
+// reader; it commits and reports true only when the states end exactly at
+// the end of the message with every packed bit used.
+func (m *StateUpdate) readByClass(r *dissect.Reader, bits *bitTrack, spec *ShipSpec) bool {
+	n := len(spec.Subsystems)
+	i := int(m.SubsystemStart)
+	if i >= n {
+		return false
+	}
+	tr, tb := *r, *bits
+	list := m.Subsystems[:0]
+	for tr.Len() > 0 && tr.Err() == nil {
+		list = append(list, SubsystemState{})
+		list[len(list)-1].read(&tr, &tb, &spec.Subsystems[i], i)
+		if i++; i == n {
+			i = 0
+		}
+	}
+	if tr.Err() != nil || tb.pending() != 0 {
+		m.Subsystems = list[:0]
+		return false
+	}
+	m.Subsystems = list
+	*r, *bits = tr, tb
+	return true
+}
+
+// read decodes one state written by spec's WriteState.
+func (s *SubsystemState) read(r *dissect.Reader, bits *bitTrack, spec *SubsystemSpec, index int) {
+	*s = SubsystemState{Index: index, Name: spec.Name, Format: spec.Format, ChildNames: spec.Children}
+	s.Condition = r.U8("subsystem condition")
+	s.Children = r.Bytes(len(spec.Children), "child conditions")
+	switch spec.Format {
+	case SubsystemPowered:
+		s.HasPower = bits.read(r, "subsystem power bit")
+		if s.HasPower {
+			s.Power = r.U8("subsystem power percentage")
+		}
+	case SubsystemPower:
+		s.MainBattery = r.U8("main battery")
+		s.BackupBattery = r.U8("backup battery")
+	}
+}
+
+func (s *SubsystemState) append(w *dissect.Writer) {
+	w.U8(s.Condition)
+	w.Raw(s.Children)
+	switch s.Format {
+	case SubsystemPowered:
+		w.Bit(s.HasPower)
+		if s.HasPower {
+			w.U8(s.Power)
+		}
+	case SubsystemPower:
+		w.U8(s.MainBattery)
+		w.U8(s.BackupBattery)
+	}
+}
+
+// Append encodes m: the fields of every flag set in m.Flags.
+func (m *StateUpdate) Append(b []byte) []byte {
+	w := dissect.NewWriter(append(b, byte(OpStateUpdate)))
+	appendID(w, m.Object)
+	w.F32(m.GameTime)
+	w.U8(uint8(m.Flags))
+	f := m.Flags
+	if f&StatePosition != 0 {
+		w.F32(m.Position.X)
+		w.F32(m.Position.Y)
+		w.F32(m.Position.Z)
+		w.Bit(m.HasHash)
+		if m.HasHash {
+			w.U16(m.Hash)
+		}
+	}
+	if f&StateDelta != 0 {
+		w.CV4(m.Delta)
+	}
+	if f&StateForward != 0 {
+		w.Dir3(m.Forward)
+	}
+	if f&StateUp != 0 {
+		w.Dir3(m.Up)
+	}
+	if f&StateSpeed != 0 {
+		w.CF16(m.Speed)
+	}
+	if f&StateCloak != 0 {
+		w.Bit(m.Cloaked)
+	}
+	if f&StateSubsystems != 0 {
+		if m.SubsystemsUndecoded {
+			for _, v := range m.SubsystemLeadBits {
+				w.Bit(v)
+			}
+			w.U8(m.SubsystemStart)
+			w.Raw(m.SubsystemData)
+		} else {
+			w.U8(m.SubsystemStart)
+			for i := range m.Subsystems {
+				m.Subsystems[i].append(w)
+			}
+		}
+	}
+	if f&StateWeapons != 0 {
+		for _, x := range m.Weapons {
+			w.U8(x.Index)
+			w.U8(x.Health)
+		}
+	}
+	return w.Bytes()
+}
+
+const (
+	warnClientSubsystems = "client-to-server StateUpdate carries subsystem states (0x20), which stock clients never send"
+	warnServerWeapons    = "server-to-client StateUpdate carries weapon states (0x80), which the stock host never sends"
+	warnBothRoundRobins  = "subsystem states run to the end of the message, so the weapon flag (0x80) has no room for data"
+)
+
+func (m *StateUpdate) warning() string {
+	w := ""
+	switch {
+	case m.dir == ClientToServer && m.Flags&StateSubsystems != 0:
+		w = warnClientSubsystems
+	case m.dir == ServerToClient && m.Flags&StateWeapons != 0:
+		w = warnServerWeapons
+	}
+	both := m.Flags&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons
+	if !both && m.whyRaw != undecodedMismatch {
+		return w // the common cases allocate nothing
+	}
+	ws := make([]string, 0, 3)
+	if w != "" {
+		ws = append(ws, w)
+	}
+	if both {
+		ws = append(ws, warnBothRoundRobins)
+	}
+	if m.whyRaw == undecodedMismatch {
+		ws = append(ws, "subsystem states do not fit the "+m.tried.Name+" subsystem list; kept undecoded")
+	}
+	return strings.Join(ws, "; ")
+}
+
+// subsystemNote says why the subsystem section is undecoded.
+func (m *StateUpdate) subsystemNote() string {
+	switch m.whyRaw {
+	case undecodedMismatch:
+		return "bytes do not fit the " + m.tried.Name + " subsystem list"
+	case undecodedUnknownClass:
+		return "ship class unknown: no ObjCreate seen for this object"
+	}
+	if m.SubsystemsUndecoded {
+		return "undecoded"
+	}
+	return ""
+}
+
+func (m *StateUpdate) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "object=%s time=%.3f flags=%s", m.Object, m.GameTime, m.Flags)
+	f := m.Flags
+	if f&StatePosition != 0 {
+		fmt.Fprintf(&sb, " pos=%v", m.Position)
+		if m.HasHash {
+			fmt.Fprintf(&sb, " hash=0x%04X", m.Hash)
+		} else {
+			sb.WriteString(" hash=none")
+		}
+	}
+	if f&StateDelta != 0 {
+		fmt.Fprintf(&sb, " delta=%v", m.Delta)
+	}
+	if f&StateForward != 0 {
+		fmt.Fprintf(&sb, " fwd=%v", m.Forward)
+	}
+	if f&StateUp != 0 {
+		fmt.Fprintf(&sb, " up=%v", m.Up)
+	}
+	if f&StateSpeed != 0 {
+		fmt.Fprintf(&sb, " speed=%v", m.Speed)
+	}
+	if f&StateCloak != 0 {
+		fmt.Fprintf(&sb, " cloaked=%t", m.Cloaked)
+	}
+	if f&StateSubsystems != 0 {
+		fmt.Fprintf(&sb, " subsystems@%d", m.SubsystemStart)
+		if m.SubsystemsUndecoded {
+			fmt.Fprintf(&sb, " undecoded (%s)", m.subsystemNote())
+			if len(m.SubsystemLeadBits) > 0 {
+				fmt.Fprintf(&sb, " lead-bits=%v", m.SubsystemLeadBits)
+			}
+			fmt.Fprintf(&sb, " [% X]", m.SubsystemData)
+		} else {
+			sb.WriteString(" [")
+			for i := range m.Subsystems {
+				if i > 0 {
+					sb.WriteByte(' ')
+				}
+				m.Subsystems[i].write(&sb)
+			}
+			sb.WriteByte(']')
+		}
+	}
+	if f&StateWeapons != 0 {
+		sb.WriteString(" weapons=[")
+		for i, x := range m.Weapons {
+			if i > 0 {
+				sb.WriteByte(' ')
+			}
+			fmt.Fprintf(&sb, "%d:0x%02X", x.Index, x.Health)
+		}
+		sb.WriteByte(']')
+	}
+	return sb.String()
+}
+
+// write formats s as `Tractors=255(255,255) power=100`.
+func (s *SubsystemState) write(sb *strings.Builder) {
+	name := s.Name
+	if name == "" {
+		name = "#" + strconv.Itoa(s.Index)
+	}
+	fmt.Fprintf(sb, "%q=%d", name, s.Condition)
+	if len(s.Children) > 0 {
+		sb.WriteByte('(')
+		for i, c := range s.Children {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(strconv.Itoa(int(c)))
+		}
+		sb.WriteByte(')')
+	}
+	switch s.Format {
+	case SubsystemPowered:
+		if s.HasPower {
+			fmt.Fprintf(sb, " power=%d", s.Power)
+		} else {
+			sb.WriteString(" power=-")
+		}
+	case SubsystemPower:
+		fmt.Fprintf(sb, " battery=%d/%d", s.MainBattery, s.BackupBattery)
+	}
+}
+
+// MarshalJSON writes the header and the fields of the flags that are set.
+func (m StateUpdate) MarshalJSON() ([]byte, error) {
+	var j lcJSON
+	j.add("object", m.Object)
+	j.add("game_time", lcFloat(m.GameTime))
+	j.add("flags", m.Flags)
+	f := m.Flags
+	if f&StatePosition != 0 {
+		j.add("position", m.Position)
+		j.add("has_hash", m.HasHash)
+		if m.HasHash {
+			j.addRaw("hash", fmt.Appendf(nil, `"0x%04X"`, m.Hash))
+		}
+	}
+	if f&StateDelta != 0 {
+		j.add("delta", m.Delta)
+	}
+	if f&StateForward != 0 {
+		j.add("forward", m.Forward)
+	}
+	if f&StateUp != 0 {
+		j.add("up", m.Up)
+	}
+	if f&StateSpeed != 0 {
+		j.add("speed", m.Speed)
+	}
+	if f&StateCloak != 0 {
+		j.add("cloaked", m.Cloaked)
+	}
+	if f&StateSubsystems != 0 {
+		j.add("subsystem_start", m.SubsystemStart)
+		if m.SubsystemsUndecoded {
+			j.add("subsystems_undecoded", m.subsystemNote())
+			if len(m.SubsystemLeadBits) > 0 {
+				j.add("subsystem_lead_bits", m.SubsystemLeadBits)
+			}
+			j.addRaw("subsystem_data", lcHex(m.SubsystemData))
+		} else {
+			if m.Class != nil {
+				j.add("class", m.Class.Name)
+			}
+			subs := m.Subsystems
+			if subs == nil {
+				subs = []SubsystemState{}
+			}
+			j.add("subsystems", subs)
+		}
+	}
+	if f&StateWeapons != 0 {
+		weps := m.Weapons
+		if weps == nil {
+			weps = []WeaponHealth{}
+		}
+		j.add("weapons", weps)
+	}
+	return j.done()
+}
+
+// MarshalJSON writes the fields that the state's format puts on the wire,
+// with each child's name next to its condition.
+func (s SubsystemState) MarshalJSON() ([]byte, error) {
+	var j lcJSON
+	j.add("index", s.Index)
+	if s.Name != "" {
+		j.add("name", s.Name)
+	}
+	j.add("format", s.Format)
+	j.add("condition", s.Condition)
+	if len(s.Children) > 0 {
+		type child struct {
+			Name      string `json:"name,omitempty"`
+			Condition uint8  `json:"condition"`
+		}
+		cs := make([]child, len(s.Children))
+		for i, c := range s.Children {
+			cs[i].Condition = c
+			if i < len(s.ChildNames) {
+				cs[i].Name = s.ChildNames[i]
+			}
+		}
+		j.add("children", cs)
+	}
+	switch s.Format {
+	case SubsystemPowered:
+		j.add("has_power", s.HasPower)
+		if s.HasPower {
+			j.add("power", s.Power)
+		}
+	case SubsystemPower:
+		j.add("main_battery", s.MainBattery)
+		j.add("backup_battery", s.BackupBattery)
+	}
+	return j.done()
+}
+
+// bitTrack follows the packed-bit groups of one message so that a decoder
+// can tell which bits of an open group byte are still unread, and rejects
+// groups the stock writer cannot produce (and so Append could not
+// reproduce): a group of fewer than five bits followed by another group,
+// and value bits set above a group's count.
+type bitTrack struct{ count, used uint8 }
+
+func (t *bitTrack) read(r *dissect.Reader, what string) bool {
+	if r.Err() != nil {
+		return false
+	}
+	if t.used == t.count { // the next bit opens a group
+		if t.count != 0 && t.count < 5 {
+			r.Failf(what, "a bit group of %d bits is followed by another (the stock writer fills groups to 5 bits)", t.count)
+			return false
+		}
+		if rest := r.Rest(); len(rest) > 0 {
+			g := rest[0]
+			c := g >> 5
+			if c >= 1 && c <= 5 && (g&0x1F)>>c != 0 {
+				r.Failf(what, "bit group byte %#02x has value bits set above its count %d", g, c)
+				return false
+			}
+			t.count, t.used = c, 0
+		}
+	}
+	v := r.Bit(what)
+	if r.Err() == nil {
+		t.used++
+	}
+	return v
+}
+
+// pending is the number of bits of the open group not read yet.
+func (t *bitTrack) pending() int { return int(t.count) - int(t.used) }
+
+// SubsystemValues is what a sender knows of one top-level subsystem, for
+// the encoder helpers.
+type SubsystemValues struct {
+	Condition uint8
+	// Children are the children's conditions in list order; missing
+	// entries are sent as 0xFF (full).
+	Children []uint8
+	// Power is the power percentage wanted (sent for powered subsystems
+	// to every player but the ship's owner).
+	Power uint8
+	// MainBattery and BackupBattery are the reactor's battery levels.
+	MainBattery, BackupBattery uint8
+}
+
+// FullHealth returns values for every entry of s's list with everything at
+// full: conditions 0xFF, power 100%, batteries 0xFF.
+func (s *ShipSpec) FullHealth() []SubsystemValues {
+	vs := make([]SubsystemValues, len(s.Subsystems))
+	for i := range vs {
+		vs[i] = SubsystemValues{Condition: 0xFF, Power: 100, MainBattery: 0xFF, BackupBattery: 0xFF}
+	}
+	return vs
+}
+
+// subsystemBudget is the stock round-robin's byte budget per message,
+// start index included.
+const subsystemBudget = 10
+
+// roundRobin builds one batch of the stock subsystem round-robin: states
+// from list entry start on, wrapping after the last entry, until the batch
+// (start index byte included) has reached the 10-byte budget or the cursor
+// is back at start. The budget is checked after each whole state, so the
+// last state may run past it. openBits is the number of packed bits already
+// in the message's open bit group (0 when none is open); the power bits
+// share that group, which changes how many bytes the batch takes. Children
+// conditions are appended to buf. It returns the states, buf and the start
+// index of the next batch.
+func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals []SubsystemValues, ownShip bool, openBits int) ([]SubsystemState, []uint8, int) {
+	n := len(s.Subsystems)
+	if n == 0 {
+		return dst, buf, 0
+	}
+	if start < 0 || start >= n {
+		start = 0
+	}
+	first, firstBuf := len(dst), len(buf)
+	written := 1 // the start index
+	i := start
+	for {
+		sp := &s.Subsystems[i]
+		st := SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children, Condition: 0xFF}
+		v := SubsystemValues{Condition: 0xFF, Power: 100, MainBattery: 0xFF, BackupBattery: 0xFF}
+		if i < len(vals) {
+			v = vals[i]
+			st.Condition = v.Condition
+		}
+		for c := range sp.Children {
+			if c < len(v.Children) {
+				buf = append(buf, v.Children[c])
+			} else {
+				buf = append(buf, 0xFF)
+			}
+		}
+		written += 1 + len(sp.Children)
+		switch sp.Format {
+		case SubsystemPowered:
+			if openBits == 0 || openBits == 5 {
+				written++ // a new bit group byte
+				openBits = 1
+			} else {
+				openBits++
+			}
+			if !ownShip {
+				st.HasPower, st.Power = true, v.Power
+				written++
+			}
+		case SubsystemPower:
+			st.MainBattery, st.BackupBattery = v.MainBattery, v.BackupBattery
+			written += 2
+		}
+		dst = append(dst, st)
+		if i++; i == n {
+			i = 0
+		}
+		if i == start || written >= subsystemBudget {
+			break
+		}
+	}
+	// Children slices are cut only now: appends may have moved buf.
+	pos := firstBuf
+	for k := first; k < len(dst); k++ {
+		c := len(dst[k].ChildNames)
+		dst[k].Children = buf[pos : pos+c : pos+c]
+		pos += c
+	}
+	return dst, buf, i
+}
+
+// FillSubsystems sets m's subsystem section (and flag 0x20) to the batch of
+// the stock round-robin that starts at list entry start of spec, with the
+// values vals (indexed like spec.Subsystems; nil or missing entries mean
+// full health, 100% power). ownShip says the message goes to the ship's
+// own player, who gets no power bytes. Set m.Flags (position and cloak
+// add packed bits that the section's bits share) before calling. It
+// returns the start index of the next batch. A spec with no subsystems
+// leaves m unchanged. The states' Children use a buffer inside m that the
+// next call reuses, so a steady sender allocates nothing.
+func (m *StateUpdate) FillSubsystems(spec *ShipSpec, start int, vals []SubsystemValues, ownShip bool) (next int) {
+	if spec == nil || len(spec.Subsystems) == 0 {
+		return 0
+	}
+	open := 0
+	if m.Flags&StatePosition != 0 {
+		open++
+	}
+	if m.Flags&StateCloak != 0 {
+		open++
+	}
+	m.Flags |= StateSubsystems
+	m.SubsystemsUndecoded, m.SubsystemData, m.SubsystemLeadBits = false, nil, nil
+	m.Class = spec
+	m.Subsystems, m.childBuf, next = spec.roundRobin(m.Subsystems[:0], m.childBuf[:0], start, vals, ownShip, open)
+	if start < 0 || start >= len(spec.Subsystems) {
+		start = 0
+	}
+	m.SubsystemStart = uint8(start)
+	return next
+}
+
+// AppendSubsystemStates appends one batch of the stock subsystem
+// round-robin of a ship of class s, as it follows the dirty flags: the
+// start index, then the states from list entry start on until the 10-byte
+// budget is reached (see FillSubsystems for vals and ownShip). It assumes
+// no packed bit precedes the section in the message (flags 0x01 and 0x40
+// clear); otherwise build the message with StateUpdate.FillSubsystems. It
+// returns the extended buffer and the start index of the next batch.
+func (s *ShipSpec) AppendSubsystemStates(b []byte, start int, vals []SubsystemValues, ownShip bool) ([]byte, int) {
+	if len(s.Subsystems) == 0 {
+		return b, 0
+	}
+	var arr [16]SubsystemState
+	states, _, next := s.roundRobin(arr[:0], nil, start, vals, ownShip, 0)
+	if start < 0 || start >= len(s.Subsystems) {
+		start = 0
+	}
+	w := dissect.NewWriter(b)
+	w.U8(uint8(start))
+	for i := range states {
+		states[i].append(w)
+	}
+	return w.Bytes(), next
+}
+
+// lcJSON builds a JSON object with its fields in the order added.
+type lcJSON struct {
+	b   []byte
+	err error
+}
+
+func (j *lcJSON) add(name string, v any) {
+	vb, err := json.Marshal(v)
+	if err != nil {
+		if j.err == nil {
+			j.err = fmt.Errorf("%s: %w", name, err)
+		}
+		return
+	}
+	j.addRaw(name, vb)
+}
+
+func (j *lcJSON) addRaw(name string, raw []byte) {
+	if len(j.b) == 0 {
+		j.b = append(j.b, '{')
+	} else {
+		j.b = append(j.b, ',')
+	}
+	j.b = strconv.AppendQuote(j.b, name)
+	j.b = append(j.b, ':')
+	j.b = append(j.b, raw...)
+}
+
+func (j *lcJSON) done() ([]byte, error) {
+	if len(j.b) == 0 {
+		j.b = append(j.b, '{')
+	}
+	return append(j.b, '}'), j.err
+}
+
+// lcFloat is a float32 that JSON can always carry: NaN and infinities
+// become null.
+type lcFloat float32
+
+func (f lcFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 32), nil
+}
+
+// lcHex formats bytes as a quoted upper-case hex string.
+func lcHex(b []byte) []byte { return fmt.Appendf(nil, `"%X"`, b) }
