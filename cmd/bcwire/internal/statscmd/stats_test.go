@@ -1,0 +1,157 @@
+package statscmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// fixture is the two-player capture timelinecmd's tests generate.
+const fixture = "../timelinecmd/testdata/two-players.pcap"
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run go test -update and review the diff):\n%s", path, got)
+	}
+}
+
+func run(t *testing.T, o *Options, color bool) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	o.IO = &report.IO{Out: &out, Err: &errb, Color: color}
+	err := Run(o)
+	if err != nil {
+		var ee *cliutil.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("error without an exit status: %v", err)
+		}
+		return out.String(), errb.String() + err.Error(), ee.Code
+	}
+	return out.String(), errb.String(), 0
+}
+
+func TestStatsGolden(t *testing.T) {
+	out, errs, code := run(t, &Options{Files: []string{fixture}, Quiet: true}, false)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("color codes in piped output")
+	}
+	golden(t, "stats.golden", []byte(out))
+
+	colored, _, _ := run(t, &Options{Files: []string{fixture}, Quiet: true}, true)
+	if !strings.Contains(colored, "\x1b[") {
+		t.Errorf("no color codes with Color set")
+	}
+	totals, _, _ := run(t, &Options{Files: []string{fixture}, Quiet: true, NoSessions: true}, false)
+	if strings.Contains(totals, "Session ") || !strings.HasPrefix(totals, "Total:") {
+		t.Errorf("--no-sessions printed sessions:\n%s", totals)
+	}
+}
+
+func TestStatsJSON(t *testing.T) {
+	out, errs, code := run(t, &Options{Files: []string{fixture}, JSON: true, Quiet: true}, true)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	golden(t, "stats.json.golden", []byte(out))
+	var doc struct {
+		Opcodes []struct {
+			Dir    string
+			Opcode int
+			Name   string
+			Count  int
+			Bytes  int
+		}
+		Transport []struct {
+			Dir   string
+			Type  int
+			Count int
+		}
+		GameSpy []struct {
+			Kind  string
+			Count int
+		}
+		Sessions []struct {
+			Name    string
+			Opcodes []map[string]any
+		}
+		SessionCount int `json:"session_count"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	find := func(dir string, op int) (count, bytes int) {
+		for _, o := range doc.Opcodes {
+			if o.Dir == dir && o.Opcode == op {
+				return o.Count, o.Bytes
+			}
+		}
+		return 0, 0
+	}
+	// Every C->S StateUpdate of the fixture is 10 bytes: 100 from Alice, 85
+	// from Bob (the capture starts after his first).
+	if n, b := find("C->S", 0x1C); n != 185 || b != 1850 {
+		t.Errorf("C->S StateUpdate: %d messages, %d bytes", n, b)
+	}
+	if n, _ := find("S->C", 0x20); n != 5 {
+		t.Errorf("S->C ChecksumRequest: %d", n)
+	}
+	if n, _ := find("C->S", 0x21); n != 5 { // one travelled in two fragments: still one message
+		t.Errorf("C->S ChecksumResponse: %d", n)
+	}
+	var acks int
+	for _, tr := range doc.Transport {
+		if tr.Type == 1 {
+			acks += tr.Count
+		}
+	}
+	if acks == 0 || len(doc.GameSpy) != 2 || doc.GameSpy[1].Kind != "status" || doc.GameSpy[1].Count != 6 {
+		t.Errorf("transport %+v gamespy %+v", doc.Transport, doc.GameSpy)
+	}
+	if doc.SessionCount != 2 || len(doc.Sessions) != 2 || doc.Sessions[0].Name != "Alice" || len(doc.Sessions[0].Opcodes) == 0 {
+		t.Errorf("sessions: %+v", doc.Sessions)
+	}
+}
+
+func TestStatsErrors(t *testing.T) {
+	if _, errs, code := run(t, &Options{Files: []string{"testdata/nope.pcap"}}, false); code != cliutil.ExitUsage || !strings.Contains(errs, "nope.pcap") {
+		t.Errorf("missing file: exit %d %q", code, errs)
+	}
+	raw, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flip a byte inside the first datagram's encrypted payload: framing
+	// or decoding fails, and the output says where.
+	damaged := bytes.Clone(raw)
+	damaged[24+16+14+20+8+1] ^= 0xFF
+	path := filepath.Join(t.TempDir(), "damaged.pcap")
+	os.WriteFile(path, damaged, 0o644)
+	_, errs, code := run(t, &Options{Files: []string{path}}, false)
+	if code != cliutil.ExitDamaged || !strings.Contains(errs, path+": frame 1 ") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

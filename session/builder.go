@@ -1,0 +1,909 @@
+package session
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+)
+
+// Options tune a Builder. Zero fields take the defaults.
+type Options struct {
+	// Timeout ends a session after this much capture time without traffic
+	// (default 45 s).
+	Timeout time.Duration
+	// Linger keeps a disconnected or booted session open this long to
+	// count the stray ACKs and retransmissions that follow the end
+	// (default 10 s); a new connect request on the same flow ends it at once.
+	Linger time.Duration
+	// MaxEvents, MaxChat and MaxShips cap a session's lists (default 200,
+	// 200, 64); what does not fit is counted.
+	MaxEvents int
+	MaxChat   int
+	MaxShips  int
+	// MaxShipRates caps the objects whose StateUpdate rate a session
+	// follows (default 64).
+	MaxShipRates int
+	// RTTSamples is the reservoir size behind the ACK round-trip median and
+	// 95th percentile, per session, direction and channel (default 256).
+	RTTSamples int
+	// RelayWindow is how long after a client's game message an identical
+	// message from the server to another client counts as a relay of it
+	// (default 2 s); RelayMemory caps the client messages remembered per
+	// server (default 4096).
+	RelayWindow time.Duration
+	RelayMemory int
+	// BurstGap and BurstMin define a retransmission burst: at least BurstMin
+	// retransmissions in one session, each within BurstGap of the previous
+	// one (defaults 1 s and 3).
+	BurstGap time.Duration
+	BurstMin int
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defDur := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defDur(&o.Timeout, 45*time.Second)
+	defDur(&o.Linger, 10*time.Second)
+	def(&o.MaxEvents, 200)
+	def(&o.MaxChat, 200)
+	def(&o.MaxShips, 64)
+	def(&o.MaxShipRates, 64)
+	def(&o.RTTSamples, 256)
+	defDur(&o.RelayWindow, 2*time.Second)
+	def(&o.RelayMemory, 4096)
+	defDur(&o.BurstGap, time.Second)
+	def(&o.BurstMin, 3)
+	return o
+}
+
+// Builder groups flow records into sessions. Feed it every record of a
+// capture in order with Add, then call Finish. It keeps only the sessions
+// still alive; each ended Session goes to the emit function given to
+// NewBuilder and is not touched again.
+type Builder struct {
+	opts    Options
+	emit    func(*Session)
+	servers map[netip.AddrPort]*server
+	total   Counts
+
+	clock     time.Time // latest capture time seen
+	lastSweep time.Time
+	scratch   []byte
+	closing   []*live
+
+	live, peak, emitted int
+}
+
+// NewBuilder returns a Builder that hands each finished Session to emit
+// (which may be nil).
+func NewBuilder(opts Options, emit func(*Session)) *Builder {
+	if emit == nil {
+		emit = func(*Session) {}
+	}
+	return &Builder{opts: opts.withDefaults(), emit: emit, servers: map[netip.AddrPort]*server{}}
+}
+
+// Totals are the traffic counts of every record added, sessions or not
+// (GameSpy, damaged capture records). Valid until the next Add.
+func (b *Builder) Totals() *Counts { return &b.total }
+
+// Live is the number of sessions open now; Peak the most open at once;
+// Emitted the number handed to emit so far.
+func (b *Builder) Live() int    { return b.live }
+func (b *Builder) Peak() int    { return b.peak }
+func (b *Builder) Emitted() int { return b.emitted }
+
+// server is what a Builder knows about one server: its live sessions, the
+// client messages it may relay, and the kills already reported.
+type server struct {
+	sessions map[netip.AddrPort]*live
+	relay    relayTable
+	kills    [64]killKey
+	nextKill int
+}
+
+type killKey struct{ killer, victim, deaths int32 }
+
+// seenKill reports whether a ScoreChange was already seen (the server sends
+// one copy to every client), remembering it if not.
+func (s *server) seenKill(k killKey) bool {
+	for _, o := range s.kills {
+		if o == k {
+			return true
+		}
+	}
+	s.kills[s.nextKill] = k
+	s.nextKill = (s.nextKill + 1) % len(s.kills)
+	return false
+}
+
+// byWireSlot and byGameSlot find the session of a player by its network id
+// or its player slot. A session that has ended but still lingers matches
+// only when no open one does (the host removes a leaving player's ship
+// after the disconnect; a new player may already have the slot).
+func (s *server) byWireSlot(slot int32) *live {
+	return s.find(func(l *live) bool { return l.s.Slot >= 0 && int32(l.s.Slot) == slot })
+}
+
+func (s *server) byGameSlot(slot int) *live {
+	if slot < 0 {
+		return nil
+	}
+	return s.find(func(l *live) bool { return l.s.GameSlot == slot })
+}
+
+func (s *server) find(match func(*live) bool) *live {
+	var ended *live
+	for _, l := range s.sessions {
+		if match(l) {
+			if !l.ending {
+				return l
+			}
+			ended = l
+		}
+	}
+	return ended
+}
+
+// Add consumes one record. r and what it points to are not retained.
+func (b *Builder) Add(r *flow.Record) {
+	if r.Time.After(b.clock) {
+		b.clock = r.Time
+	}
+	if b.clock.Sub(b.lastSweep) >= time.Second {
+		b.sweep()
+		b.lastSweep = b.clock
+	}
+	payload := gamePayload(r, &b.scratch)
+	b.total.add(r, payload)
+	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
+		return
+	}
+	srv := b.servers[r.Server]
+	var l *live
+	if srv != nil {
+		l = srv.sessions[r.Client]
+	}
+	if r.Kind != flow.KindMessage {
+		// Damage never opens a session: lost fragment sets are reported at
+		// the end, long after their session may have closed.
+		if l != nil {
+			l.s.Traffic.add(r, payload)
+			l.damaged(r)
+		}
+		return
+	}
+	if l != nil && b.replaced(l, r) {
+		b.close(l)
+		l, srv = nil, b.servers[r.Server]
+	}
+	if l == nil {
+		if srv == nil {
+			srv = &server{sessions: map[netip.AddrPort]*live{}}
+			b.servers[r.Server] = srv
+		}
+		l = b.open(srv, r)
+	}
+	l.add(r, payload)
+}
+
+// replaced reports whether r starts a new session on l's flow: l ended and
+// r is a new connect request, or l went silent for longer than the timeout,
+// or the client connects again after getting past the connect step.
+func (b *Builder) replaced(l *live, r *flow.Record) bool {
+	connect := isConnectRequest(r)
+	switch {
+	case l.ending:
+		return connect || r.Time.After(l.lingerUntil)
+	case r.Time.Sub(l.s.LastSeen) > b.opts.Timeout:
+		l.timeout(b.opts.Timeout)
+		return true
+	case connect && l.s.reached() >= PhaseChecksum:
+		l.end(EndReconnect, r.Time, r.Frame, "", "connected again from the same address")
+		return true
+	}
+	return false
+}
+
+func isConnectRequest(r *flow.Record) bool {
+	return r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request"
+}
+
+func (b *Builder) open(srv *server, r *flow.Record) *live {
+	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,
+		Start: r.Time, LastSeen: r.Time}
+	// A session seen from its first step has a connect request or a slot
+	// assignment first; anything else means it began before the capture.
+	s.MidCapture = !(isConnectRequest(r) || (r.Control != nil && r.Control.Kind == "slot-assignment"))
+	l := &live{s: s, srv: srv, opts: &b.opts}
+	for d := range 2 {
+		for ch := range 2 {
+			l.streams[d][ch].rtt.cap = b.opts.RTTSamples
+		}
+	}
+	l.streams[0][dissect.ChannelData].st = &s.Reliability.ClientToServer.Data
+	l.streams[0][dissect.ChannelControl].st = &s.Reliability.ClientToServer.Control
+	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
+	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
+	srv.sessions[r.Client] = l
+	b.live++
+	b.peak = max(b.peak, b.live)
+	return l
+}
+
+// sweep closes the sessions that timed out or finished lingering.
+func (b *Builder) sweep() {
+	for _, srv := range b.servers {
+		for _, l := range srv.sessions {
+			switch {
+			case l.ending && !b.clock.Before(l.lingerUntil):
+			case !l.ending && b.clock.Sub(l.s.LastSeen) > b.opts.Timeout:
+				l.timeout(b.opts.Timeout)
+			default:
+				continue
+			}
+			b.closing = append(b.closing, l)
+		}
+	}
+	b.flushClosing()
+}
+
+// flushClosing emits the sessions in b.closing in a fixed order (map
+// iteration order is random; output must not be).
+func (b *Builder) flushClosing() {
+	sort.Slice(b.closing, func(i, j int) bool { return b.closing[i].s.before(b.closing[j].s) })
+	for _, l := range b.closing {
+		b.close(l)
+	}
+	clear(b.closing)
+	b.closing = b.closing[:0]
+}
+
+func (s *Session) before(o *Session) bool {
+	a, c := s.endTime(), o.endTime()
+	switch {
+	case !a.Equal(c):
+		return a.Before(c)
+	case !s.Start.Equal(o.Start):
+		return s.Start.Before(o.Start)
+	case s.Server != o.Server:
+		return s.Server.Compare(o.Server) < 0
+	}
+	return s.Client.Compare(o.Client) < 0
+}
+
+func (s *Session) endTime() time.Time {
+	if s.Phases.End != nil {
+		return *s.Phases.End
+	}
+	return s.LastSeen
+}
+
+func (b *Builder) close(l *live) {
+	srv := l.srv
+	if srv.sessions[l.s.Client] == l {
+		delete(srv.sessions, l.s.Client)
+	}
+	if len(srv.sessions) == 0 {
+		delete(b.servers, l.s.Server)
+	}
+	l.finish()
+	b.live--
+	b.emitted++
+	b.emit(l.s)
+}
+
+// Finish ends every session still open: those silent for longer than the
+// timeout as timed out, the rest as open when the capture ended.
+func (b *Builder) Finish() {
+	for _, srv := range b.servers {
+		for _, l := range srv.sessions {
+			if !l.ending {
+				if b.clock.Sub(l.s.LastSeen) > b.opts.Timeout {
+					l.timeout(b.opts.Timeout)
+				} else {
+					l.s.EndReason = EndOpen
+				}
+			}
+			b.closing = append(b.closing, l)
+		}
+	}
+	b.flushClosing()
+}
+
+// live is a session being built.
+type live struct {
+	s    *Session
+	srv  *server
+	opts *Options
+
+	streams [2][2]stream // by direction index and dissect.Channel
+	objects map[game.ObjectID]objState
+	rates   map[rateKey]int // index into s.StateUpdates
+	burst   burst
+
+	ending      bool // disconnected or booted; lingering
+	lingerUntil time.Time
+	done        bool // emitted: relay entries pointing here are stale
+	lost        bool // the player has lost a ship (for respawns)
+	current     game.ObjectID
+	flying      bool // current is alive
+}
+
+type objState struct {
+	ship int // index into s.Ships, -1 when not listed
+	dead bool
+}
+
+type rateKey struct {
+	id  game.ObjectID
+	dir game.Direction
+}
+
+func (l *live) add(r *flow.Record, payload []byte) {
+	s := l.s
+	s.Traffic.add(r, payload)
+	if r.Time.After(s.LastSeen) {
+		s.LastSeen = r.Time
+	}
+	if r.Err != nil {
+		l.damaged(r)
+	}
+	d := DirIndex(r.Dir)
+	if d < 0 {
+		return
+	}
+	m := r.Msg
+	if m.Type == dissect.TypeAck {
+		l.streams[1-d][m.AckChannel()].ack(m, r.Time)
+		return
+	}
+	if l.streams[d][m.Type.Channel()].send(m, r.Time) {
+		l.burst.note(l, r)
+		if r.Reassembled == 0 {
+			return // a copy: its content was handled the first time
+		}
+	}
+	if l.ending {
+		return
+	}
+	if r.Dir == game.ClientToServer && s.Slot < 0 && r.Peer >= 2 && r.Peer != 0xFF {
+		s.Slot = int(r.Peer)
+	}
+	switch {
+	case r.Control != nil:
+		l.control(r)
+	case r.Game != nil:
+		l.game(r, payload)
+	}
+}
+
+func (l *live) damaged(r *flow.Record) {
+	l.s.Damaged++
+	if r.Err != nil {
+		l.event(r, EventDamaged, r.Err.Error())
+	}
+}
+
+func (l *live) event(r *flow.Record, kind, text string) {
+	l.eventAt(r.Time, r.Frame, kind, text)
+}
+
+func (l *live) eventAt(t time.Time, frame int, kind, text string) {
+	s := l.s
+	if len(s.Events) >= l.opts.MaxEvents {
+		s.EventsDropped++
+		return
+	}
+	s.Events = append(s.Events, Event{Time: t, Frame: frame, Kind: kind, Text: text})
+}
+
+// setOnce sets *p to t unless it is set. (Allocating only here, not by
+// taking t's address, keeps the per-packet path allocation-free.)
+func setOnce(p **time.Time, t time.Time) bool {
+	if *p != nil {
+		return false
+	}
+	v := new(time.Time)
+	*v = t
+	*p = v
+	return true
+}
+
+// end marks the session ended; it lingers to absorb what follows.
+func (l *live) end(reason EndReason, t time.Time, frame int, by, text string) {
+	s := l.s
+	s.EndReason = reason
+	s.EndBy = by
+	setOnce(&s.Phases.End, t)
+	l.eventAt(t, frame, string(reason), text)
+	l.ending = true
+	l.lingerUntil = t.Add(l.opts.Linger)
+}
+
+func (l *live) timeout(after time.Duration) {
+	l.end(EndTimeout, l.s.LastSeen, 0, "", fmt.Sprintf("no traffic for %s", after))
+}
+
+func (l *live) control(r *flow.Record) {
+	s, c := l.s, r.Control
+	switch r.Msg.Type {
+	case dissect.TypeConnect, dissect.TypeConnectAck:
+		switch {
+		case c.Kind == "connect-request" && r.Dir == game.ClientToServer:
+			setOnce(&s.Phases.Connect, r.Time)
+		case c.Kind == "slot-assignment" && r.Dir == game.ServerToClient:
+			setOnce(&s.Phases.ConnectReply, r.Time)
+			s.Slot = int(*c.Slot)
+		}
+	case dissect.TypePeerInfo:
+		if r.Dir == game.ClientToServer {
+			s.Keepalive.Client.add(r.Time)
+		} else {
+			s.Keepalive.Server.add(r.Time)
+		}
+		if c.Slot != nil && c.Name != "" && (s.Slot < 0 || int(*c.Slot) == s.Slot) {
+			s.Name = c.Name
+			s.Slot = int(*c.Slot)
+		}
+	case dissect.TypeDisconnect:
+		by := "client"
+		if r.Dir == game.ServerToClient {
+			by = "server"
+		}
+		l.end(EndDisconnect, r.Time, r.Frame, by, "disconnect from the "+by)
+	case dissect.TypeBoot:
+		text := "booted by the server"
+		if r.Dir == game.ClientToServer {
+			text = "boot message from the client"
+		}
+		l.end(EndBoot, r.Time, r.Frame, "server", text)
+	}
+}
+
+func (l *live) game(r *flow.Record, p []byte) {
+	s := l.s
+	msg := r.Game.Msg
+	op := msg.Opcode()
+	c2s := r.Dir == game.ClientToServer
+	switch op {
+	case game.OpChecksumRequest:
+		if rd, ok := checksumRound(msg); ok && !c2s {
+			setOnce(&l.round(rd).Request, r.Time)
+		}
+	case game.OpChecksumResponse:
+		if rd, ok := checksumRound(msg); ok && c2s {
+			setOnce(&l.round(rd).Response, r.Time)
+		}
+	case game.OpChecksumComplete:
+		setOnce(&s.Phases.ChecksumDone, r.Time)
+	case game.OpVersionMismatch, game.OpSystemChecksumFail:
+		l.event(r, EventChecksumFail, withArgs(op.String(), msg.String()))
+	case game.OpSettings:
+		setOnce(&s.Phases.Lobby, r.Time)
+		if st, ok := msg.(*game.Settings); ok && !c2s {
+			s.GameSlot = int(st.PlayerSlot)
+		}
+	case game.OpGameInit:
+		setOnce(&s.Phases.Lobby, r.Time)
+	case game.OpNewPlayerInGame:
+		setOnce(&s.Phases.NewPlayer, r.Time)
+	case game.OpMissionInit:
+		setOnce(&s.Phases.MissionInit, r.Time)
+	case game.OpObjCreate, game.OpObjCreateTeam:
+		if m, ok := msg.(*game.ObjCreate); ok {
+			l.objCreate(r, m)
+		}
+	case game.OpDestroyObject:
+		if m, ok := msg.(*game.DestroyObject); ok {
+			if o := l.owner(m.Object.Slot()); o != nil {
+				o.shipLost(r, m.Object)
+			}
+		}
+	case game.OpStateUpdate:
+		if m, ok := msg.(*game.StateUpdate); ok {
+			l.stateUpdate(r, m.Object)
+		}
+	case game.OpChat, game.OpTeamChat:
+		l.chat(r)
+	case game.OpScoreChange, game.OpScore, game.OpScoreInit, game.OpTeamMessage:
+		l.score(r)
+	case game.OpEndGame:
+		l.event(r, EventEndGame, withArgs("END_GAME", msg.String()))
+	case game.OpRestartGame:
+		l.event(r, EventRestartGame, "RESTART_GAME")
+		l.srv.kills = [len(l.srv.kills)]killKey{} // death counts start again
+	}
+	if op != game.OpStateUpdate {
+		l.relay(r, p)
+	}
+}
+
+func withArgs(name, args string) string {
+	if args == "" {
+		return name
+	}
+	return name + " " + args
+}
+
+// checksumRound reads a checksum message's round: from the decoded message,
+// or from the byte after the opcode when it did not decode.
+func checksumRound(m game.Message) (game.ChecksumRound, bool) {
+	switch m := m.(type) {
+	case *game.ChecksumRequest:
+		return m.Round, true
+	case *game.ChecksumResponse:
+		return m.Round, true
+	case *game.Raw:
+		if len(m.Data) > 0 {
+			return game.ChecksumRound(m.Data[0]), true
+		}
+	}
+	return 0, false
+}
+
+// maxRounds bounds the checksum rounds a session lists (stock has five).
+const maxRounds = 16
+
+func (l *live) round(rd game.ChecksumRound) *ChecksumRound {
+	s := l.s
+	for i := range s.Checksums {
+		if s.Checksums[i].Round == rd {
+			return &s.Checksums[i]
+		}
+	}
+	if len(s.Checksums) >= maxRounds {
+		return &ChecksumRound{} // counted nowhere: hostile input
+	}
+	s.Checksums = append(s.Checksums, ChecksumRound{Round: rd})
+	return &s.Checksums[len(s.Checksums)-1]
+}
+
+// owner finds the live session of the player in player slot slot: l itself
+// when it is that player, or another session of the same server.
+func (l *live) owner(slot int) *live {
+	if l.s.GameSlot == slot {
+		return l
+	}
+	return l.srv.byGameSlot(slot)
+}
+
+func (l *live) objCreate(r *flow.Record, m *game.ObjCreate) {
+	if m.Class != game.ClassShip {
+		return
+	}
+	owner := int(m.Owner)
+	if l.s.GameSlot < 0 && r.Dir == game.ClientToServer {
+		l.s.GameSlot = owner // a client creates only its own ship
+	}
+	if o := l.owner(owner); o != nil {
+		o.shipCreated(r, m)
+	}
+}
+
+// maxObjects bounds the object ids a session remembers, listed or not.
+func (l *live) maxObjects() int { return 4 * l.opts.MaxShips }
+
+// remember adds a ship to the object set, within its bound.
+func (l *live) remember(id game.ObjectID, st objState) {
+	if l.objects == nil {
+		l.objects = map[game.ObjectID]objState{}
+	}
+	if len(l.objects) < l.maxObjects() {
+		l.objects[id] = st
+	}
+}
+
+func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
+	s := l.s
+	if _, seen := l.objects[m.Object]; seen {
+		return // the server's relay of the client's message, or a resend
+	}
+	class := ShipClass(m.Species)
+	s.Ship = class
+	st := objState{ship: -1}
+	if len(s.Ships) < l.opts.MaxShips {
+		st.ship = len(s.Ships)
+		s.Ships = append(s.Ships, Ship{ID: m.Object, Class: class, Created: r.Time})
+	}
+	l.remember(m.Object, st)
+	l.current, l.flying = m.Object, true
+	s.ShipsCreated++
+	text := class + " " + idText(m.Object)
+	if m.HasTeam {
+		s.Team = int(m.Team)
+		text += fmt.Sprintf(" team %d", m.Team)
+	}
+	if s.Name == "" && m.PlayerName != "" {
+		s.Name = m.PlayerName
+	}
+	setOnce(&s.Phases.InGame, r.Time)
+	if l.lost {
+		setOnce(&s.Phases.Respawned, r.Time)
+		l.event(r, EventRespawn, "new ship "+text)
+	} else {
+		l.event(r, EventShipCreated, "ship selected: "+text)
+	}
+}
+
+// ShipClass names a species byte: the stock class's script name
+// ("Sovereign"), or the species as the game package shows it.
+func ShipClass(sp game.Species) string {
+	if spec := game.ShipBySpecies(sp); spec != nil {
+		return spec.Name
+	}
+	return sp.String()
+}
+
+func idText(id game.ObjectID) string { return fmt.Sprintf("0x%08X", uint32(id)) }
+
+// shipLost marks one of the player's ships destroyed: by DestroyObject (the
+// host removing a leaving player's ship) or as the victim of a SCORE_CHANGE
+// (stock deaths send no DestroyObject). Each ship counts once.
+func (l *live) shipLost(r *flow.Record, id game.ObjectID) {
+	st, ok := l.objects[id]
+	if !ok || st.dead {
+		return
+	}
+	st.dead = true
+	l.objects[id] = st
+	if id == l.current {
+		l.flying = false
+	}
+	s := l.s
+	s.ShipsDestroyed++
+	if st.ship >= 0 {
+		t := r.Time
+		s.Ships[st.ship].Destroyed = &t
+	}
+	l.lost = true
+	setOnce(&s.Phases.Destroyed, r.Time)
+	l.event(r, EventShipDestroyed, fmt.Sprintf("ship %s destroyed", idText(id)))
+}
+
+func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
+	s := l.s
+	if r.Dir == game.ClientToServer {
+		setOnce(&s.Phases.FirstStateUpdate, r.Time)
+		if setOnce(&s.Phases.InGame, r.Time) {
+			s.Inferred = append(s.Inferred, "in_game")
+		}
+		if s.GameSlot < 0 && id.Slot() >= 0 {
+			s.GameSlot = id.Slot() // a client updates only its own ship
+		}
+		if _, seen := l.objects[id]; !seen && id.Slot() == s.GameSlot {
+			// A ship created before the capture: remember it so that its
+			// destruction counts.
+			l.remember(id, objState{ship: -1})
+			l.current, l.flying = id, true
+		}
+	}
+	k := rateKey{id, r.Dir}
+	i, ok := l.rates[k]
+	if !ok {
+		if len(s.StateUpdates) >= l.opts.MaxShipRates {
+			return
+		}
+		if l.rates == nil {
+			l.rates = map[rateKey]int{}
+		}
+		i = len(s.StateUpdates)
+		l.rates[k] = i
+		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: id, Dir: r.Dir.String(), First: r.Time})
+	}
+	u := &s.StateUpdates[i]
+	u.Count++
+	u.Last = r.Time
+}
+
+func (l *live) chat(r *flow.Record) {
+	ch, ok := r.Game.Msg.(*game.Chat)
+	if !ok {
+		return
+	}
+	sender := l.srv.byWireSlot(ch.SenderID)
+	switch {
+	case r.Dir == game.ClientToServer:
+		sender = l
+	case sender != nil:
+		return // the server relaying a client's line: logged in the sender's session
+	}
+	name := ""
+	switch {
+	case sender != nil:
+		name = sender.s.Name
+	case ch.SenderID == 1:
+		name = "host"
+	}
+	s := l.s
+	if len(s.Chat) >= l.opts.MaxChat {
+		s.ChatDropped++
+		return
+	}
+	s.Chat = append(s.Chat, ChatLine{Time: r.Time, Frame: r.Frame, SenderID: ch.SenderID, Sender: name,
+		Team: ch.Op == game.OpTeamChat, Text: ch.Text})
+}
+
+func (l *live) score(r *flow.Record) {
+	srv := l.srv
+	switch m := r.Game.Msg.(type) {
+	case *game.ScoreChange:
+		killer, victim := srv.byWireSlot(m.KillerID), srv.byWireSlot(m.VictimID)
+		if m.KillerID != 0 && killer != nil {
+			killer.s.Score.Kills, killer.s.Score.Score = m.KillerKills, m.KillerScore
+		}
+		if victim != nil {
+			victim.s.Score.Deaths = m.VictimDeaths
+		}
+		for _, o := range m.Others {
+			if p := srv.byWireSlot(o.PlayerID); p != nil {
+				p.s.Score.Score = o.Score
+			}
+		}
+		if srv.seenKill(killKey{m.KillerID, m.VictimID, m.VictimDeaths}) {
+			return
+		}
+		if victim != nil && victim.flying {
+			defer victim.shipLost(r, victim.current) // listed after the kill
+		}
+		text := fmt.Sprintf("%s killed %s", playerName(killer, m.KillerID), playerName(victim, m.VictimID))
+		if m.KillerID == 0 {
+			text = playerName(victim, m.VictimID) + " died"
+		}
+		switch {
+		case killer == nil && victim == nil:
+			l.event(r, EventKill, text)
+		default:
+			if killer != nil {
+				killer.event(r, EventKill, text)
+			}
+			if victim != nil && victim != killer {
+				victim.event(r, EventKill, text)
+			}
+		}
+	case *game.Score:
+		if p := srv.byWireSlot(m.PlayerID); p != nil {
+			p.s.Score = Score{Kills: m.Kills, Deaths: m.Deaths, Score: m.Score}
+		}
+	case *game.ScoreInit:
+		if p := srv.byWireSlot(m.PlayerID); p != nil {
+			p.s.Score = Score{Kills: m.Kills, Deaths: m.Deaths, Score: m.Score}
+			if m.Team != game.NoTeam {
+				p.s.Team = int(m.Team)
+			}
+		}
+	case *game.TeamMessage:
+		if p := srv.byWireSlot(m.PlayerID); p != nil && m.Team != game.NoTeam {
+			p.s.Team = int(m.Team)
+		}
+	}
+}
+
+func playerName(l *live, id int32) string {
+	if l != nil && l.s.Name != "" {
+		return fmt.Sprintf("%q", l.s.Name)
+	}
+	if id == 1 {
+		return "host"
+	}
+	return fmt.Sprintf("player %d", id)
+}
+
+func (l *live) relay(r *flow.Record, p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	h := hash64(p)
+	if r.Dir == game.ClientToServer {
+		l.srv.relay.put(h, l, r.Time, l.opts)
+		return
+	}
+	src, first := l.srv.relay.match(h, r.Time, l.opts.RelayWindow)
+	if src == nil || src == l || src.done {
+		return
+	}
+	if first {
+		src.s.Relay.Messages++
+	}
+	src.s.Relay.Copies++
+	l.s.Relay.Received++
+}
+
+// finish completes the session's figures before it is emitted.
+func (l *live) finish() {
+	s := l.s
+	for d := range l.streams {
+		for ch := range l.streams[d] {
+			l.streams[d][ch].finish()
+		}
+	}
+	l.burst.flush(l)
+	s.Reached = s.reached()
+	for i := range s.StateUpdates {
+		u := &s.StateUpdates[i]
+		if dt := u.Last.Sub(u.First).Seconds(); u.Count > 1 && dt > 0 {
+			u.PerSecond = round(float64(u.Count-1)/dt, 1e3)
+		}
+	}
+	s.Relay.FanOut = ratio(s.Relay.Copies, s.Relay.Messages)
+	sort.SliceStable(s.Events, func(i, j int) bool { return s.Events[i].Time.Before(s.Events[j].Time) })
+	// Empty lists, not null, for programs reading the JSON.
+	nonNil(&s.Checksums)
+	nonNil(&s.Events)
+	nonNil(&s.Chat)
+	nonNil(&s.Ships)
+	nonNil(&s.StateUpdates)
+	l.objects, l.rates = nil, nil
+	l.done = true
+}
+
+func nonNil[T any](s *[]T) {
+	if *s == nil {
+		*s = []T{}
+	}
+}
+
+// reached derives the furthest phase from the phase times.
+func (s *Session) reached() Phase {
+	p := &s.Phases
+	switch {
+	case p.InGame != nil || p.FirstStateUpdate != nil || p.Destroyed != nil || p.Respawned != nil:
+		return PhaseInGame
+	case p.ChecksumDone != nil || p.Lobby != nil || p.NewPlayer != nil || p.MissionInit != nil:
+		return PhaseLobby
+	case len(s.Checksums) > 0:
+		return PhaseChecksum
+	case p.Connect != nil || p.ConnectReply != nil:
+		return PhaseConnecting
+	}
+	return PhaseUnknown
+}
+
+// burst groups retransmissions that follow each other closely into one
+// event.
+type burst struct {
+	start, last time.Time
+	frame       int
+	n           int
+	by          [2][2]int // by direction index and channel
+}
+
+func (b *burst) note(l *live, r *flow.Record) {
+	if b.n > 0 && r.Time.Sub(b.last) > l.opts.BurstGap {
+		b.flush(l)
+	}
+	if b.n == 0 {
+		b.start, b.frame = r.Time, r.Frame
+	}
+	b.n++
+	b.last = r.Time
+	b.by[DirIndex(r.Dir)][r.Msg.Type.Channel()]++
+}
+
+func (b *burst) flush(l *live) {
+	if b.n >= l.opts.BurstMin {
+		text := fmt.Sprintf("%d retransmissions in %s:", b.n, b.last.Sub(b.start).Round(time.Millisecond))
+		for d := range 2 {
+			for _, ch := range []dissect.Channel{dissect.ChannelData, dissect.ChannelControl} {
+				if n := b.by[d][ch]; n > 0 {
+					text += fmt.Sprintf(" %s %s %d", Dirs[d], ch, n)
+				}
+			}
+		}
+		l.eventAt(b.start, b.frame, EventRetransmitBurst, text)
+	}
+	*b = burst{}
+}

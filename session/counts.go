@@ -1,0 +1,278 @@
+package session
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+)
+
+// Counts is traffic counted by direction: transport messages by type, game
+// messages by opcode, GameSpy datagrams by kind. Its size is fixed (a few
+// arrays), whatever the length of the capture; only GameSpy grows, by query
+// kind.
+type Counts struct {
+	First, Last time.Time // capture times of the first and last record counted
+
+	Datagrams [2]int         // by direction index (see DirIndex)
+	Transport [2][256]Tally  // by direction and transport type byte
+	Opcodes   [2][256]Tally  // by direction and game opcode
+	Damaged   [2]int         // damaged datagrams by direction
+	Lost      int            // fragment sets or IPv4 datagrams never completed
+	Unplaced  int            // damaged capture records with no direction
+	GameSpy   map[string]int // GameSpy datagrams by query kind ("reply" for replies)
+}
+
+// Tally is a count of messages and their bytes.
+type Tally struct {
+	Count int `json:"count"`
+	Bytes int `json:"bytes"`
+}
+
+// DirIndex maps a direction to the index Counts uses: 0 for client to
+// server, 1 for server to client, -1 otherwise.
+func DirIndex(d game.Direction) int {
+	switch d {
+	case game.ClientToServer:
+		return 0
+	case game.ServerToClient:
+		return 1
+	}
+	return -1
+}
+
+// Dirs are the directions in index order.
+var Dirs = [2]game.Direction{game.ClientToServer, game.ServerToClient}
+
+// Add counts one record. Use it to count records outside a Builder.
+func (c *Counts) Add(r *flow.Record) {
+	var scratch []byte
+	c.add(r, gamePayload(r, &scratch))
+}
+
+// add counts r; payload is its complete game message, if it has one.
+func (c *Counts) add(r *flow.Record, payload []byte) {
+	if !r.Time.IsZero() {
+		if c.First.IsZero() || r.Time.Before(c.First) {
+			c.First = r.Time
+		}
+		if r.Time.After(c.Last) {
+			c.Last = r.Time
+		}
+	}
+	d := DirIndex(r.Dir)
+	switch r.Kind {
+	case flow.KindGameSpy:
+		if c.GameSpy == nil {
+			c.GameSpy = map[string]int{}
+		}
+		kind := "reply"
+		if r.GameSpy != nil && r.GameSpy.Query {
+			kind = r.GameSpy.Kind
+		}
+		c.GameSpy[kind]++
+	case flow.KindLost:
+		c.Lost++
+	case flow.KindDamaged:
+		switch {
+		case d < 0:
+			c.Unplaced++
+		default:
+			if r.MsgIndex == 0 {
+				c.Datagrams[d]++
+			}
+			c.Damaged[d]++
+		}
+	case flow.KindMessage:
+		if d < 0 {
+			return
+		}
+		if r.MsgIndex == 0 {
+			c.Datagrams[d]++
+		}
+		t := &c.Transport[d][r.Msg.Type]
+		t.Count++
+		t.Bytes += len(r.Msg.Raw)
+		if r.Game != nil && len(payload) > 0 {
+			o := &c.Opcodes[d][r.Game.Msg.Opcode()]
+			o.Count++
+			o.Bytes += len(payload)
+		}
+	}
+}
+
+// Merge adds o's counts to c.
+func (c *Counts) Merge(o *Counts) {
+	if !o.First.IsZero() && (c.First.IsZero() || o.First.Before(c.First)) {
+		c.First = o.First
+	}
+	if o.Last.After(c.Last) {
+		c.Last = o.Last
+	}
+	for d := range 2 {
+		c.Datagrams[d] += o.Datagrams[d]
+		c.Damaged[d] += o.Damaged[d]
+		for i := range 256 {
+			c.Transport[d][i].Count += o.Transport[d][i].Count
+			c.Transport[d][i].Bytes += o.Transport[d][i].Bytes
+			c.Opcodes[d][i].Count += o.Opcodes[d][i].Count
+			c.Opcodes[d][i].Bytes += o.Opcodes[d][i].Bytes
+		}
+	}
+	c.Lost += o.Lost
+	c.Unplaced += o.Unplaced
+	for k, v := range o.GameSpy {
+		if c.GameSpy == nil {
+			c.GameSpy = map[string]int{}
+		}
+		c.GameSpy[k] += v
+	}
+}
+
+// Duration is the time between the first and the last record counted.
+func (c *Counts) Duration() time.Duration {
+	if c.First.IsZero() {
+		return 0
+	}
+	return c.Last.Sub(c.First)
+}
+
+// GameMessages is the number of game messages counted in direction index d.
+func (c *Counts) GameMessages(d int) (n, bytes int) {
+	for i := range c.Opcodes[d] {
+		n += c.Opcodes[d][i].Count
+		bytes += c.Opcodes[d][i].Bytes
+	}
+	return n, bytes
+}
+
+// OpcodeRow is one line of opcode statistics.
+type OpcodeRow struct {
+	Dir    string      `json:"dir"` // "C->S" or "S->C"
+	Opcode game.Opcode `json:"opcode"`
+	Hex    string      `json:"hex"`
+	Name   string      `json:"name"`
+	Count  int         `json:"count"`
+	Bytes  int         `json:"bytes"`
+	// Share is Count over all game messages of the same direction, and
+	// ByteShare the same for bytes (0..1).
+	Share     float64 `json:"share"`
+	ByteShare float64 `json:"byte_share"`
+	// PerMinute and Per15Min are Count over the counted duration; the
+	// protocol notes quote stock traffic per 15-minute session. Both are 0
+	// when the duration is under a second. Every copy on the wire counts,
+	// retransmissions included.
+	PerMinute float64 `json:"per_min"`
+	Per15Min  float64 `json:"per_15min"`
+}
+
+// OpcodeRows lists every opcode seen, client to server first, each direction
+// in opcode order.
+func (c *Counts) OpcodeRows() []OpcodeRow {
+	var rows []OpcodeRow
+	minutes := c.Duration().Minutes()
+	if c.Duration() < time.Second {
+		minutes = 0
+	}
+	for d := range 2 {
+		total, totalBytes := c.GameMessages(d)
+		for op := range 256 {
+			t := c.Opcodes[d][op]
+			if t.Count == 0 {
+				continue
+			}
+			o := game.Opcode(op)
+			row := OpcodeRow{Dir: Dirs[d].String(), Opcode: o, Hex: hexByte(uint8(op)), Name: o.String(),
+				Count: t.Count, Bytes: t.Bytes,
+				Share: round(ratio(t.Count, total), 1e4), ByteShare: round(ratio(t.Bytes, totalBytes), 1e4)}
+			if minutes > 0 {
+				row.PerMinute = round(float64(t.Count)/minutes, 1e3)
+				row.Per15Min = round(float64(t.Count)*15/minutes, 1e3)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// TransportRow is one line of transport-type counts.
+type TransportRow struct {
+	Dir   string                `json:"dir"`
+	Type  dissect.TransportType `json:"type"`
+	Hex   string                `json:"hex"`
+	Name  string                `json:"name"`
+	Count int                   `json:"count"`
+	Bytes int                   `json:"bytes"`
+}
+
+// TransportRows lists every transport type seen, client to server first,
+// each direction in type order.
+func (c *Counts) TransportRows() []TransportRow {
+	var rows []TransportRow
+	for d := range 2 {
+		for t := range 256 {
+			n := c.Transport[d][t]
+			if n.Count == 0 {
+				continue
+			}
+			tt := dissect.TransportType(t)
+			rows = append(rows, TransportRow{Dir: Dirs[d].String(), Type: tt, Hex: hexByte(uint8(t)),
+				Name: tt.String(), Count: n.Count, Bytes: n.Bytes})
+		}
+	}
+	return rows
+}
+
+// GameSpyRow is the count of one kind of GameSpy datagram.
+type GameSpyRow struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+}
+
+// GameSpyRows lists GameSpy datagrams by kind in name order.
+func (c *Counts) GameSpyRows() []GameSpyRow {
+	rows := make([]GameSpyRow, 0, len(c.GameSpy))
+	for k, v := range c.GameSpy {
+		rows = append(rows, GameSpyRow{Kind: k, Count: v})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Kind < rows[j].Kind })
+	return rows
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// round rounds f to 1/scale, so that JSON shows a few digits, always the
+// same ones.
+func round(f, scale float64) float64 { return math.Round(f*scale) / scale }
+
+func hexByte(b uint8) string {
+	const digits = "0123456789ABCDEF"
+	return string([]byte{'0', 'x', digits[b>>4], digits[b&15]})
+}
+
+// gamePayload returns the complete game message r carries (opcode byte
+// first), or nil. An unfragmented message is the data message's payload; a
+// reassembled one is not kept by the tracker, so it is re-encoded from the
+// decoded message into *scratch (reassembly is rare: checksum trees, ship
+// creation).
+func gamePayload(r *flow.Record, scratch *[]byte) []byte {
+	if r.Kind != flow.KindMessage || r.Game == nil || r.Msg == nil {
+		return nil
+	}
+	if r.Reassembled == 0 {
+		return r.Msg.Payload
+	}
+	*scratch = r.Game.Msg.Append((*scratch)[:0])
+	if len(r.Game.Unparsed) > 0 {
+		*scratch = append(*scratch, r.Game.Unparsed...)
+	}
+	return *scratch
+}

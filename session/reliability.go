@@ -1,0 +1,348 @@
+package session
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+)
+
+// Reliable delivery as the capture shows it. Each direction of a session
+// has two sequence spaces (control: types 0x00-0x05; data: type 0x32), and
+// the other side ACKs each reliable message, each fragment separately
+// (ACK flags bit 0 plus the fragment index). A stream follows one sender on
+// one channel: what it sent, what came back ACKed, how long the ACK took,
+// and what was sent again. Its memory is bounded: it remembers the last
+// recentCap reliable messages and a 1024-number window of sequence numbers.
+
+// Reliability is what a session's reliable delivery looked like, by
+// direction (who sent the messages) and channel.
+type Reliability struct {
+	ClientToServer Channels `json:"C->S"`
+	ServerToClient Channels `json:"S->C"`
+}
+
+// Channels holds one direction's two sequence spaces.
+type Channels struct {
+	Data    ChannelStats `json:"data"`
+	Control ChannelStats `json:"control"`
+}
+
+// ChannelStats describes one sender's messages on one channel.
+type ChannelStats struct {
+	Reliable   int `json:"reliable"`   // distinct reliable messages; each fragment counts
+	Fragments  int `json:"fragments"`  // of Reliable, fragments
+	Unreliable int `json:"unreliable"` // unreliable messages (StateUpdates, mostly)
+
+	Retransmissions int `json:"retransmissions"` // copies of a reliable message sent again
+	// Duplicates counts retransmissions of a message the receiver had
+	// already ACKed: the ACK was lost or late and the receiver got it twice.
+	Duplicates    int `json:"duplicates"`
+	Acked         int `json:"acked"`          // messages ACKed at least once
+	DuplicateAcks int `json:"duplicate_acks"` // further ACKs of an ACKed message
+	UnmatchedAcks int `json:"unmatched_acks"` // ACKs of messages the capture never showed
+	// Unacked counts messages never ACKed: still waiting when the session
+	// ended, or forgotten unACKed after recentCap newer messages.
+	Unacked int `json:"unacked"`
+
+	Gaps       int `json:"gaps"`         // forward jumps in the sequence numbers
+	Missing    int `json:"missing"`      // numbers skipped by a gap and never seen later
+	OutOfOrder int `json:"out_of_order"` // messages older than one already seen, seen for the first time
+
+	RTT RTT `json:"rtt"` // send to ACK, as seen at the capture point
+}
+
+// Total adds the two channels.
+func (c *Channels) Total() ChannelStats {
+	a, b := c.Data, c.Control
+	a.Reliable += b.Reliable
+	a.Fragments += b.Fragments
+	a.Unreliable += b.Unreliable
+	a.Retransmissions += b.Retransmissions
+	a.Duplicates += b.Duplicates
+	a.Acked += b.Acked
+	a.DuplicateAcks += b.DuplicateAcks
+	a.UnmatchedAcks += b.UnmatchedAcks
+	a.Unacked += b.Unacked
+	a.Gaps += b.Gaps
+	a.Missing += b.Missing
+	a.OutOfOrder += b.OutOfOrder
+	a.RTT = RTT{}
+	return a
+}
+
+// RTT summarises ACK round-trip times. Samples is how many ACKs gave one
+// (only messages sent once do: a retransmitted message's ACK cannot be tied
+// to one copy). Min and Max are exact; Median and P95 come from a bounded
+// sample of at most Options.RTTSamples values.
+type RTT struct {
+	Samples int           `json:"samples"`
+	Min     time.Duration `json:"-"`
+	Median  time.Duration `json:"-"`
+	P95     time.Duration `json:"-"`
+	Max     time.Duration `json:"-"`
+}
+
+// MarshalJSON writes the times as milliseconds.
+func (r RTT) MarshalJSON() ([]byte, error) {
+	if r.Samples == 0 {
+		return []byte(`{"samples":0}`), nil
+	}
+	return json.Marshal(struct {
+		Samples int     `json:"samples"`
+		Min     float64 `json:"min_ms"`
+		Median  float64 `json:"median_ms"`
+		P95     float64 `json:"p95_ms"`
+		Max     float64 `json:"max_ms"`
+	}{r.Samples, ms(r.Min), ms(r.Median), ms(r.P95), ms(r.Max)})
+}
+
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+
+// recentCap bounds the reliable messages a stream remembers.
+const recentCap = 512
+
+type sentKey struct {
+	seq  uint16
+	frag int16 // fragment index, -1 for a whole message
+}
+
+type sentMsg struct {
+	first time.Time
+	sends int
+	acked bool
+}
+
+// stream follows one sender's reliable messages on one channel.
+type stream struct {
+	st     *ChannelStats
+	recent map[sentKey]sentMsg
+	order  []sentKey // send order of recent's keys, oldest first; may hold deleted keys
+	head   int       // order[head:] is live
+	win    seqWindow
+	rtt    reservoir
+}
+
+// send notes a message sent by the stream's owner and reports whether it
+// was a retransmission.
+func (s *stream) send(m *dissect.Message, t time.Time) (retransmit bool) {
+	if !m.Reliable {
+		s.st.Unreliable++
+		return false
+	}
+	k := sentKey{m.Seq, -1}
+	if m.Fragment {
+		k.frag = int16(m.FragIndex)
+	}
+	if e, ok := s.recent[k]; ok {
+		s.st.Retransmissions++
+		if e.acked {
+			s.st.Duplicates++
+		}
+		e.sends++
+		s.recent[k] = e
+		return true
+	}
+	seen := s.win.seen(m.Seq)
+	if seen && !m.Fragment {
+		// Older than anything remembered, but the number was used: a late
+		// copy of a message long since forgotten.
+		s.st.Retransmissions++
+		return true
+	}
+	s.st.Reliable++
+	if m.Fragment {
+		s.st.Fragments++
+	}
+	if !seen {
+		s.win.arrive(m.Seq, s.st)
+	}
+	if s.recent == nil {
+		s.recent = make(map[sentKey]sentMsg, 64)
+	}
+	s.recent[k] = sentMsg{first: t, sends: 1}
+	s.order = append(s.order, k)
+	if len(s.order)-s.head > recentCap {
+		s.forgetOldest()
+	}
+	return false
+}
+
+func (s *stream) forgetOldest() {
+	for s.head < len(s.order) {
+		k := s.order[s.head]
+		s.head++
+		if e, ok := s.recent[k]; ok {
+			if !e.acked {
+				s.st.Unacked++
+			}
+			delete(s.recent, k)
+			break
+		}
+	}
+	if s.head > len(s.order)/2 {
+		n := copy(s.order, s.order[s.head:])
+		s.order = s.order[:n]
+		s.head = 0
+	}
+}
+
+// ack notes an ACK from the other side.
+func (s *stream) ack(a *dissect.Message, t time.Time) {
+	k := sentKey{a.Seq, -1}
+	if a.AckFlags&dissect.AckFragment != 0 {
+		k.frag = int16(a.AckFragIndex)
+	}
+	e, ok := s.recent[k]
+	switch {
+	case !ok:
+		s.st.UnmatchedAcks++
+	case e.acked:
+		s.st.DuplicateAcks++
+	default:
+		e.acked = true
+		s.recent[k] = e
+		s.st.Acked++
+		if e.sends == 1 && !t.Before(e.first) {
+			s.rtt.add(t.Sub(e.first))
+		}
+	}
+}
+
+// finish counts what was never ACKed and summarises the round-trip times.
+func (s *stream) finish() {
+	for _, e := range s.recent {
+		if !e.acked {
+			s.st.Unacked++
+		}
+	}
+	s.recent, s.order = nil, nil
+	s.st.RTT = s.rtt.summary()
+}
+
+// seqWindow remembers which of the last 1024 sequence numbers below the
+// highest one were seen.
+type seqWindow struct {
+	started bool
+	first   uint16 // the first number seen: anything older predates the capture
+	highest uint16
+	bits    [1024 / 64]uint64
+}
+
+const winSize = 1024
+
+func (w *seqWindow) seen(seq uint16) bool {
+	if !w.started {
+		return false
+	}
+	d := int16(seq - w.highest)
+	if d > 0 || int(d) <= -winSize {
+		return false
+	}
+	return w.bit(seq)
+}
+
+func (w *seqWindow) bit(seq uint16) bool {
+	i := seq % winSize
+	return w.bits[i/64]&(1<<(i%64)) != 0
+}
+
+func (w *seqWindow) set(seq uint16, on bool) {
+	i := seq % winSize
+	if on {
+		w.bits[i/64] |= 1 << (i % 64)
+	} else {
+		w.bits[i/64] &^= 1 << (i % 64)
+	}
+}
+
+// arrive records the first sight of seq and counts gaps and late arrivals.
+func (w *seqWindow) arrive(seq uint16, st *ChannelStats) {
+	if !w.started {
+		w.started, w.first, w.highest = true, seq, seq
+		w.set(seq, true)
+		return
+	}
+	d := int16(seq - w.highest)
+	switch {
+	case d > 0:
+		if d > 1 {
+			st.Gaps++
+			st.Missing += int(d) - 1
+		}
+		if int(d) >= winSize {
+			w.bits = [winSize / 64]uint64{}
+		} else {
+			for s := w.highest + 1; s != seq; s++ {
+				w.set(s, false)
+			}
+		}
+		w.highest = seq
+		w.set(seq, true)
+	default:
+		st.OutOfOrder++
+		if int(d) > -winSize {
+			if int16(seq-w.first) > 0 && st.Missing > 0 {
+				st.Missing-- // a number a gap skipped, arriving late
+			}
+			w.set(seq, true)
+		}
+	}
+}
+
+// reservoir keeps a uniform sample of at most cap durations (Vitter's
+// algorithm R) with a fixed-seed generator, so that a capture always gives
+// the same summary.
+type reservoir struct {
+	cap      int
+	n        int
+	min, max time.Duration
+	vals     []time.Duration
+	rng      uint64
+}
+
+func (r *reservoir) add(d time.Duration) {
+	if r.n == 0 || d < r.min {
+		r.min = d
+	}
+	if r.n == 0 || d > r.max {
+		r.max = d
+	}
+	r.n++
+	if len(r.vals) < r.cap {
+		r.vals = append(r.vals, d)
+		return
+	}
+	if r.cap == 0 {
+		return
+	}
+	// xorshift64*
+	if r.rng == 0 {
+		r.rng = 0x9E3779B97F4A7C15
+	}
+	r.rng ^= r.rng >> 12
+	r.rng ^= r.rng << 25
+	r.rng ^= r.rng >> 27
+	j := (r.rng * 2685821657736338717) % uint64(r.n)
+	if j < uint64(r.cap) {
+		r.vals[j] = d
+	}
+}
+
+func (r *reservoir) summary() RTT {
+	if r.n == 0 {
+		return RTT{}
+	}
+	v := slices.Clone(r.vals)
+	slices.Sort(v)
+	q := func(p float64) time.Duration {
+		if len(v) == 0 {
+			return 0
+		}
+		i := int(math.Ceil(p*float64(len(v)))) - 1
+		return v[max(0, min(i, len(v)-1))]
+	}
+	return RTT{Samples: r.n, Min: r.min, Median: q(0.5), P95: q(0.95), Max: r.max}
+}
