@@ -9,6 +9,9 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +32,8 @@ Start with:
 	}
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
-	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out))
+	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
+		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io))
 	return root
 }
 
