@@ -80,8 +80,14 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 //
 //	frame  time  src -> dst  dir  peer  msg  transport  [game message]
 func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
-	b = append(b, fmt.Sprintf("%6d %11.6f %21s -> %-21s %s ", r.Frame, r.Time.Sub(p.start).Seconds(),
-		r.Src, r.Dst, r.Dir)...)
+	if !r.Src.IsValid() {
+		// Damage in the capture file itself: there is no packet to take a
+		// time or addresses from.
+		b = append(b, fmt.Sprintf("%6d %11s %21s    %-21s %s ", r.Frame, "-", "-", "", "-")...)
+	} else {
+		b = append(b, fmt.Sprintf("%6d %11.6f %21s -> %-21s %s ", r.Frame, r.Time.Sub(p.start).Seconds(),
+			r.Src, r.Dst, r.Dir)...)
+	}
 	switch r.Kind {
 	case flow.KindGameSpy:
 		g := r.GameSpy
@@ -103,6 +109,10 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 			}
 		}
 	case flow.KindDamaged:
+		if r.Raw == nil { // the capture record itself
+			b = append(b, p.pal.err("DAMAGED capture record")...)
+			break
+		}
 		b = append(b, fmt.Sprintf("peer=%02X ", r.Peer)...)
 		b = append(b, p.pal.err("DAMAGED")...)
 		b = append(b, fmt.Sprintf(" after %d of %d messages", r.MsgIndex, r.MsgCount)...)

@@ -36,9 +36,9 @@ func (id ObjectID) Slot() int {
 // String shows the id in hex with its owner: 0x3FFFFFFF(slot 0).
 func (id ObjectID) String() string {
 	if s := id.Slot(); s >= 0 {
-		return fmt.Sprintf("%#08X(slot %d)", uint32(id), s)
+		return fmt.Sprintf("0x%08X(slot %d)", uint32(id), s)
 	}
-	return fmt.Sprintf("%#08X", uint32(id))
+	return fmt.Sprintf("0x%08X", uint32(id))
 }
 
 // MarshalJSON writes {"id":"0x3FFFFFFF","slot":0} (slot omitted when none).
