@@ -59,7 +59,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Chdir(filepath.Dir(abs))
-			for _, cmd := range []string{"decode", "stats"} {
+			for _, cmd := range []string{"decode", "stats", "timeline"} {
 				out, _, code := run(t, cmd, e.Name)
 				wantCode := 0
 				if e.Damaged {
