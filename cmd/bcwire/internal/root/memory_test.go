@@ -1,0 +1,100 @@
+package root
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+)
+
+// repeatCapture writes src n times over, each copy shifted in time after the
+// previous one, as `mergecap -a` of n copies would.
+func repeatCapture(t *testing.T, src, dst string, n int) {
+	t.Helper()
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	bw := bufio.NewWriterSize(out, 1<<20)
+	w, err := capture.NewWriter(bw, capture.PCAP, capture.Ethernet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shift time.Duration
+	for i := 0; i < n; i++ {
+		rd, err := capture.Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first, last time.Time
+		for {
+			p, err := rd.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.IsZero() {
+				first = p.Time
+			}
+			last = p.Time
+			if err := w.WriteUDP(p.Time.Add(shift), p.Src, p.Dst, p.Payload); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rd.Close()
+		shift += last.Sub(first) + 5*time.Second
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// peakRSS runs the binary and returns its peak resident memory in bytes.
+func peakRSS(t *testing.T, bin string, args ...string) int64 {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage on this platform")
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
+}
+
+// stats streams: its memory follows live sessions, not capture length.
+func TestStatsMemoryIsFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and a 48 MB capture")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bcwire")
+	build := exec.Command("go", "build", "-o", bin, "github.com/bcwire/bcwire/cmd/bcwire")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	one := filepath.Join(corpusDir, "battle.pcap")
+	fifty := filepath.Join(dir, "battle50.pcap")
+	repeatCapture(t, one, fifty, 50)
+	base := peakRSS(t, bin, "stats", one)
+	big := peakRSS(t, bin, "stats", fifty)
+	t.Logf("stats peak RSS: battle.pcap %.1f MiB, battle x50 %.1f MiB", float64(base)/(1<<20), float64(big)/(1<<20))
+	if big > base+6<<20 {
+		t.Fatalf("peak memory grew from %.1f MiB to %.1f MiB on a 50x longer capture", float64(base)/(1<<20), float64(big)/(1<<20))
+	}
+}
