@@ -17,7 +17,6 @@ import (
 
 type gameState struct {
 	s      *sim
-	start  time.Duration
 	ships  []*ship
 	scores map[byte]*game.Score // by wire peer id
 	// scripted once-per-capture events
