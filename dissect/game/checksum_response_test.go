@@ -396,18 +396,5 @@ func BenchmarkChecksumDecode(b *testing.B) {
 		unhex(b, "21 02 15 D3 31 B8 01 00 67 80 0F 8D 8F A1 A7 1D 01 A4 8D 1A C5 01 00 C4 91 67 E4 EF 55 C1 47 00"),
 		unhex(b, "28"),
 	}
-	d := NewDecoder()
-	n := 0
-	for _, m := range msgs {
-		n += len(m)
-	}
-	b.SetBytes(int64(n))
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, m := range msgs {
-			if res := d.Decode(m, ClientToServer); res.Err != nil {
-				b.Fatal(res.Err)
-			}
-		}
-	}
+	benchDecode(b, ClientToServer, msgs)
 }

@@ -178,3 +178,22 @@ func TestCustomScriptMessageIsNotAnError(t *testing.T) {
 		t.Fatalf("raw round trip % X", got)
 	}
 }
+
+// benchDecode decodes msgs (sent in direction dir) once per iteration with
+// one reused Decoder, reporting bytes and allocations.
+func benchDecode(b *testing.B, dir Direction, msgs [][]byte) {
+	d := NewDecoder()
+	n := 0
+	for _, m := range msgs {
+		n += len(m)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, m := range msgs {
+			if res := d.Decode(m, dir); res.Err != nil {
+				b.Fatal(res.Err)
+			}
+		}
+	}
+}

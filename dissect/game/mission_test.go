@@ -212,18 +212,5 @@ func BenchmarkScriptDecode(b *testing.B) {
 		unhex(b, "36 00 00 00 00 02 00 00 00 01 00 00 00 00"),
 		unhex(b, "38 03 00 00 00"),
 	}
-	d := NewDecoder()
-	n := 0
-	for _, m := range msgs {
-		n += len(m)
-	}
-	b.SetBytes(int64(n))
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, m := range msgs {
-			if res := d.Decode(m, ServerToClient); res.Err != nil {
-				b.Fatal(res.Err)
-			}
-		}
-	}
+	benchDecode(b, ServerToClient, msgs)
 }

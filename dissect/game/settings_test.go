@@ -354,18 +354,5 @@ func BenchmarkConnectionDecode(b *testing.B) {
 		unhex(b, "2A 20"),
 		unhex(b, "16 21"),
 	}
-	d := NewDecoder()
-	n := 0
-	for _, m := range msgs {
-		n += len(m)
-	}
-	b.SetBytes(int64(n))
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, m := range msgs {
-			if res := d.Decode(m, ServerToClient); res.Err != nil {
-				b.Fatal(res.Err)
-			}
-		}
-	}
+	benchDecode(b, ServerToClient, msgs)
 }
