@@ -5,15 +5,12 @@ package reportcmd
 
 import (
 	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
-	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -90,23 +87,21 @@ func Run(o *Options) error {
 		o.MaxDamageLines = 20
 	}
 	rep := report.NewHTMLReport(report.HTMLOptions{Title: o.Title})
-	var totals session.Counts
-	damaged := 0
-	for _, path := range o.Files {
-		n, err := scanFile(o, path, servers, rep, &totals)
-		if err != nil {
-			return err
-		}
-		damaged += n
+	res, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers,
+		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
+		Record: rep.Record,
+	}, func(path string, s *session.Session) error {
+		rep.Session(path, s)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	totals := res.Totals
 	if err := write(o, rep, &totals); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	if damaged > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
-			Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)", damaged)}
-	}
-	return nil
+	return res.Err()
 }
 
 // write renders the page into a temporary file beside the output and
@@ -138,54 +133,4 @@ func write(o *Options, rep *report.HTMLReport, totals *session.Counts) error {
 		fmt.Fprintf(o.IO.Err, "wrote %s\n", o.Output)
 	}
 	return nil
-}
-
-// scanFile feeds one capture to a session builder and to the report's rate
-// counter (which needs every record, not only the finished sessions, so
-// timelinecmd.Scan does not fit), and returns the number of damaged records.
-func scanFile(o *Options, path string, servers []netip.AddrPort, rep *report.HTMLReport, totals *session.Counts) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
-	}
-	defer f.Close()
-	rd, err := capture.NewReader(f)
-	if err != nil {
-		return 0, &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
-	}
-	sessions := 0
-	b := session.NewBuilder(session.Options{Timeout: o.Timeout}, func(s *session.Session) {
-		sessions++
-		rep.Session(path, s)
-	})
-	damaged, listed := 0, 0
-	sum, err := flow.Run(rd, flow.New(flow.Options{Servers: servers}), func(r *flow.Record) bool {
-		if r.Err != nil {
-			damaged++
-			if listed < o.MaxDamageLines {
-				listed++
-				fmt.Fprintf(o.IO.Err, "%s: frame %d: %v\n", path, r.Frame, r.Err)
-			}
-		}
-		rep.Record(r)
-		b.Add(r)
-		return true
-	})
-	if err != nil {
-		return damaged, &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
-	}
-	b.Finish()
-	if damaged > listed {
-		fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, damaged-listed)
-	}
-	totals.Merge(b.Totals())
-	if !o.Quiet {
-		fmt.Fprintf(o.IO.Err, "%s: %d records, %d Bridge Commander datagrams, %d sessions",
-			path, sum.Capture.Records, sum.Flow.Datagrams, sessions)
-		if damaged > 0 {
-			fmt.Fprintf(o.IO.Err, "; %d DAMAGED", damaged)
-		}
-		fmt.Fprintln(o.IO.Err)
-	}
-	return damaged, nil
 }

@@ -118,6 +118,9 @@ type ScanOptions struct {
 	// MaxDamageLines caps the damaged records listed on stderr per file
 	// (default 20); the rest are counted.
 	MaxDamageLines int
+	// Record, when set, also sees every record (the HTML report counts
+	// message rates from them).
+	Record func(r *flow.Record)
 }
 
 // ScanResult is what Scan found in all the files.
@@ -197,6 +200,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 			}
 		}
 		b.Add(r)
+		if o.Record != nil {
+			o.Record(r)
+		}
 		if n++; n&1023 == 0 {
 			prog.Update(cr.n)
 		}
