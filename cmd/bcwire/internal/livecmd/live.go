@@ -1,0 +1,452 @@
+// Package livecmd implements `bcwire live`: capture an interface and decode
+// Bridge Commander traffic as it happens, with the pipeline and printers of
+// `bcwire decode` and the session tracking of `bcwire stats`.
+package livecmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/live"
+	"github.com/bcwire/bcwire/dissect/pcapfilter"
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/session"
+	"github.com/google/gopacket"
+	"github.com/spf13/cobra"
+)
+
+// Options of `bcwire live`.
+type Options struct {
+	IO         *report.IO
+	Iface      string
+	Port       int
+	Filter     string
+	Auto       bool
+	Write      string
+	Count      int
+	Duration   time.Duration
+	JSON       bool
+	Verbose    bool
+	StatsEvery time.Duration
+	Servers    []string
+	Quiet      bool // no per-message lines
+	Promisc    bool
+	Snaplen    int
+
+	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
+	// SIGTERM always do.
+	Ctx context.Context
+	// Ready, when set, is called once the socket is capturing (tests).
+	Ready func()
+}
+
+// NewCmdLive builds the cobra command.
+func NewCmdLive(io *report.IO) *cobra.Command {
+	o := &Options{IO: io}
+	cmd := &cobra.Command{
+		Use:   "live -i IFACE [flags]",
+		Short: "Capture an interface and decode Bridge Commander traffic as it happens",
+		Long: `Capture packets on a network interface (Linux, no libpcap needed) and
+decode them as they arrive, exactly as 'bcwire decode' decodes a file: one
+line per transport message (-V every field, --json NDJSON), with the same
+server detection, fragment reassembly and session tracking.
+
+By default the kernel passes only UDP to and from the server port (--port,
+22101). -f replaces that with a tcpdump-style filter; the supported subset is
+  ip, udp, tcp, icmp, [src|dst] host A.B.C.D, [src|dst] net A.B.C.D/N,
+  [udp|tcp] [src|dst] port N, [udp|tcp] [src|dst] portrange N-M,
+  not / and / or (also ! && ||) and parentheses.
+
+--auto finds servers on other ports: the kernel also passes any UDP datagram
+whose payload starts with 0x01 (a server's peer id) or a backslash (GameSpy);
+when the decoder confirms a Bridge Commander server or a GameSpy reply on a
+new port, the kernel filter is re-installed with that port added, so the
+clients' traffic to it is captured from then on (a note on stderr says so).
+
+-w also writes every captured packet to a pcapng file (flushed every second,
+so a crash loses little) that Wireshark and 'bcwire decode' read; decoding it
+later gives the same lines, frame numbers included.
+
+--stats-every prints a summary line on stderr: sessions, datagrams and bytes
+per second, retransmissions, damaged messages and kernel drops. When the
+capture ends (Ctrl-C, -c, --duration) every open session is closed and a
+summary of each session and the statistics table go to stderr.
+
+Capturing needs root or the CAP_NET_RAW capability
+(sudo setcap cap_net_raw+ep $(command -v bcwire)).
+
+Exit status: 0 when everything decoded cleanly, 1 when some packets or
+messages were damaged, 2 for usage errors, a missing interface or
+permission, or an I/O error.`,
+		Example: `  sudo bcwire live -i eth0
+  sudo bcwire live -i eth0 --port 22101 -w server.pcapng --stats-every 10s -q
+  sudo bcwire live -i lo --json -c 1000 | jq 'select(.name == "CHAT")'
+  sudo bcwire live -i eth0 --auto --duration 1h -w night.pcapng
+  sudo bcwire live -i eth0 -f "udp port 22101 and not host 10.0.0.7"`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return Run(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Iface, "interface", "i", "", "capture on this interface (e.g. eth0, lo)")
+	f.IntVar(&o.Port, "port", flow.DefaultPort, "the server's UDP port, for the default filter")
+	f.StringVarP(&o.Filter, "filter", "f", "", `kernel filter, tcpdump syntax (default "udp port PORT")`)
+	f.BoolVar(&o.Auto, "auto", false, "also find servers on other ports (see above)")
+	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to this pcapng file")
+	f.IntVarP(&o.Count, "count", "c", 0, "stop after COUNT captured packets")
+	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (e.g. 30s, 1h)")
+	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print every field of each message")
+	f.BoolVar(&o.JSON, "json", false, "print NDJSON: one object per transport message")
+	f.DurationVar(&o.StatsEvery, "stats-every", 0, "print a summary line on stderr this often (e.g. 10s)")
+	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print messages, only the statistics")
+	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
+	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
+	return cmd
+}
+
+// Run captures and prints until stopped.
+func Run(o *Options) error {
+	if o.Iface == "" {
+		return cliutil.Usage("give the interface to capture on with -i IFACE (e.g. -i eth0; see --help)")
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		return cliutil.Usage("--port %d: ports are 1-65535", o.Port)
+	}
+	if o.Count < 0 || o.Duration < 0 || o.StatsEvery < 0 {
+		return cliutil.Usage("-c, --duration and --stats-every cannot be negative")
+	}
+	if o.Snaplen < 64 || o.Snaplen > 262144 {
+		return cliutil.Usage("--snaplen %d: use 64-262144", o.Snaplen)
+	}
+	servers, err := timelinecmd.ParseServers(o.Servers)
+	if err != nil {
+		return err
+	}
+	base := pcapfilter.UDPPort(uint16(o.Port))
+	if o.Filter != "" {
+		if base, err = pcapfilter.Parse(o.Filter); err != nil {
+			return cliutil.Usage("-f: %v", err)
+		}
+	}
+	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true}, retx: map[retxKey]struct{}{}}
+	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen})
+	if err != nil {
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	defer h.Close()
+	l.h = h
+
+	if o.Write != "" {
+		f, err := os.Create(o.Write)
+		if err != nil {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		}
+		defer f.Close()
+		w, err := capture.NewWriter(f, capture.PCAPNG, h.LinkType())
+		if err != nil {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Write, err)}
+		}
+		l.w, l.wf = w, f
+	}
+
+	parent := o.Ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	return l.run(ctx, servers)
+}
+
+// maxSummaries caps the session lines kept for the final summary, so a
+// capture running for weeks does not grow without bound.
+const maxSummaries = 500
+
+type retxKey struct {
+	client   netip.AddrPort
+	dir      uint8
+	control  bool
+	seq      uint16
+	fragment uint8
+}
+
+// liveRun is the state of one capture.
+type liveRun struct {
+	o       *Options
+	h       *live.Handle
+	base    *pcapfilter.Expr
+	learned map[uint16]bool // server ports the --auto filter passes
+	w       *capture.Writer
+	wf      *os.File
+	werr    error
+	err     *bufio.Writer
+
+	p         *report.DecodePrinter
+	b         *session.Builder
+	tr        *flow.Tracker
+	sessions  int      // ended
+	summaries []string // of the first maxSummaries sessions
+	sp        *report.StatsPrinter
+
+	start, lastTick, lastFlush time.Time
+	datagrams, bytes           int // since start
+	tickDatagrams, tickBytes   int // at the last stats line
+	damaged, retransmissions   int
+	retx                       map[retxKey]struct{}
+	printErr                   error
+}
+
+// filter is the kernel filter: the base filter, and with --auto the probe
+// for server-looking datagrams and every port learned so far.
+func (l *liveRun) filter() *pcapfilter.Expr {
+	if !l.o.Auto {
+		return l.base
+	}
+	parts := []*pcapfilter.Expr{l.base, pcapfilter.UDPFirstByte(0x01, '\\')}
+	ports := make([]int, 0, len(l.learned))
+	for p := range l.learned {
+		ports = append(ports, int(p))
+	}
+	slices.Sort(ports)
+	for _, p := range ports {
+		if p != l.o.Port || l.o.Filter != "" {
+			parts = append(parts, pcapfilter.UDPPort(uint16(p)))
+		}
+	}
+	return pcapfilter.Or(parts...)
+}
+
+func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
+	o := l.o
+	l.err = bufio.NewWriter(o.IO.Err)
+	defer l.err.Flush()
+	format := report.DecodeText
+	switch {
+	case o.JSON:
+		format = report.DecodeJSON
+	case o.Verbose:
+		format = report.DecodeVerbose
+	}
+	l.p = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+	l.sp = report.NewStatsPrinter(o.IO.Err, false, false, false)
+	l.b = session.NewBuilder(session.Options{}, func(s *session.Session) {
+		l.sessions++
+		if len(l.summaries) < maxSummaries {
+			l.summaries = append(l.summaries, sessionLine(s))
+		}
+		_ = l.sp.Session(o.Iface, s)
+	})
+	l.tr = flow.New(flow.Options{Servers: servers})
+	l.start = time.Now()
+	l.lastTick, l.lastFlush = l.start, l.start
+
+	src := &live.Source{H: l.h, Ctx: ctx, MaxFrames: o.Count, OnFrame: l.frame, Tick: l.tick}
+	fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
+	if o.Write != "" {
+		fmt.Fprintf(l.err, ", writing %s", o.Write)
+	}
+	fmt.Fprintln(l.err, " (Ctrl-C stops)")
+	l.err.Flush()
+	if o.Ready != nil {
+		o.Ready()
+	}
+	sum, runErr := flow.Run(src, l.tr, l.record)
+	l.b.Finish()
+	l.p.Flush()
+	if l.w != nil {
+		if err := l.w.Flush(); err != nil && l.werr == nil {
+			l.werr = err
+		}
+	}
+	l.final(sum, src.Frames())
+	switch {
+	case l.werr != nil:
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Write, l.werr)}
+	case runErr != nil && !errors.Is(runErr, l.werr):
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: runErr}
+	case l.printErr != nil:
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: l.printErr}
+	case sum.Damage > 0:
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)", sum.Damage)}
+	}
+	return nil
+}
+
+func filterText(e *pcapfilter.Expr) string {
+	s := e.String()
+	if s == "" {
+		return "(all packets)"
+	}
+	return s
+}
+
+// frame writes a captured frame to the -w file.
+func (l *liveRun) frame(b []byte, ci gopacket.CaptureInfo) error {
+	l.datagrams++
+	l.bytes += ci.Length
+	if l.w == nil {
+		return nil
+	}
+	if err := l.w.WriteRaw(ci.Timestamp, b); err != nil {
+		l.werr = err
+		return err
+	}
+	return nil
+}
+
+// record prints one decoded record and feeds the session builder.
+func (l *liveRun) record(r *flow.Record) bool {
+	if r.Err != nil {
+		l.damaged++
+	}
+	l.b.Add(r)
+	l.countRetransmission(r)
+	if l.o.Auto {
+		l.learn(r)
+	}
+	if !l.o.Quiet {
+		if err := l.p.Print(r); err != nil {
+			l.printErr = err
+			return false
+		}
+	}
+	return true
+}
+
+// countRetransmission counts reliable messages seen again, for the
+// periodic line (the final figures come from the sessions).
+func (l *liveRun) countRetransmission(r *flow.Record) {
+	if r.Kind != flow.KindMessage || r.Msg == nil || !r.Msg.Reliable || r.Msg.Type == dissect.TypeAck {
+		return
+	}
+	k := retxKey{client: r.Client, dir: uint8(r.Dir), control: r.Msg.Type != dissect.TypeData, seq: r.Msg.Seq, fragment: r.Msg.FragIndex}
+	if _, seen := l.retx[k]; seen {
+		l.retransmissions++
+		return
+	}
+	if len(l.retx) >= 1<<16 {
+		clear(l.retx) // bounded memory; sequence numbers wrap at 65536 anyway
+	}
+	l.retx[k] = struct{}{}
+}
+
+// learn adds the port of a newly confirmed server to the kernel filter.
+func (l *liveRun) learn(r *flow.Record) {
+	if r.Err != nil || !r.Server.IsValid() || l.learned[r.Server.Port()] {
+		return
+	}
+	ok := r.Kind == flow.KindMessage || (r.Kind == flow.KindGameSpy && r.GameSpy != nil && !r.GameSpy.Query && r.Src == r.Server)
+	if !ok || !l.tr.IsServer(r.Server) {
+		return
+	}
+	l.learned[r.Server.Port()] = true
+	f := l.filter()
+	if err := l.h.SetFilter(f); err != nil {
+		fmt.Fprintf(l.err, "bcwire live: found a server at %s but could not widen the kernel filter: %v\n", r.Server, err)
+		return
+	}
+	fmt.Fprintf(l.err, "bcwire live: found a server at %s; kernel filter now %q\n", r.Server, filterText(f))
+}
+
+// tick flushes output and prints the periodic line when due.
+func (l *liveRun) tick(now time.Time) {
+	if l.printErr == nil {
+		if err := l.p.Flush(); err != nil {
+			l.printErr = err
+		}
+	}
+	if l.w != nil && now.Sub(l.lastFlush) >= time.Second {
+		l.lastFlush = now
+		if err := l.w.Flush(); err != nil && l.werr == nil {
+			l.werr = err
+		}
+	}
+	if l.o.StatsEvery > 0 && now.Sub(l.lastTick) >= l.o.StatsEvery {
+		secs := now.Sub(l.lastTick).Seconds()
+		l.lastTick = now
+		drops := "kernel drops unknown"
+		if st, err := l.h.Stats(); err == nil {
+			drops = fmt.Sprintf("%d kernel drops", st.Drops)
+		}
+		fmt.Fprintf(l.err, "bcwire live: %s  %d sessions open (%d ended), %.1f datagrams/s, %s/s, %d retransmissions, %d errors, %s\n",
+			now.Sub(l.start).Round(time.Second), l.b.Live(), l.b.Emitted(),
+			float64(l.datagrams-l.tickDatagrams)/secs, byteRate(float64(l.bytes-l.tickBytes)/secs),
+			l.retransmissions, l.damaged, drops)
+		l.tickDatagrams, l.tickBytes = l.datagrams, l.bytes
+	}
+	l.err.Flush()
+}
+
+func byteRate(b float64) string {
+	switch {
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// final prints the session summaries, the statistics table and the kernel's
+// counts on stderr.
+func (l *liveRun) final(sum flow.Summary, frames int) {
+	w := l.err
+	fmt.Fprintf(w, "\nbcwire live: %s on %s: %d packets captured, %d Bridge Commander datagrams, %d GameSpy, %d other UDP, %d sessions",
+		time.Since(l.start).Round(time.Millisecond), l.o.Iface, frames, sum.Flow.Datagrams, sum.Flow.GameSpy, sum.Flow.OtherUDP, l.sessions)
+	if sum.Damage > 0 {
+		fmt.Fprintf(w, ", %d DAMAGED", sum.Damage)
+	}
+	fmt.Fprintln(w)
+	if st, err := l.h.Stats(); err == nil {
+		fmt.Fprintf(w, "bcwire live: kernel: %d packets passed the filter, %d dropped", st.Packets, st.Drops)
+		if st.Drops > 0 {
+			fmt.Fprint(w, " (the decoder fell behind: use a narrower -f, or -q)")
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "bcwire live: kernel drops unknown: %v\n", err)
+	}
+	for _, line := range l.summaries {
+		fmt.Fprintln(w, line)
+	}
+	if l.sessions > len(l.summaries) {
+		fmt.Fprintf(w, "  ... and %d more sessions\n", l.sessions-len(l.summaries))
+	}
+	w.Flush()
+	if err := l.sp.Totals([]string{l.o.Iface}, l.b.Totals(), l.sessions); err != nil && l.printErr == nil {
+		l.printErr = err
+	}
+	l.sp.Flush()
+}
+
+// sessionLine is one session's line in the final summary.
+func sessionLine(s *session.Session) string {
+	c, sv := s.Reliability.ClientToServer.Total(), s.Reliability.ServerToClient.Total()
+	name := s.Name
+	if name == "" {
+		name = "?"
+	}
+	return fmt.Sprintf("  session %s on %s: player %q slot %d, %s, reached %s, ended %s; retransmissions C->S %d, S->C %d; %d damaged",
+		s.Client, s.Server, name, s.Slot, s.Duration().Round(time.Millisecond), s.Reached, s.EndReason,
+		c.Retransmissions, sv.Retransmissions, s.Damaged)
+}

@@ -1,0 +1,386 @@
+package livecmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/report"
+)
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("live capture is Linux-only")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("live capture needs root (CAP_NET_RAW); CI runs this test as root")
+	}
+}
+
+// loopbackReplay plays a capture over 127.0.0.1. It is the one place to
+// change to replay with `serve --replay` + `verify` instead.
+type loopbackReplay struct {
+	Server    netip.AddrPort // the loopback address playing the capture's server
+	Datagrams int            // datagrams Send sends, each one captured packet
+	socks     map[netip.AddrPort]*net.UDPConn
+	packets   []replayPacket
+}
+
+type replayPacket struct {
+	src, dst netip.AddrPort // in the capture
+	payload  []byte
+}
+
+// prepareReplay reads the capture at path and opens one loopback socket
+// per endpoint in it (one for the server, one for each client).
+func prepareReplay(t *testing.T, path string) *loopbackReplay {
+	t.Helper()
+	rd, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	rp := &loopbackReplay{socks: map[netip.AddrPort]*net.UDPConn{}}
+	t.Cleanup(func() {
+		for _, c := range rp.socks {
+			c.Close()
+		}
+	})
+	var server netip.AddrPort
+	for {
+		p, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		rp.packets = append(rp.packets, replayPacket{p.Src, p.Dst, bytes.Clone(p.Payload)})
+		for _, ep := range []netip.AddrPort{p.Src, p.Dst} {
+			if ep.Port() == flow.DefaultPort {
+				server = ep
+			}
+			if rp.socks[ep] == nil {
+				c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rp.socks[ep] = c
+			}
+		}
+	}
+	if !server.IsValid() {
+		t.Fatalf("%s: no server on port %d", path, flow.DefaultPort)
+	}
+	rp.Server = rp.socks[server].LocalAddr().(*net.UDPAddr).AddrPort()
+	rp.Datagrams = len(rp.packets)
+	return rp
+}
+
+// Send sends every datagram, in capture order, from the socket playing its
+// sender to the one playing its receiver, pausing briefly now and then so
+// the capture socket keeps up.
+func (rp *loopbackReplay) Send(ctx context.Context) error {
+	return rp.sendRange(ctx, 0, len(rp.packets))
+}
+
+func (rp *loopbackReplay) sendRange(ctx context.Context, from, to int) error {
+	for i := from; i < to; i++ {
+		p := rp.packets[i]
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		to := rp.socks[p.dst].LocalAddr().(*net.UDPAddr)
+		if _, err := rp.socks[p.src].WriteToUDP(p.payload, to); err != nil {
+			return fmt.Errorf("datagram %d: %w", i+1, err)
+		}
+		if i%50 == 49 {
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// decodeLines decodes a capture file into the NDJSON lines `decode --json`
+// prints.
+func decodeLines(t *testing.T, path string, servers []netip.AddrPort) []string {
+	t.Helper()
+	rd, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var out []string
+	if _, err := flow.Run(rd, flow.New(flow.Options{Servers: servers}), func(r *flow.Record) bool {
+		out = append(out, string(report.AppendRecordJSON(nil, r)))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// opcodeCounts counts the lines by direction and what they carry: game
+// opcode name, transport type, or GameSpy kind.
+func opcodeCounts(t *testing.T, lines []string) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for _, l := range lines {
+		var r struct {
+			Dir      string `json:"dir"`
+			Name     string `json:"name"`
+			TypeName string `json:"type_name"`
+			GameSpy  *struct {
+				Kind string `json:"kind"`
+			} `json:"gamespy"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("bad JSON line %q: %v", l, err)
+		}
+		switch {
+		case r.Name != "":
+			counts[r.Dir+" "+r.Name]++
+		case r.GameSpy != nil:
+			counts[r.Dir+" gamespy "+r.GameSpy.Kind]++
+		default:
+			counts[r.Dir+" "+r.TypeName]++
+		}
+	}
+	return counts
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// TestLiveMatchesFile captures on lo while a bundled capture is replayed
+// over loopback, and checks that the live decode saw the same messages as
+// decoding the capture file, and that the -w file decodes to the very
+// lines the live decode printed.
+func TestLiveMatchesFile(t *testing.T) {
+	needRoot(t)
+	for _, name := range []string{"join.pcap", "duel.pcapng"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", name)
+			rp := prepareReplay(t, path)
+			out := filepath.Join(t.TempDir(), "live.pcapng")
+			var stdout, stderr bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			ready := make(chan struct{})
+			o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+				Servers: []string{rp.Server.String()}, JSON: true, Write: out, Count: rp.Datagrams,
+				StatsEvery: 200 * time.Millisecond, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
+			done := make(chan error, 1)
+			go func() { done <- Run(o) }()
+			select {
+			case <-ready:
+			case err := <-done:
+				t.Fatalf("live ended before capturing: %v\n%s", err, stderr.String())
+			case <-ctx.Done():
+				t.Fatal("live never became ready")
+			}
+			if err := rp.Send(ctx); err != nil {
+				cancel()
+				<-done
+				t.Fatal(err)
+			}
+			var runErr error
+			select {
+			case runErr = <-done:
+			case <-time.After(35 * time.Second):
+				t.Fatal("live did not stop") // cannot happen: ctx ends it at 30 s
+			}
+			if runErr != nil {
+				t.Fatalf("live: %v\n%s", runErr, stderr.String())
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("live stopped by the timeout, not by -c %d (datagrams lost?)\n%s", rp.Datagrams, stderr.String())
+			}
+
+			liveLines := splitLines(stdout.String())
+			want := opcodeCounts(t, decodeLines(t, path, nil))
+			got := opcodeCounts(t, liveLines)
+			if len(want) == 0 {
+				t.Fatal("the capture decoded to nothing")
+			}
+			for k, n := range want {
+				if got[k] != n {
+					t.Errorf("%s: live %d, file %d", k, got[k], n)
+				}
+			}
+			for k, n := range got {
+				if _, ok := want[k]; !ok {
+					t.Errorf("%s: live %d, not in the file", k, n)
+				}
+			}
+
+			// The -w file decodes to exactly the lines printed live.
+			again := decodeLines(t, out, []netip.AddrPort{rp.Server})
+			if len(again) != len(liveLines) {
+				t.Fatalf("-w file decodes to %d lines, live printed %d", len(again), len(liveLines))
+			}
+			for i := range again {
+				if again[i] != liveLines[i] {
+					t.Fatalf("line %d differs:\n -w:  %s\n live: %s", i+1, again[i], liveLines[i])
+				}
+			}
+
+			errText := stderr.String()
+			for _, w := range []string{"capturing on lo", "kernel: ", fmt.Sprintf("%d packets captured", rp.Datagrams), "0 dropped", "session 127.0.0.1:"} {
+				if !strings.Contains(errText, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errText)
+				}
+			}
+			t.Logf("%s: %d datagrams replayed, %d lines, %d opcode/type kinds", name, rp.Datagrams, len(liveLines), len(want))
+		})
+	}
+}
+
+// TestDurationStopsIdleCapture checks --duration ends a capture that sees
+// nothing, with the final summary and exit status 0.
+func TestDurationStopsIdleCapture(t *testing.T) {
+	needRoot(t)
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err := Run(&Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Snaplen: 262144,
+		Duration: 300 * time.Millisecond, StatsEvery: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v", d)
+	}
+	for _, w := range []string{"0 packets captured", "datagrams/s", "kernel drops", "kernel: "} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, "-i IFACE"},
+		{Options{Iface: "lo", Port: 0, Snaplen: 262144}, "--port 0"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Count: -1}, "negative"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 10}, "--snaplen"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Filter: "udp port 1 or ip6"}, "column 15"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Servers: []string{"x"}}, "--server"},
+		{Options{Iface: "bcwire-nope0", Port: 22101, Snaplen: 262144}, "no such interface bcwire-nope0 (available:"},
+	} {
+		o := c.o
+		o.IO = &report.IO{Out: io.Discard, Err: io.Discard}
+		err := Run(&o)
+		var ee *cliutil.ExitError
+		if !errors.As(err, &ee) || ee.Code != cliutil.ExitUsage {
+			t.Errorf("%+v: err %v, want exit status 2", c.o, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %q does not say %q", c.o, err, c.want)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while Run writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestAutoLearnsServerPort runs --auto with the default port set to one the
+// server does not use: the GameSpy query and reply that open join.pcap pass
+// the probe part of the kernel filter, the reply makes the server known,
+// the filter is widened to its port, and from then on every datagram is
+// captured.
+func TestAutoLearnsServerPort(t *testing.T) {
+	needRoot(t)
+	path := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "join.pcap")
+	rp := prepareReplay(t, path)
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ready := make(chan struct{})
+	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Auto: true, JSON: true,
+		Count: rp.Datagrams, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
+	done := make(chan error, 1)
+	go func() { done <- Run(o) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("live ended before capturing: %v", err)
+	}
+	// The first two datagrams are the GameSpy query and reply.
+	if err := rp.sendRange(ctx, 0, 2); err != nil {
+		cancel()
+		<-done
+		t.Fatal(err)
+	}
+	learned := "found a server at " + rp.Server.String()
+	for !strings.Contains(stderr.String(), learned) {
+		if ctx.Err() != nil {
+			<-done
+			t.Fatalf("the server port was never learned:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := rp.sendRange(ctx, 2, rp.Datagrams); err != nil {
+		cancel()
+		<-done
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("live: %v\n%s", err, stderr.String())
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("stopped by the timeout, not by -c (datagrams missed)\n%s", stderr.String())
+	}
+	want := opcodeCounts(t, decodeLines(t, path, nil))
+	got := opcodeCounts(t, splitLines(stdout.String()))
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: live %d, file %d", k, got[k], n)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("live saw %d kinds, the file has %d", len(got), len(want))
+	}
+	if !strings.Contains(stderr.String(), fmt.Sprintf("udp port %d", rp.Server.Port())) {
+		t.Errorf("the widened filter is not shown:\n%s", stderr.String())
+	}
+}

@@ -1,0 +1,206 @@
+// Package live captures link-layer frames from a network interface as they
+// arrive, without cgo or libpcap, and feeds them to the same pipeline that
+// decodes capture files: Source turns frames into capture.Packets through a
+// capture.Decoder and is a flow.Source, so flow.Run drives it exactly as it
+// drives a *capture.Reader.
+//
+// Capture uses a Linux AF_PACKET socket (see Open); other systems get a clear
+// error. A kernel socket filter (compiled by package pcapfilter) keeps
+// unwanted traffic in the kernel.
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/pcapfilter"
+	"github.com/google/gopacket"
+)
+
+// Error classes, for errors.Is.
+var (
+	ErrPermission    = errors.New("live: permission denied")
+	ErrNoInterface   = errors.New("live: no such interface")
+	ErrInterfaceDown = errors.New("live: interface is down")
+	ErrUnsupported   = errors.New("live: live capture is not supported here")
+)
+
+// Error is a failure to open or read an interface, worded for people.
+type Error struct {
+	Kind  error // one of the Err* classes, or nil
+	Iface string
+	Msg   string
+	Err   error // the underlying system error, if any
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the class and the system error.
+func (e *Error) Unwrap() []error {
+	var out []error
+	if e.Kind != nil {
+		out = append(out, e.Kind)
+	}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
+}
+
+// classify turns a system error from step op on iface into an *Error that
+// says what to do about it.
+func classify(op, iface string, err error) error {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return &Error{Iface: iface, Msg: fmt.Sprintf("%s on %s: %v", op, iface, err), Err: err}
+	}
+	switch errno {
+	case syscall.EPERM, syscall.EACCES:
+		return &Error{Kind: ErrPermission, Iface: iface, Err: err, Msg: fmt.Sprintf(
+			"capturing on %s needs the CAP_NET_RAW capability (%s: %v): run as root, or grant it once with: sudo setcap cap_net_raw+ep $(command -v bcwire)",
+			iface, op, errno)}
+	case syscall.ENODEV, syscall.ENXIO:
+		return noInterface(iface, err)
+	case syscall.ENETDOWN:
+		return down(iface, err)
+	case syscall.EAFNOSUPPORT, syscall.EPROTONOSUPPORT:
+		return &Error{Kind: ErrUnsupported, Iface: iface, Err: err,
+			Msg: fmt.Sprintf("%s on %s: this kernel has no packet sockets (AF_PACKET): %v", op, iface, errno)}
+	}
+	return &Error{Iface: iface, Err: err, Msg: fmt.Sprintf("%s on %s: %v", op, iface, errno)}
+}
+
+func noInterface(iface string, err error) error {
+	return &Error{Kind: ErrNoInterface, Iface: iface, Err: err,
+		Msg: fmt.Sprintf("no such interface %s (available: %s)", iface, available())}
+}
+
+func down(iface string, err error) error {
+	return &Error{Kind: ErrInterfaceDown, Iface: iface, Err: err,
+		Msg: fmt.Sprintf("interface %s is down: bring it up first (ip link set %s up)", iface, iface)}
+}
+
+// available lists the interfaces of this system, for error messages.
+func available() string {
+	ifs, err := net.Interfaces()
+	if err != nil || len(ifs) == 0 {
+		return "none found"
+	}
+	names := make([]string, 0, len(ifs))
+	for _, i := range ifs {
+		n := i.Name
+		if i.Flags&net.FlagUp == 0 {
+			n += " (down)"
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// Options tune Open.
+type Options struct {
+	// Snaplen is the most bytes kept of each frame (default 262144).
+	Snaplen int
+	// Filter is the kernel filter; nil captures everything.
+	Filter *pcapfilter.Expr
+	// Promiscuous also captures frames not addressed to this host.
+	Promiscuous bool
+	// BufferSize is the socket receive buffer in bytes (default 8 MiB):
+	// bigger absorbs longer bursts before the kernel drops frames.
+	BufferSize int
+	// Poll is how long ReadFrame waits before giving control back
+	// (default 100 ms); it bounds how late a cancel or a tick is noticed.
+	Poll time.Duration
+}
+
+// KernelStats are the socket's counts since it was opened.
+type KernelStats struct {
+	Packets uint64 // frames that passed the filter (both copies on loopback)
+	Drops   uint64 // frames the kernel dropped because the buffer was full
+}
+
+// ErrTimeout is returned by ReadFrame when Poll passed without a frame.
+var ErrTimeout = errors.New("live: no frame within the poll interval")
+
+// Source reads frames from a Handle, passes each to OnFrame (for writing a
+// capture file), decodes it with a capture.Decoder and hands out UDP
+// datagrams. It implements flow.Source. Next returns io.EOF when Ctx is
+// done or MaxFrames frames were read.
+type Source struct {
+	H   *Handle
+	Ctx context.Context
+	// MaxFrames stops the capture after this many frames (0 = no limit).
+	MaxFrames int
+	// OnFrame sees every captured frame before it is decoded; an error
+	// ends the capture with that error.
+	OnFrame func(frame []byte, ci gopacket.CaptureInfo) error
+	// Tick is called after every frame and every idle poll interval, for
+	// periodic work (statistics lines, flushing).
+	Tick func(now time.Time)
+
+	dec    *capture.Decoder
+	frames int
+}
+
+// Frames is the number of frames read so far.
+func (s *Source) Frames() int { return s.frames }
+
+// Next returns the next UDP datagram (see flow.Source).
+func (s *Source) Next() (*capture.Packet, error) {
+	if s.dec == nil {
+		s.dec = capture.NewDecoder(capture.Options{})
+	}
+	for {
+		if s.MaxFrames > 0 && s.frames >= s.MaxFrames {
+			return nil, io.EOF
+		}
+		frame, ci, err := s.H.ReadFrame(s.Ctx)
+		if s.Tick != nil {
+			s.Tick(time.Now())
+		}
+		switch {
+		case errors.Is(err, ErrTimeout):
+			continue
+		case err != nil && s.Ctx != nil && s.Ctx.Err() != nil:
+			return nil, io.EOF
+		case err != nil:
+			return nil, err
+		}
+		s.frames++
+		if s.OnFrame != nil {
+			if err := s.OnFrame(frame, ci); err != nil {
+				return nil, err
+			}
+		}
+		p, err := s.dec.Decode(s.H.LinkType(), frame, ci)
+		if p == nil && err == nil {
+			continue // not a UDP/IPv4 datagram, or a fragment held for reassembly
+		}
+		return p, err
+	}
+}
+
+// Stats returns the decoder's counts (see flow.Source).
+func (s *Source) Stats() capture.Stats {
+	if s.dec == nil {
+		return capture.Stats{}
+	}
+	return s.dec.Stats()
+}
+
+// Incomplete reports IPv4 fragment sets never completed (see flow.Source).
+func (s *Source) Incomplete() []capture.FragmentSetInfo {
+	if s.dec == nil {
+		return nil
+	}
+	return s.dec.Flush()
+}
