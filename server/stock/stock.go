@@ -155,19 +155,28 @@ func PlayerRemoved(playerSlot int, peer byte) *game.DeletePlayerUI {
 // the client's wire slot, its IPv4 address and its name. The stock server
 // echoes the client's own.
 func Identity(peer byte, addr netip.Addr, name string) dissect.Control {
-	return dissect.Control{Kind: "peer-info", Slot: &peer, Addr: addr.Unmap(), Name: name}
+	return dissect.Control{Kind: "peer-info", Slot: &peer, Addr: ipv4(addr), Name: name}
+}
+
+// ipv4 is addr as IPv4, or 0.0.0.0 for an address that has no IPv4 form
+// (the wire has room for IPv4 only).
+func ipv4(addr netip.Addr) netip.Addr {
+	if a := addr.Unmap(); a.Is4() {
+		return a
+	}
+	return netip.IPv4Unspecified()
 }
 
 // ConnectRequest is the stock client's connect (sent as type 0x03): its own
 // IPv4 address and port and four reserved zero bytes.
 func ConnectRequest(addr netip.AddrPort) dissect.Control {
-	return dissect.Control{Kind: "connect-request", Addr: addr.Addr().Unmap(), Port: addr.Port(), Reserved: make([]byte, 4)}
+	return dissect.Control{Kind: "connect-request", Addr: ipv4(addr.Addr()), Port: addr.Port(), Reserved: make([]byte, 4)}
 }
 
 // Disconnect is the payload of a graceful disconnect (type 0x05): the
 // leaving client's wire slot and IPv4 address.
 func Disconnect(peer byte, addr netip.Addr) []byte {
-	a := addr.Unmap().As4()
+	a := ipv4(addr).As4()
 	return append([]byte{peer}, a[:]...)
 }
 
