@@ -45,6 +45,10 @@ type Timing struct {
 	// Linger keeps a departed client's connection this long to ACK its
 	// resent disconnect and let a boot notice be delivered (3s).
 	Linger time.Duration
+	// HandshakeTimeout drops a client silent this long during the checksum
+	// rounds, which stock clients answer at once (10s): a spoofed connect
+	// holds a slot no longer than that.
+	HandshakeTimeout time.Duration
 	// OrderWait is how long a gap in a client's reliable sequence may stay
 	// open before the messages after it are handed on anyway (10s).
 	OrderWait time.Duration
@@ -62,6 +66,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.RetransmitAfter, time.Second)
 	def(&t.Linger, 3*time.Second)
 	def(&t.OrderWait, 10*time.Second)
+	def(&t.HandshakeTimeout, 10*time.Second)
 	if t.MaxRetries <= 0 {
 		t.MaxRetries = 8
 	}
@@ -314,6 +319,11 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 		if p = s.admit(now, from, plain); p == nil {
 			return
 		}
+	}
+	if plain[0] != p.slot && plain[0] != stock.ConnectingPeer {
+		// Not this client's peer id: garbage, or someone else's datagram.
+		s.stats.Dropped++
+		return
 	}
 	s.receive(now, p, plain)
 	s.flushDirty(now)
@@ -622,7 +632,7 @@ func (s *Server) Tick(now time.Time) {
 				delete(s.peers, p.addr)
 				continue
 			}
-		} else if now.Sub(p.lastHeard) > s.t.Timeout {
+		} else if now.Sub(p.lastHeard) > s.t.Timeout || (p.phase == phChecksum && now.Sub(p.lastHeard) > s.t.HandshakeTimeout) {
 			s.log.Info("client timed out", "client", p.addr, "slot", p.slot, "name", p.name, "silent", now.Sub(p.lastHeard).Round(time.Millisecond))
 			s.drop(now, p, "timeout")
 			delete(s.peers, p.addr)

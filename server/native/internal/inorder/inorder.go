@@ -12,10 +12,11 @@ import (
 )
 
 // Buffer orders the deliveries of one connection, per channel. Stock peers
-// number each channel from 0. A gap that stays open longer than MaxWait, or
-// more than MaxHeld messages waiting, is given up on: delivery resumes at
-// the oldest held message, and what arrives for the skipped numbers later
-// is dropped.
+// number each channel from 0. A message numbered more than MaxHeld ahead of
+// the next one expected is implausible (garbage, or a peer far out of step)
+// and dropped. When the expected message has not come for MaxWait while
+// later ones wait, it is given up on: delivery resumes at the oldest held
+// message, and what arrives for the skipped numbers later is dropped.
 type Buffer struct {
 	MaxWait time.Duration // default 10s
 	MaxHeld int           // per channel, default 256
@@ -26,7 +27,7 @@ type Buffer struct {
 type channel struct {
 	next    uint16
 	held    map[uint16]transport.Delivery
-	gapFrom time.Time // when the oldest held message arrived
+	gapFrom time.Time // since when next has been waited for
 }
 
 // Push adds the deliveries of one datagram (received at now) and returns
@@ -39,14 +40,15 @@ func (b *Buffer) Push(now time.Time, ds []transport.Delivery) []transport.Delive
 			continue
 		}
 		c := &b.ch[d.Type.Channel()]
-		diff := int16(d.Seq - c.next)
+		diff := int(int16(d.Seq - c.next))
 		switch {
-		case diff < 0:
-			continue // already delivered or given up on
+		case diff < 0 || diff > b.maxHeld():
+			continue // already delivered, given up on, or implausible
 		case diff == 0:
 			out = append(out, d)
 			c.next++
 			out = c.drain(out)
+			c.gapFrom = now
 		default:
 			if c.held == nil {
 				c.held = map[uint16]transport.Delivery{}
@@ -63,16 +65,13 @@ func (b *Buffer) Push(now time.Time, ds []transport.Delivery) []transport.Delive
 // Flush gives up on gaps that have waited too long (call it now and then
 // even when nothing arrives) and returns out with what that releases.
 func (b *Buffer) Flush(now time.Time, out []transport.Delivery) []transport.Delivery {
-	wait, held := b.MaxWait, b.MaxHeld
+	wait := b.MaxWait
 	if wait <= 0 {
 		wait = 10 * time.Second
 	}
-	if held <= 0 {
-		held = 256
-	}
 	for i := range b.ch {
 		c := &b.ch[i]
-		for len(c.held) > 0 && (len(c.held) > held || now.Sub(c.gapFrom) > wait) {
+		for len(c.held) > 0 && now.Sub(c.gapFrom) > wait {
 			// Skip to the oldest held message.
 			best, first := uint16(0), true
 			for s := range c.held {
@@ -86,6 +85,13 @@ func (b *Buffer) Flush(now time.Time, out []transport.Delivery) []transport.Deli
 		}
 	}
 	return out
+}
+
+func (b *Buffer) maxHeld() int {
+	if b.MaxHeld <= 0 {
+		return 256
+	}
+	return b.MaxHeld
 }
 
 // Held is the number of messages waiting for a gap to close.

@@ -62,8 +62,17 @@ func TestMaxHeldAndWrap(t *testing.T) {
 	if len(got) != 4 {
 		t.Fatalf("wrap: got %v", seqs(got))
 	}
-	got = b.Push(t0, []transport.Delivery{d(10), d(11), d(12), d(13)})
-	if s := seqs(got); len(s) != 4 || s[0] != 10 {
-		t.Fatalf("overflow: got %v", s)
+	// Numbers more than MaxHeld ahead are dropped, not held.
+	if got = b.Push(t0, []transport.Delivery{d(10), d(4)}); len(got) != 0 || b.Held() != 1 {
+		t.Fatalf("far ahead: got %v, held %d", seqs(got), b.Held())
+	}
+	// A gap only counts as stalled while nothing arrives for next.
+	b.MaxWait = time.Second
+	got = b.Push(t0.Add(900*time.Millisecond), []transport.Delivery{d(2)})
+	if len(got) != 1 || len(b.Flush(t0.Add(1500*time.Millisecond), nil)) != 0 {
+		t.Fatalf("progress did not reset the stall timer")
+	}
+	if got := b.Flush(t0.Add(2*time.Second), nil); len(got) != 1 || got[0].Seq != 4 {
+		t.Fatalf("stall: got %v", seqs(got))
 	}
 }
