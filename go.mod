@@ -3,7 +3,7 @@ module github.com/bcwire/bcwire
 go 1.26.8
 
 require (
-	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c
+	github.com/BurntSushi/toml v1.5.0
 	github.com/fatih/color v1.19.0
 	github.com/google/gopacket v1.1.19
 	github.com/mattn/go-isatty v0.0.24

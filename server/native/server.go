@@ -320,8 +320,9 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 			return
 		}
 	}
-	if plain[0] != p.slot && plain[0] != stock.ConnectingPeer {
-		// Not this client's peer id: garbage, or someone else's datagram.
+	if plain[0] != stock.ConnectingPeer && (plain[0] < stock.FirstClientPeer || plain[0] >= stock.FirstClientPeer+stock.MaxPlayers) {
+		// No client's peer id: garbage. (A client's own id is not insisted
+		// on: a replaying tool may keep the ids of the capture it replays.)
 		s.stats.Dropped++
 		return
 	}
@@ -443,6 +444,11 @@ func (s *Server) deliver(now time.Time, p *peer, d *transport.Delivery) (holdAck
 			}
 		}
 	case dissect.TypeDisconnect:
+		// The stock disconnect is reliable and carries [slot][ipv4]; other
+		// shapes are not acted on (a stray byte pattern must not end a game).
+		if !d.Reliable || len(d.Payload) != 5 {
+			return false
+		}
 		s.log.Info("client left", "client", p.addr, "slot", p.slot, "name", p.name)
 		s.drop(now, p, "disconnect")
 	case dissect.TypeData:
