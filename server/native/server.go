@@ -130,6 +130,7 @@ type peer struct {
 	round int // index of the checksum request outstanding
 
 	joinedAt      time.Time
+	connectedAt   time.Time
 	lastHeard     time.Time
 	nextKeepalive time.Time
 	closeAt       time.Time
@@ -364,9 +365,9 @@ func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
 		return nil
 	}
 	p := &peer{addr: from, slot: slot, index: int(slot) - stock.FirstClientPeer, team: -1, lastHeard: now,
-		nextKeepalive: now,
-		conn:          transport.NewConn(stock.ServerPeer, transport.Options{RetransmitAfter: s.t.RetransmitAfter, MaxRetries: s.t.MaxRetries}),
-		order:         inorder.Buffer{MaxWait: s.t.OrderWait}}
+		nextKeepalive: now, connectedAt: now,
+		conn:  transport.NewConn(stock.ServerPeer, transport.Options{RetransmitAfter: s.t.RetransmitAfter, MaxRetries: s.t.MaxRetries}),
+		order: inorder.Buffer{MaxWait: s.t.OrderWait}}
 	p.ip = from.Addr().Unmap()
 	s.peers[from] = p
 	return p
@@ -649,7 +650,11 @@ func (s *Server) Tick(now time.Time) {
 			delete(s.peers, p.addr)
 			continue
 		} else {
-			if p.phase >= phChecksum && !now.Before(p.nextKeepalive) {
+			// The keepalive echoes the client's identity, so the first one
+			// waits for the client's own (or two intervals, whichever is
+			// first): a stock server's keepalive always names the player.
+			if p.phase >= phChecksum && !now.Before(p.nextKeepalive) &&
+				(p.name != "" || now.Sub(p.connectedAt) >= 2*s.t.Keepalive) {
 				p.nextKeepalive = now.Add(s.t.Keepalive)
 				c := stock.Identity(p.slot, p.ip, p.name)
 				p.conn.Queue(dissect.TypePeerInfo, dissect.AppendControl(nil, &c), true, true)
