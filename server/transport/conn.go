@@ -56,9 +56,12 @@ func (o Options) withDefaults() Options {
 // Delivery is one message received from the peer, new (not a duplicate),
 // with fragmented game messages already reassembled.
 type Delivery struct {
-	Type    dissect.TransportType
-	Seq     uint16
-	Payload []byte // owned by the caller
+	Type dissect.TransportType
+	// Reliable is set when the message was sent reliably (fragments always
+	// are); Seq is meaningful only then.
+	Reliable bool
+	Seq      uint16
+	Payload  []byte // owned by the caller
 	// Fragments is how many fragments the payload was rebuilt from (0 for
 	// a message that came whole).
 	Fragments int
@@ -273,10 +276,10 @@ func (c *Conn) Receive(plain []byte, now time.Duration) ([]Delivery, error) {
 			if res.Complete == nil {
 				continue
 			}
-			out = append(out, Delivery{Type: m.Type, Seq: m.Seq, Payload: append([]byte(nil), res.Complete...), Fragments: res.Count})
+			out = append(out, Delivery{Type: m.Type, Reliable: true, Seq: m.Seq, Payload: append([]byte(nil), res.Complete...), Fragments: res.Count})
 			continue
 		}
-		out = append(out, Delivery{Type: m.Type, Seq: m.Seq, Payload: append([]byte(nil), m.Payload...)})
+		out = append(out, Delivery{Type: m.Type, Reliable: m.Reliable, Seq: m.Seq, Payload: append([]byte(nil), m.Payload...)})
 	}
 	return out, err
 }

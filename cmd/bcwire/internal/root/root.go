@@ -10,6 +10,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/livecmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/nativecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
@@ -36,8 +37,7 @@ Start with:
 	root.SetErr(io.Err)
 	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
 		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
-		reportcmd.NewCmdReport(io))
-	root.AddCommand(livecmd.NewCmdLive(io))
+		reportcmd.NewCmdReport(io), livecmd.NewCmdLive(io), nativecmd.NewCmdServe(io))
 	return root
 }
 

@@ -1,0 +1,372 @@
+// Package nativecmd implements the native mode of `bcwire serve`: a Bridge
+// Commander dedicated server (server/native) that speaks the stock protocol
+// on its own. It exports its flag set and runner so the serve command can
+// offer them beside its other modes.
+package nativecmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/native"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Options of the native server command.
+type Options struct {
+	ConfigFile    string
+	Listen        string
+	Port          int
+	Name          string
+	Map           string
+	MaxPlayers    int
+	Collision     bool
+	FriendlyFire  bool
+	TimeLimit     int
+	FragLimit     int
+	Password      string
+	Manifest      string
+	PrintManifest bool
+	Write         string
+	LogJSON       bool
+	LogLevel      string
+	Console       bool
+	EndAfter      time.Duration
+	RestartAfter  time.Duration
+	StopAfter     time.Duration
+
+	// For tests: the flag set (to tell set flags from defaults), a socket
+	// to serve on instead of listening, and the console's input (default
+	// os.Stdin).
+	Flags *pflag.FlagSet
+	Conn  net.PacketConn
+	Stdin io.Reader
+}
+
+// AddFlags adds the native server's flags to fs.
+func AddFlags(fs *pflag.FlagSet) *Options {
+	d := native.DefaultConfig()
+	o := &Options{Flags: fs}
+	fs.StringVar(&o.ConfigFile, "config", "", "read settings from a TOML (.toml) or YAML (.yaml) file; flags override it")
+	fs.StringVar(&o.Listen, "listen", "", "address to listen on (default all interfaces, --port)")
+	fs.IntVar(&o.Port, "port", d.Port, "UDP port for game traffic and GameSpy queries")
+	fs.StringVar(&o.Name, "name", d.Name, "server name shown in GameSpy replies")
+	fs.StringVar(&o.Map, "map", d.Map, "mission script")
+	fs.IntVar(&o.MaxPlayers, "max-players", d.MaxPlayers, "player limit, 1-16")
+	fs.BoolVar(&o.Collision, "collision", d.CollisionDamage, "collision damage (--collision=false to turn off)")
+	fs.BoolVar(&o.FriendlyFire, "friendly-fire", d.FriendlyFire, "friendly fire")
+	fs.IntVar(&o.TimeLimit, "time-limit", d.TimeLimit, "time limit in minutes, 0 for none; END_GAME is broadcast when it runs out")
+	fs.IntVar(&o.FragLimit, "frag-limit", d.FragLimit, "frag limit, 0 for none")
+	fs.StringVar(&o.Password, "password", "", "advertise the server as password-protected")
+	fs.StringVar(&o.Manifest, "checksum-manifest", "", "check clients' checksum responses against this file (default: accept all)")
+	fs.BoolVar(&o.PrintManifest, "print-manifest", false, "print the manifest of bcwire's model stock client, as an example of the format, and exit")
+	fs.StringVarP(&o.Write, "write", "w", "", "write the server's traffic to a capture file (.pcap or .pcapng)")
+	fs.BoolVar(&o.LogJSON, "log-json", false, "log as JSON lines instead of text")
+	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&o.Console, "console", false, "read console commands from stdin even when it is not a terminal")
+	fs.DurationVar(&o.EndAfter, "end-after", 0, "broadcast END_GAME this long after the start")
+	fs.DurationVar(&o.RestartAfter, "restart-after", 0, "broadcast RESTART_GAME this long after each END_GAME")
+	fs.DurationVar(&o.StopAfter, "stop-after", 0, "stop the server after this long (default: run until interrupted)")
+	return o
+}
+
+// NewCmdServe builds `bcwire serve` with the native server.
+func NewCmdServe(io *report.IO) *cobra.Command {
+	var o *Options
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run a Bridge Commander dedicated server that speaks the stock protocol",
+		Long: `Run a Bridge Commander 1.1 dedicated server. It answers GameSpy queries
+(\basic\, \status\, \info\, \rules\, \players\) and game traffic on one UDP
+port, and takes stock clients through the join exactly as the stock server
+does: connect reply with checksum round 0, the five checksum rounds one at a
+time, 0x28 + Settings + GameInit in one datagram, then MISSION_INIT,
+DeletePlayerUI and the scores on NewPlayerInGame, and every live ship for
+late joiners. In the game it relays each client's game messages unchanged
+to the others (team chat to the team only); it simulates nothing itself.
+
+Reliable delivery, ACKs, fragmentation, bundling, keepalives (one a
+second), the 45 s silence timeout and graceful disconnects follow the stock
+transport. Unknown sources get at most one small reply a second.
+
+Console (on a terminal, or with --console): players, say TEXT, boot SLOT,
+endgame, restart, help, quit. Ctrl-C stops the server after telling every
+client it is going.
+
+Settings come from flags, or from a TOML or YAML file with the keys name,
+port, map, max_players, collision_damage, friendly_fire, time_limit,
+frag_limit, password, checksum_manifest; flags given override the file.`,
+		Example: `  bcwire serve
+  bcwire serve --name "Friday night" --max-players 4 --time-limit 20
+  bcwire serve --config server.toml --log-json 2>server.log
+  bcwire serve --write native.pcap --stop-after 5m   # capture for bcwire decode / diff
+  bcwire serve --print-manifest > manifest.toml      # then edit, and:
+  bcwire serve --checksum-manifest manifest.toml`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return Run(ctx, io, o)
+		},
+	}
+	o = AddFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *Options) changed(name string) bool { return o.Flags != nil && o.Flags.Changed(name) }
+
+// config merges the defaults, the file and the flags given.
+func (o *Options) config() (native.Config, error) {
+	cfg := native.DefaultConfig()
+	if o.ConfigFile != "" {
+		c, err := native.LoadConfig(o.ConfigFile, cfg)
+		if err != nil {
+			return cfg, cliutil.Usage("--config: %v", err)
+		}
+		cfg = c
+	}
+	set := func(name string, apply func()) {
+		if o.changed(name) || o.Flags == nil {
+			apply()
+		}
+	}
+	set("port", func() { cfg.Port = o.Port })
+	set("name", func() { cfg.Name = o.Name })
+	set("map", func() { cfg.Map = o.Map })
+	set("max-players", func() { cfg.MaxPlayers = o.MaxPlayers })
+	set("collision", func() { cfg.CollisionDamage = o.Collision })
+	set("friendly-fire", func() { cfg.FriendlyFire = o.FriendlyFire })
+	set("time-limit", func() { cfg.TimeLimit = o.TimeLimit })
+	set("frag-limit", func() { cfg.FragLimit = o.FragLimit })
+	set("password", func() { cfg.Password = o.Password })
+	set("checksum-manifest", func() { cfg.ChecksumManifest = o.Manifest })
+	if err := cfg.Validate(); err != nil {
+		return cfg, cliutil.Usage("%v", err)
+	}
+	return cfg, nil
+}
+
+func ioErr(err error) error { return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err} }
+
+// Run runs the server until ctx is done, "quit" on the console, or
+// --stop-after.
+func Run(ctx context.Context, io *report.IO, o *Options) error {
+	if o.PrintManifest {
+		if err := native.WriteManifest(io.Out, native.StockManifest()); err != nil {
+			return ioErr(err)
+		}
+		return nil
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+		return cliutil.Usage("--log-level %q: use debug, info, warn or error", o.LogLevel)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(io.Err, hopts)
+	if o.LogJSON {
+		h = slog.NewJSONHandler(io.Err, hopts)
+	}
+	log := slog.New(h)
+
+	opts := native.Options{Config: cfg, Logger: log}
+	if cfg.ChecksumManifest != "" {
+		m, err := native.LoadManifest(cfg.ChecksumManifest)
+		if err != nil {
+			return cliutil.Usage("checksum manifest: %v", err)
+		}
+		opts.Manifest = m
+	}
+
+	pc := o.Conn
+	if pc == nil {
+		addr := o.Listen
+		if addr == "" {
+			addr = ":" + strconv.Itoa(cfg.Port)
+		} else if _, _, err := net.SplitHostPort(addr); err != nil {
+			addr = net.JoinHostPort(addr, strconv.Itoa(cfg.Port))
+		}
+		pc, err = net.ListenPacket("udp", addr)
+		if err != nil {
+			return ioErr(fmt.Errorf("listen: %w", err))
+		}
+		defer pc.Close()
+	}
+
+	var capw *captureFile
+	if o.Write != "" {
+		capw, err = createCapture(o.Write)
+		if err != nil {
+			return ioErr(err)
+		}
+		opts.Tap = capw.tap
+	}
+	srv, err := native.New(opts)
+	if err != nil {
+		return cliutil.Usage("%v", err)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	if o.StopAfter > 0 {
+		after(ctx, &wg, o.StopAfter, cancel)
+	}
+	if o.EndAfter > 0 {
+		after(ctx, &wg, o.EndAfter, func() {
+			srv.EndGame(time.Now(), game.EndOver)
+			if o.RestartAfter > 0 {
+				after(ctx, &wg, o.RestartAfter, func() { srv.Restart(time.Now()) })
+			}
+		})
+	}
+	in := o.Stdin
+	if in == nil && (o.Console || isatty.IsTerminal(os.Stdin.Fd())) {
+		in = os.Stdin
+	}
+	if in != nil {
+		// The reader is not waited for: a read from a terminal cannot be
+		// interrupted, and the process ends right after Run.
+		go console(ctx, io.Out, srv, in, cancel)
+	}
+
+	err = srv.Serve(ctx, pc)
+	wg.Wait()
+	if capw != nil {
+		if cerr := capw.close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		log.Info("capture written", "file", o.Write)
+	}
+	if err != nil {
+		return ioErr(err)
+	}
+	return nil
+}
+
+// after runs fn once d has passed, unless ctx ends first.
+func after(ctx context.Context, wg *sync.WaitGroup, d time.Duration, fn func()) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+			fn()
+		}
+	}()
+}
+
+func console(ctx context.Context, out io.Writer, srv *native.Server, in io.Reader, quit func()) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		if ctx.Err() != nil {
+			return
+		}
+		res, err := srv.Exec(time.Now(), sc.Text())
+		switch {
+		case errors.Is(err, native.ErrQuit):
+			quit()
+			return
+		case err != nil:
+			fmt.Fprintln(out, "error:", err)
+		case res != "":
+			fmt.Fprintln(out, res)
+		}
+	}
+}
+
+// captureFile is the --write capture.
+type captureFile struct {
+	mu  sync.Mutex
+	f   *os.File
+	bw  *bufio.Writer
+	w   *capture.Writer
+	err error
+}
+
+func createCapture(path string) (*captureFile, error) {
+	format := capture.PCAP
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pcapng":
+		format = capture.PCAPNG
+	case ".pcap", ".cap":
+	default:
+		return nil, cliutil.Usage("--write %s: name the capture .pcap or .pcapng", path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	w, err := capture.NewWriter(bw, format, capture.Ethernet)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &captureFile{f: f, bw: bw, w: w}, nil
+}
+
+func (c *captureFile) tap(t time.Time, src, dst netip.AddrPort, wire []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	src, dst = ipv4(src), ipv4(dst)
+	if !src.Addr().Is4() || !dst.Addr().Is4() {
+		return // the capture is IPv4
+	}
+	c.err = c.w.WriteUDP(t, src, dst, wire)
+}
+
+// ipv4 unmaps a; an unspecified address (a server listening on every
+// interface) is written as 0.0.0.0.
+func ipv4(a netip.AddrPort) netip.AddrPort {
+	ip := a.Addr().Unmap()
+	if ip.IsUnspecified() {
+		ip = netip.IPv4Unspecified()
+	}
+	return netip.AddrPortFrom(ip, a.Port())
+}
+
+func (c *captureFile) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.err
+	if e := c.w.Flush(); err == nil {
+		err = e
+	}
+	if e := c.bw.Flush(); err == nil {
+		err = e
+	}
+	if e := c.f.Close(); err == nil {
+		err = e
+	}
+	return err
+}

@@ -1,0 +1,188 @@
+package native
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/stock"
+	"gopkg.in/yaml.v3"
+)
+
+// Config is what a server operator sets: the server's name, port and match.
+// The same keys work in a TOML or YAML file (see LoadConfig).
+type Config struct {
+	Name            string `toml:"name" yaml:"name"`
+	Port            int    `toml:"port" yaml:"port"`
+	Map             string `toml:"map" yaml:"map"`
+	MaxPlayers      int    `toml:"max_players" yaml:"max_players"`
+	CollisionDamage bool   `toml:"collision_damage" yaml:"collision_damage"`
+	FriendlyFire    bool   `toml:"friendly_fire" yaml:"friendly_fire"`
+	// TimeLimit is in minutes, FragLimit in kills; 0 means none. When the
+	// time limit runs out the server broadcasts END_GAME.
+	TimeLimit int `toml:"time_limit" yaml:"time_limit"`
+	FragLimit int `toml:"frag_limit" yaml:"frag_limit"`
+	// Password is advertised in GameSpy replies (\password\1). The stock
+	// client's way of sending a password is not documented, so it is not
+	// checked on connect.
+	Password string `toml:"password" yaml:"password"`
+	// ChecksumManifest is a file of expected checksum responses (see
+	// LoadManifest); empty accepts every client.
+	ChecksumManifest string `toml:"checksum_manifest" yaml:"checksum_manifest"`
+}
+
+// DefaultConfig is the stock dedicated server's default match on port
+// 22101.
+func DefaultConfig() Config {
+	return Config{Name: "bcwire native server", Port: stock.Port, Map: stock.DefaultMap,
+		MaxPlayers: 8, CollisionDamage: true, FragLimit: 10}
+}
+
+// Validate reports the first setting that is out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.Port < 0 || c.Port > 65535:
+		return fmt.Errorf("port %d is outside 0-65535", c.Port)
+	case c.MaxPlayers < 1 || c.MaxPlayers > stock.MaxPlayers:
+		return fmt.Errorf("max_players %d is outside 1-%d", c.MaxPlayers, stock.MaxPlayers)
+	case c.TimeLimit < 0 || c.TimeLimit > 254:
+		return fmt.Errorf("time_limit %d is outside 0-254 minutes (0: none)", c.TimeLimit)
+	case c.FragLimit < 0 || c.FragLimit > 254:
+		return fmt.Errorf("frag_limit %d is outside 0-254 (0: none)", c.FragLimit)
+	case c.Map == "" || len(c.Map) > 200:
+		return fmt.Errorf("map must be a mission script name such as %s", stock.DefaultMap)
+	case len(c.Name) > 100:
+		return fmt.Errorf("name is longer than 100 bytes")
+	}
+	return nil
+}
+
+func (c Config) match() stock.Match {
+	m := stock.Match{Map: c.Map, MaxPlayers: c.MaxPlayers, CollisionDamage: c.CollisionDamage,
+		FriendlyFire: c.FriendlyFire, TimeLimit: c.TimeLimit, FragLimit: c.FragLimit, System: 1}
+	if m.TimeLimit == 0 {
+		m.TimeLimit = -1
+	}
+	if m.FragLimit == 0 {
+		m.FragLimit = -1
+	}
+	return m
+}
+
+// mapDisplayName is the last dotted part of the mission script
+// (Multiplayer.Episode.Mission1.Mission1 is shown as Mission1).
+func mapDisplayName(script string) string {
+	if i := strings.LastIndexByte(script, '.'); i >= 0 {
+		return script[i+1:]
+	}
+	return script
+}
+
+// LoadConfig reads a TOML (.toml) or YAML (.yaml, .yml) file over base:
+// keys the file does not set keep base's values. Unknown keys are an
+// error, so a typo does not pass silently.
+func LoadConfig(path string, base Config) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return base, err
+	}
+	c := base
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".toml":
+		md, err := toml.Decode(string(b), &c)
+		if err != nil {
+			return base, fmt.Errorf("%s: %w", path, err)
+		}
+		if und := md.Undecoded(); len(und) > 0 {
+			return base, fmt.Errorf("%s: unknown key %q", path, und[0].String())
+		}
+	case ".yaml", ".yml":
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil && err != io.EOF {
+			return base, fmt.Errorf("%s: %w", path, err)
+		}
+	default:
+		return base, fmt.Errorf("%s: unknown config format: name it .toml, .yaml or .yml", path)
+	}
+	return c, nil
+}
+
+// Manifest is the checksum responses a good client sends, by round: the
+// whole 0x21 game message. A round it does not list is accepted as sent.
+type Manifest map[game.ChecksumRound][]byte
+
+// StockManifest is the manifest of the stock client that server/stock
+// models (stock.ChecksumResponse).
+func StockManifest() Manifest {
+	m := Manifest{}
+	for _, r := range stock.ChecksumRounds {
+		m[r.Round] = stock.ChecksumResponse(r.Round).Append(nil)
+	}
+	return m
+}
+
+// LoadManifest reads a checksum manifest: a TOML file whose [rounds] table
+// maps each round ("0", "1", "2", "3", "255" or "0xFF") to the hex of the
+// 0x21 message a good client sends, as `bcwire decode -V` shows it.
+//
+//	[rounds]
+//	0 = "21 00 43 E2 0C 7E ..."
+func LoadManifest(path string) (Manifest, error) {
+	var f struct {
+		Rounds map[string]string `toml:"rounds"`
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := toml.Decode(string(b), &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(f.Rounds) == 0 {
+		return nil, fmt.Errorf("%s: no [rounds] table", path)
+	}
+	m := Manifest{}
+	for k, v := range f.Rounds {
+		n, err := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
+		if err != nil {
+			return nil, fmt.Errorf("%s: round %q is not a number 0-255", path, k)
+		}
+		clean := strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\n' || r == '\t' || r == ':' {
+				return -1
+			}
+			return r
+		}, v)
+		p, err := hex.DecodeString(clean)
+		if err != nil || len(p) < 2 || p[0] != byte(game.OpChecksumResponse) || p[1] != byte(n) {
+			return nil, fmt.Errorf("%s: round %s: want the hex of a ChecksumResponse (21 %02X ...)", path, k, n)
+		}
+		m[game.ChecksumRound(n)] = p
+	}
+	return m, nil
+}
+
+// WriteManifest writes m in the format LoadManifest reads.
+func WriteManifest(w io.Writer, m Manifest) error {
+	rounds := make([]int, 0, len(m))
+	for r := range m {
+		rounds = append(rounds, int(r))
+	}
+	sort.Ints(rounds)
+	var b strings.Builder
+	b.WriteString("# bcwire checksum manifest: the ChecksumResponse (0x21) a good client sends\n# in each round, as hex.\n[rounds]\n")
+	for _, r := range rounds {
+		fmt.Fprintf(&b, "%d = \"% X\"\n", r, m[game.ChecksumRound(r)])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
