@@ -85,12 +85,12 @@ type Server struct {
 	c    *Capture
 	opts ServerOptions
 
-	mu       sync.Mutex
-	next     int
-	live     map[netip.AddrPort]*liveSession
-	order    []*liveSession
-	ignored  int // datagrams from clients after every session was given out
-	serving  bool
+	mu      sync.Mutex
+	next    int
+	live    map[netip.AddrPort]*liveSession
+	order   []*liveSession
+	ignored int // datagrams from clients after every session was given out
+	serving bool
 }
 
 // NewServer returns a Server for the scripts of c.
