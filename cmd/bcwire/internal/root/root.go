@@ -10,9 +10,11 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
@@ -36,6 +38,7 @@ Start with:
 	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
 		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
 		reportcmd.NewCmdReport(io))
+	root.AddCommand(servecmd.NewCmdServe(io), verifycmd.NewCmdVerify(io))
 	return root
 }
 
