@@ -30,7 +30,7 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // replayServer runs `serve --replay` in-process on a loopback port; stop
 // ends it and returns its exit error and output; exited waits up to d for
 // it to end by itself.
-func replayServer(t *testing.T, file string, extra func(o *servecmd.Options)) (addr string, stop func() (error, string, string), exited func(d time.Duration) bool) {
+func replayServer(t *testing.T, file string, extra func(o *servecmd.Options)) (addr string, stop func() (string, string, error), exited func(d time.Duration) bool) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	ready := make(chan net.Addr, 1)
@@ -64,12 +64,12 @@ func replayServer(t *testing.T, file string, extra func(o *servecmd.Options)) (a
 		}
 		return ended
 	}
-	stop = func() (error, string, string) {
+	stop = func() (string, string, error) {
 		cancel()
 		if !exited(5 * time.Second) {
 			t.Fatal("serve did not return within 5s")
 		}
-		return res, out.String(), errb.String()
+		return out.String(), errb.String(), res
 	}
 	t.Cleanup(func() { stop() })
 	return addr, stop, exited
@@ -156,7 +156,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	if !exited(3 * time.Second) {
 		t.Fatal("serve --exit-when-done still running 3s after the last session")
 	}
-	serr, sout, slog := stop()
+	sout, slog, serr := stop()
 	if serr != nil {
 		t.Fatalf("serve: %v\n%s", serr, slog)
 	}
@@ -194,7 +194,7 @@ func TestVerifyCommandDifferences(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	err, sout, _ := stop()
+	sout, _, err := stop()
 	if err == nil || !strings.Contains(sout, "mismatched") {
 		t.Errorf("serve of a mismatching run: err %v\n%s", err, sout)
 	}
