@@ -14,12 +14,10 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
@@ -28,7 +26,6 @@ import (
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/native"
 	"github.com/mattn/go-isatty"
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -90,48 +87,6 @@ func AddFlags(fs *pflag.FlagSet) *Options {
 	return o
 }
 
-// NewCmdServe builds `bcwire serve` with the native server.
-func NewCmdServe(io *report.IO) *cobra.Command {
-	var o *Options
-	cmd := &cobra.Command{
-		Use:   "serve [flags]",
-		Short: "Run a Bridge Commander dedicated server that speaks the stock protocol",
-		Long: `Run a Bridge Commander 1.1 dedicated server. It answers GameSpy queries
-(\basic\, \status\, \info\, \rules\, \players\) and game traffic on one UDP
-port, and takes stock clients through the join exactly as the stock server
-does: connect reply with checksum round 0, the five checksum rounds one at a
-time, 0x28 + Settings + GameInit in one datagram, then MISSION_INIT,
-DeletePlayerUI and the scores on NewPlayerInGame, and every live ship for
-late joiners. In the game it relays each client's game messages unchanged
-to the others (team chat to the team only); it simulates nothing itself.
-
-Reliable delivery, ACKs, fragmentation, bundling, keepalives (one a
-second), the 45 s silence timeout and graceful disconnects follow the stock
-transport. Unknown sources get at most one small reply a second.
-
-Console (on a terminal, or with --console): players, say TEXT, boot SLOT,
-endgame, restart, help, quit. Ctrl-C stops the server after telling every
-client it is going.
-
-Settings come from flags, or from a TOML or YAML file with the keys name,
-port, map, max_players, collision_damage, friendly_fire, time_limit,
-frag_limit, password, checksum_manifest; flags given override the file.`,
-		Example: `  bcwire serve
-  bcwire serve --name "Friday night" --max-players 4 --time-limit 20
-  bcwire serve --config server.toml --log-json 2>server.log
-  bcwire serve --write native.pcap --stop-after 5m   # capture for bcwire decode / diff
-  bcwire serve --print-manifest > manifest.toml      # then edit, and:
-  bcwire serve --checksum-manifest manifest.toml`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return Run(ctx, io, o)
-		},
-	}
-	o = AddFlags(cmd.Flags())
-	return cmd
-}
 
 func (o *Options) changed(name string) bool { return o.Flags != nil && o.Flags.Changed(name) }
 

@@ -10,11 +10,12 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/livecmd"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/nativecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
@@ -37,7 +38,8 @@ Start with:
 	root.SetErr(io.Err)
 	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
 		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
-		reportcmd.NewCmdReport(io), livecmd.NewCmdLive(io), nativecmd.NewCmdServe(io))
+		reportcmd.NewCmdReport(io), livecmd.NewCmdLive(io))
+	root.AddCommand(servecmd.NewCmdServe(io), verifycmd.NewCmdVerify(io))
 	return root
 }
 

@@ -1,0 +1,336 @@
+// Package servecmd implements `bcwire serve`. Without --replay it runs the
+// native server (package nativecmd, server/native); with --replay CAPTURE
+// it stands in for the captured server and answers live clients byte for
+// byte from the capture (package server/replay).
+package servecmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/nativecmd"
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/replay"
+	"github.com/spf13/cobra"
+)
+
+// Options of `bcwire serve`.
+type Options struct {
+	IO         *report.IO
+	Replay     string // capture file to replay
+	Listen     string
+	Timing     string
+	Strict     bool
+	JSON       string // file for the JSON report ("-" for stdout)
+	Server     string // the captured server to replay, when there are several
+	Quiet      bool
+	ExitOnDone bool
+
+	// Ready, when set, is called with the bound address once the server
+	// listens (tests use it with --listen 127.0.0.1:0).
+	Ready func(addr net.Addr)
+}
+
+// NewCmdServe builds the cobra command: the native server, or with
+// --replay the stand-in for a captured server. Both share --listen.
+func NewCmdServe(io *report.IO) *cobra.Command {
+	o := &Options{IO: io}
+	var no *nativecmd.Options
+	cmd := &cobra.Command{
+		Use:   "serve [--replay CAPTURE] [flags]",
+		Short: "Run a dedicated server: the native one, or a stand-in that answers from a capture",
+		Long: `Serve Bridge Commander clients on one UDP port (22101 unless --port or
+--listen say otherwise).
+
+NATIVE SERVER (without --replay)
+
+A Bridge Commander 1.1 dedicated server that speaks the stock protocol. It
+answers GameSpy queries (\basic\, \status\, \info\, \rules\, \players\) and
+game traffic on one port, and takes stock clients through the join exactly
+as the stock server does: connect reply with checksum round 0, the five
+checksum rounds one at a time, 0x28 + Settings + GameInit in one datagram,
+then MISSION_INIT, DeletePlayerUI and the scores on NewPlayerInGame, and
+every live ship for late joiners. In the game it relays each client's game
+messages unchanged to the others (team chat to the team only); it simulates
+nothing itself. Reliable delivery, ACKs, fragmentation, bundling,
+keepalives (one a second), the 45 s silence timeout and graceful
+disconnects follow the stock transport. Unknown sources get at most one
+small reply a second.
+
+Console (on a terminal, or with --console): players, say TEXT, boot SLOT,
+endgame, restart, help, quit. Ctrl-C stops the server after telling every
+client it is going. Settings come from flags, or from a TOML or YAML file
+(--config) with the keys name, port, map, max_players, collision_damage,
+friendly_fire, time_limit, frag_limit, password, checksum_manifest; flags
+given override the file.
+
+REPLAY (--replay CAPTURE)
+
+bcwire stands in for the server recorded in the capture. Each captured
+session becomes a script: the client's datagrams, the server datagrams that
+answered each of them, and the server datagrams sent on their own
+(keepalives, relayed traffic, StateUpdates) with their offsets from the
+session's first datagram. Each new client address that sends a datagram is
+given the next captured session, in join order.
+
+Every datagram received is decrypted and compared with the next datagram
+the captured client sent (fields carrying the client's own address are
+ignored). On a match the captured answers go back byte for byte - except
+the fields that must differ on a live run: the client's IPv4 address and
+port in connect requests, peer-info keepalives (0x00) and disconnects
+(0x05) are rewritten to the live client's address and the datagram is
+re-encrypted. Each field rewritten is logged once per session.
+
+A datagram that matches nothing is logged with both decodings side by side
+and left unanswered; the server re-synchronises on the next datagram that
+matches one of the following 16 captured ones (--strict ends the session
+instead). A repeat of a datagram already matched (the client retransmitting)
+is answered again with the captured answers.
+
+--timing capture (the default) sends the datagrams that answer nothing no
+earlier than their captured offset; --timing asap sends them as soon as the
+script reaches them. Use the same timing for 'bcwire verify' against it.
+
+On exit (Ctrl-C, or --exit-when-done) it prints per session the client
+datagrams matched, mismatched, skipped and repeated, the server datagrams
+sent and the fields rewritten; --json FILE writes the same as JSON.
+
+Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
+2 for usage or I/O errors.`,
+		Example: `  # the native server
+  bcwire serve --name "Friday night" --max-players 4 --time-limit 20
+  bcwire serve --config server.toml --log-json 2>server.log
+  bcwire serve --write native.pcap --stop-after 5m   # capture for bcwire decode / diff
+  bcwire serve --print-manifest > manifest.toml      # then edit, and:
+  bcwire serve --checksum-manifest manifest.toml
+
+  # stand in for the server of battle.pcap on the stock port
+  bcwire serve --replay testdata/pcaps/battle.pcap
+  # as fast as the client allows, and check it with verify from another shell
+  bcwire serve --replay testdata/pcaps/lossy.pcap --listen 127.0.0.1:22101 --timing asap
+  bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
+  # stop after every captured session has been played; keep a JSON report
+  bcwire serve --replay join.pcap --exit-when-done --json serve.json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if o.Replay == "" {
+				if name := firstChanged(c, replayOnly); name != "" {
+					return cliutil.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
+				}
+				return nativecmd.Run(ctx, io, no)
+			}
+			if name := firstChanged(c, nativeOnly); name != "" {
+				return cliutil.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
+			}
+			o.Listen = no.Listen
+			if o.Listen == "" {
+				o.Listen = ":" + strconv.Itoa(no.Port)
+			} else if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+				o.Listen = net.JoinHostPort(o.Listen, strconv.Itoa(no.Port))
+			}
+			return RunReplay(ctx, o)
+		},
+	}
+	f := cmd.Flags()
+	no = nativecmd.AddFlags(f) // --listen and --port are shared
+	no.Flags = f
+	f.StringVar(&o.Replay, "replay", "", "stand in for the server captured in `FILE` instead of running the native server")
+	f.StringVar(&o.Timing, "timing", "capture", "replay: capture keeps the captured timing; asap goes as fast as the script allows")
+	f.BoolVar(&o.Strict, "strict", false, "replay: end a session at its first client datagram that matches nothing")
+	f.StringVar(&o.JSON, "json", "", "replay: write the per-session report as JSON to `FILE` (- for stdout)")
+	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for, when the capture has several")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: log nothing while serving; print only the report")
+	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
+	return cmd
+}
+
+// replayOnly and nativeOnly are the flags that belong to one mode; giving
+// one in the other mode is a usage error rather than silently ignored.
+var (
+	replayOnly = []string{"timing", "strict", "json", "server", "quiet", "exit-when-done"}
+	nativeOnly = []string{"config", "name", "map", "max-players", "collision", "friendly-fire",
+		"time-limit", "frag-limit", "password", "checksum-manifest", "print-manifest", "write",
+		"log-json", "log-level", "console", "end-after", "restart-after", "stop-after"}
+)
+
+func firstChanged(c *cobra.Command, names []string) string {
+	for _, n := range names {
+		if c.Flags().Changed(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// Report is the JSON form of a replay run.
+type Report struct {
+	Capture  string                 `json:"capture"`
+	Listen   string                 `json:"listen"`
+	Timing   string                 `json:"timing"`
+	Sessions []replay.ServerSession `json:"sessions"`
+	// Captured is the number of sessions in the capture; Ignored counts
+	// datagrams from clients that came after all of them were taken.
+	Captured int `json:"captured"`
+	Ignored  int `json:"ignored"`
+}
+
+// RunReplay serves o.Replay until ctx ends (or every session is done with
+// --exit-when-done), then prints the report.
+func RunReplay(ctx context.Context, o *Options) error {
+	timing, err := replay.ParseTiming(o.Timing)
+	if err != nil {
+		return cliutil.Usage("--timing: %v", err)
+	}
+	var lo replay.LoadOptions
+	if o.Server != "" {
+		ap, err := netip.ParseAddrPort(o.Server)
+		if err != nil {
+			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
+		}
+		lo.Server = ap
+	}
+	c, err := replay.Load(o.Replay, lo)
+	if err != nil {
+		if errors.Is(err, replay.ErrManyServers) {
+			return cliutil.Usage("%v with --server", err)
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	pc, err := net.ListenPacket("udp", o.Listen)
+	if err != nil {
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
+	}
+	defer pc.Close()
+
+	var logMu sync.Mutex
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(o.IO.Err, format+"\n", args...)
+	}
+	opts := replay.ServerOptions{Timing: timing, Strict: o.Strict}
+	if !o.Quiet {
+		opts.Logf = logf
+	}
+	srv := replay.NewServer(c, opts)
+	steps := 0
+	for _, s := range c.Sessions {
+		steps += len(s.Steps)
+	}
+	if !o.Quiet {
+		logf("replaying %d sessions (%d datagrams) of %s, server %s, on %s (timing %s)",
+			len(c.Sessions), steps, o.Replay, c.Server, pc.LocalAddr(), timing)
+	}
+	if o.Ready != nil {
+		o.Ready(pc.LocalAddr())
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watched := make(chan struct{})
+	if !o.ExitOnDone {
+		close(watched)
+	} else {
+		go func() {
+			defer close(watched)
+			t := time.NewTicker(50 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if srv.AllDone() {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
+	serveErr := srv.Serve(ctx, pc)
+	cancel()
+	<-watched
+
+	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
+		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored()}
+	printReport(o.IO, &rep)
+	if o.JSON != "" {
+		if err := writeJSON(o.IO, o.JSON, &rep); err != nil {
+			return err
+		}
+	}
+	if serveErr != nil {
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: serveErr}
+	}
+	for _, s := range rep.Sessions {
+		if s.Mismatched > 0 || s.Skipped > 0 {
+			return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+				Err: errors.New("some client datagrams did not match the capture (see the report)")}
+		}
+	}
+	return nil
+}
+
+func printReport(io *report.IO, r *Report) {
+	w := io.Out
+	if len(r.Sessions) == 0 {
+		fmt.Fprintf(w, "no client connected (%d sessions in %s)\n", r.Captured, r.Capture)
+		return
+	}
+	fmt.Fprintf(w, "%-7s  %-21s  %-21s  %8s  %10s  %7s  %9s  %5s  %s\n",
+		"session", "client", "captured as", "matched", "mismatched", "skipped", "repeated", "sent", "rewritten")
+	for _, s := range r.Sessions {
+		state := ""
+		switch {
+		case s.Ended != "":
+			state = "  (" + s.Ended + ")"
+		case !s.Done:
+			state = "  (not finished)"
+		}
+		fmt.Fprintf(w, "%-7d  %-21s  %-21s  %4d/%-3d  %10d  %7d  %9d  %5d  %s%s\n",
+			s.Session, s.Client, s.Captured, s.Matched, s.Expected, s.Mismatched, s.Skipped, s.Duplicates,
+			s.Sent, strings.Join(replay.SortedFields(s.Rewritten), ", "), state)
+	}
+	if left := r.Captured - len(r.Sessions); left > 0 {
+		fmt.Fprintf(w, "%d captured sessions were not played\n", left)
+	}
+	if r.Ignored > 0 {
+		fmt.Fprintf(w, "%d datagrams ignored from clients beyond the captured sessions\n", r.Ignored)
+	}
+}
+
+func writeJSON(io *report.IO, path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	b = append(b, '\n')
+	if path == "-" {
+		_, err = io.Out.Write(b)
+	} else {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--json: %w", err)}
+	}
+	return nil
+}

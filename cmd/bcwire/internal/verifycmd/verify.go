@@ -1,0 +1,275 @@
+// Package verifycmd implements `bcwire verify`: play the client side of a
+// capture's sessions against a live server and report, step by step, where
+// its answers differ from the captured server's.
+package verifycmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/replay"
+	"github.com/spf13/cobra"
+)
+
+// Options of `bcwire verify`.
+type Options struct {
+	IO       *report.IO
+	File     string
+	Target   string
+	Mode     string
+	Timing   string
+	JSON     string
+	Server   string
+	Timeout  time.Duration
+	GiveUp   int
+	MaxShown int
+	Verbose  bool
+
+	// Listen, when set, opens each session's socket (tests); the default
+	// listens on the local address that routes to the target.
+	Listen func() (net.PacketConn, error)
+}
+
+// NewCmdVerify builds the cobra command.
+func NewCmdVerify(io *report.IO) *cobra.Command {
+	o := &Options{IO: io}
+	cmd := &cobra.Command{
+		Use:   "verify --target ADDR [flags] CAPTURE",
+		Short: "Play a capture's clients against a server and report where its answers differ",
+		Long: `Play the client side of every session in CAPTURE against the server at
+--target, each session from its own UDP socket, starting them in the
+captured join order, and compare what the server sends back with what the
+captured server sent.
+
+--mode exact (the default) sends the captured client datagrams unchanged,
+except the client's own address and port in connect requests, keepalives and
+disconnects (rewritten to the socket's address and re-encrypted), and
+expects byte-identical answers.
+
+--mode adaptive is a protocol-aware client: it ACKs what it actually
+receives, numbers its reliable messages as captured, answers each checksum
+request with the captured response for that round, and compares the
+server's messages one by one after decoding - so a server that numbers,
+bundles or times its datagrams differently is still compared message by
+message instead of derailing the replay.
+
+--timing capture (the default) sends each client datagram at its captured
+offset from the session's start; --timing asap sends it as soon as the
+answers before it have arrived. A server replaying a capture with
+'bcwire serve --replay' must use the same timing.
+
+Each server step is reported as identical (byte for byte), equivalent (same
+decoded content; game time and addresses set aside), different (shown
+decoded side by side), missing (nothing arrived within --timeout) or
+unexpected (arrived, but the capture has nothing like it). The first
+divergence of each session is shown with its capture frame number. A session
+that gets no answer at all to --give-up datagrams in a row is abandoned.
+
+--json FILE writes {"target", "mode", "timing", "sessions": [{"session",
+"client", "captured", "joined", "phases", "identical", "equivalent",
+"different", "missing", "unexpected", "sent", "not_sent", "abandoned",
+"first_divergence", "steps": [...]}], "summary": {...}} ("-" for stdout).
+"joined" means the session reached the lobby: Settings and GameInit
+arrived. "phases" are the join phases of the live exchange, as in
+'bcwire timeline --json'.
+
+A server replaying a capture taken at its own interface loses nothing on
+loopback, so against 'serve --replay' of the same capture every captured
+server datagram - retransmissions included - must arrive identical.
+
+Exit status: 0 when every step was identical or equivalent, 1 when some
+differed, 2 for usage or I/O errors and when the target never answers.`,
+		Example: `  # check a replay server (or any server) against the 4-player battle
+  bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
+  # as fast as answers allow, against 'bcwire serve --timing asap'
+  bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
+  # a server of your own: compare decoded messages, keep every step as JSON
+  bcwire verify --target 192.168.1.20:22101 --mode adaptive --json steps.json capture.pcap`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return cliutil.Usage("give exactly one capture file (see --help)")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			o.File = args[0]
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return Run(ctx, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Target, "target", "", "the server under test, `HOST:PORT` (required)")
+	f.StringVar(&o.Mode, "mode", "exact", "exact: datagrams byte for byte; adaptive: a protocol-aware client comparing decoded messages")
+	f.StringVar(&o.Timing, "timing", "capture", "capture: captured offsets; asap: as soon as the answers allow")
+	f.StringVar(&o.JSON, "json", "", "write the report as JSON to `FILE` (- for stdout)")
+	f.StringVar(&o.Server, "server", "", "the captured server `HOST:PORT` whose sessions to play, when the capture has several")
+	f.DurationVar(&o.Timeout, "timeout", time.Second, "how long to wait for an expected answer")
+	f.IntVar(&o.GiveUp, "give-up", 5, "abandon a session after this many client datagrams in a row get no answer")
+	f.IntVar(&o.MaxShown, "show", 5, "divergences shown per session in the text report (0: only the first)")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "list every step in the text report")
+	return cmd
+}
+
+// Run verifies and prints.
+func Run(ctx context.Context, o *Options) error {
+	if o.Target == "" {
+		return cliutil.Usage("--target HOST:PORT is required (the server to verify)")
+	}
+	target, err := resolve(o.Target)
+	if err != nil {
+		return cliutil.Usage("--target %q: %v", o.Target, err)
+	}
+	mode, err := replay.ParseMode(o.Mode)
+	if err != nil {
+		return cliutil.Usage("--mode: %v", err)
+	}
+	timing, err := replay.ParseTiming(o.Timing)
+	if err != nil {
+		return cliutil.Usage("--timing: %v", err)
+	}
+	if o.Timeout <= 0 {
+		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
+	}
+	if o.GiveUp <= 0 {
+		return cliutil.Usage("--give-up %d: must be at least 1", o.GiveUp)
+	}
+	var lo replay.LoadOptions
+	if o.Server != "" {
+		ap, err := netip.ParseAddrPort(o.Server)
+		if err != nil {
+			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
+		}
+		lo.Server = ap
+	}
+	c, err := replay.Load(o.File, lo)
+	if err != nil {
+		if errors.Is(err, replay.ErrManyServers) {
+			return cliutil.Usage("%v with --server", err)
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: target, Mode: mode, Timing: timing,
+		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen})
+	if err != nil {
+		if errors.Is(err, replay.ErrUnreachable) {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		}
+		if ctx.Err() != nil {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("interrupted: %w", err)}
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	if o.JSON != "-" {
+		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
+	}
+	if o.JSON != "" {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(res); err != nil {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		}
+		if o.JSON == "-" {
+			_, err = o.IO.Out.Write(buf.Bytes())
+		} else {
+			err = os.WriteFile(o.JSON, buf.Bytes(), 0o644)
+		}
+		if err != nil {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--json: %w", err)}
+		}
+	}
+	if !res.Summary.OK {
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
+	}
+	return nil
+}
+
+// resolve reads HOST:PORT, looking the host up when it is a name.
+func resolve(s string) (netip.AddrPort, error) {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
+	}
+	ua, err := net.ResolveUDPAddr("udp4", s)
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	ap := ua.AddrPort()
+	if ap.Port() == 0 {
+		return netip.AddrPort{}, errors.New("no port given")
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
+}
+
+// Print writes the text report.
+func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose bool) {
+	fmt.Fprintf(w, "verify %s against %s (%s mode, %s timing)\n", file, r.Target, r.Mode, r.Timing)
+	for _, s := range r.Sessions {
+		if s == nil {
+			continue
+		}
+		joined := "did not reach the lobby"
+		if s.Joined {
+			joined = "joined"
+		}
+		fmt.Fprintf(w, "session %d  %s as %s  %s  %d identical, %d equivalent, %d different, %d missing, %d unexpected  (%d client datagrams sent)\n",
+			s.Session, s.Captured, s.Client, joined, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, s.Sent)
+		if s.Abandoned != "" {
+			fmt.Fprintf(w, "  abandoned: %s; %d client datagrams not sent\n", s.Abandoned, s.NotSent)
+		}
+		if verbose {
+			for i := range s.Steps {
+				fmt.Fprint(w, indent(s.Steps[i].Text()))
+			}
+			continue
+		}
+		if s.First == nil {
+			continue
+		}
+		fmt.Fprint(w, "  FIRST DIVERGENCE: "+indent(s.First.Text())[2:])
+		shown := 0
+		for i := range s.Steps {
+			st := &s.Steps[i]
+			if !st.IsDivergence() || (st.Step == s.First.Step && st.Status == s.First.Status && st.AtMS == s.First.AtMS) {
+				continue
+			}
+			if shown == maxShown {
+				fmt.Fprintf(w, "  ... and more (--show N or --json FILE for every step)\n")
+				break
+			}
+			shown++
+			fmt.Fprint(w, indent(st.Text()))
+		}
+	}
+	sm := r.Summary
+	verdict := "all identical"
+	switch {
+	case !sm.OK:
+		verdict = "DIFFERENCES"
+	case sm.Equivalent > 0:
+		verdict = "all identical or equivalent"
+	}
+	fmt.Fprintf(w, "total: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected: %s\n",
+		sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, verdict)
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
+}

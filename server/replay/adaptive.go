@@ -1,0 +1,585 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/transport"
+)
+
+// Adaptive mode, message by message.
+//
+// The client side follows the captured client datagram by datagram, so that
+// against a server that behaves as captured it sends exactly the captured
+// bytes; what it adapts is everything that depends on the server:
+//
+//   - ACKs: a captured ACK is sent only once the message it acknowledges
+//     has actually arrived (else it is sent as soon as that message
+//     arrives); a reliable message the captured client never acknowledged
+//     is ACKed at once, with the flags stock peers use (transport.Conn).
+//   - Numbering: the captured sequence numbers are kept, so the server sees
+//     the client's reliable numbering as captured.
+//   - Checksums: a captured checksum response for a round the server has
+//     not asked for is replaced by the captured response for a round it has
+//     asked for and not yet had (unfragmented responses).
+//   - The peer id in byte 0 is the slot the server assigned.
+//
+// The server side is compared after transport decoding: every captured
+// server message (the first copy of each reliable message, fragments
+// reassembled, ACKs set aside) against the messages that arrive (duplicates
+// dropped and fragments reassembled by a transport.Conn), in any bundling
+// and with any sequence numbers. A message may be matched up to two client
+// datagrams early or late.
+
+// ackKey names what an ACK acknowledges.
+type ackKey struct {
+	ch   dissect.Channel
+	seq  uint16
+	frag bool
+	idx  uint8
+}
+
+func ackKeyOfAck(m *dissect.Message) ackKey {
+	return ackKey{m.AckChannel(), m.Seq, m.AckFlags&dissect.AckFragment != 0, m.AckFragIndex}
+}
+
+func ackKeyOf(m *dissect.Message) ackKey {
+	k := ackKey{ch: m.Type.Channel(), seq: m.Seq, frag: m.Fragment}
+	if m.Fragment {
+		k.idx = m.FragIndex
+	}
+	return k
+}
+
+// expMsg is one captured server message awaited.
+type expMsg struct {
+	step    int // script index of the datagram that completed it
+	win     int // the client datagram (group) it follows
+	typ     dissect.TransportType
+	seq     uint16
+	payload []byte
+	due     time.Time
+	done    bool
+}
+
+// adaptive is the state of one adaptive session.
+type adaptive struct {
+	v        *verifier
+	rx       *transport.Conn // receive side: duplicates, reassembly
+	acker    *transport.Conn // builds ACK-only datagrams
+	slot     byte
+	haveSlot bool
+
+	captured map[ackKey]bool // everything the captured client ACKs
+	received map[ackKey]bool // reliable messages that arrived
+	owed     map[ackKey]bool // captured ACKs held back until their message arrives
+
+	requested map[byte]bool   // checksum rounds the server asked for
+	answered  map[byte]bool   // checksum rounds answered
+	responses map[byte][]byte // captured unfragmented checksum responses by round
+
+	exp        []*expMsg // in window order
+	extra      []extraMsg
+	dec1, dec2 *game.Decoder
+	win        int // groups sent so far
+	got        int // messages received since the last window closed
+}
+
+type extraMsg struct {
+	win     int // the window it arrived in
+	typ     dissect.TransportType
+	seq     uint16
+	payload []byte
+}
+
+func (v *verifier) runAdaptive(ctx context.Context) error {
+	a := &adaptive{v: v, rx: transport.NewConn(0xFF, transport.Options{}), acker: transport.NewConn(0xFF, transport.Options{}),
+		captured: map[ackKey]bool{}, received: map[ackKey]bool{}, owed: map[ackKey]bool{},
+		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{},
+		dec1: game.NewDecoder(), dec2: game.NewDecoder()}
+	a.prepare()
+	steps := v.script.Steps
+	silent := 0
+	for i := 0; i < len(steps); i++ {
+		d := &steps[i]
+		if !d.IsClient() {
+			continue
+		}
+		var floor time.Time
+		if v.opts.Timing == TimingCapture {
+			floor = v.start.Add(d.At)
+		}
+		if a.win == 0 {
+			_ = sleepCtx(ctx, time.Until(floor))
+		} else {
+			if err := a.await(ctx, floor); err != nil {
+				return err
+			}
+			if err := a.closeWindow(&silent); err != nil {
+				return err
+			}
+			if silent >= v.opts.GiveUp {
+				a.abandon(i, fmt.Sprintf("no answer at all to %d client datagrams in a row (the last was capture frame %d)",
+					silent, lastClientFrame(steps, i)))
+				return nil
+			}
+		}
+		if err := a.send(i); err != nil {
+			return err
+		}
+		a.win++
+		a.setDue()
+	}
+	if err := a.await(ctx, time.Time{}); err != nil {
+		return err
+	}
+	return a.closeWindow(&silent)
+}
+
+// prepare lists the captured server messages and the captured client's
+// ACKs and checksum responses.
+func (a *adaptive) prepare() {
+	steps := a.v.script.Steps
+	seenRel := map[ackKey]bool{}
+	frags := map[uint16][][]byte{} // server fragments by sequence number
+	fragTotal := map[uint16]int{}
+	win := 0
+	for i := range steps {
+		d := &steps[i]
+		if d.GameSpy {
+			if d.IsClient() {
+				win++
+			} else {
+				a.exp = append(a.exp, &expMsg{step: i, win: win, typ: 0xFF, payload: d.Plain})
+			}
+			continue
+		}
+		_, plain, _ := Rewrite(d, a.v.local)
+		var dg dissect.Datagram
+		_ = dg.Parse(plain)
+		if d.IsClient() {
+			win++
+			for j := range dg.Messages {
+				m := &dg.Messages[j]
+				switch {
+				case m.Type == dissect.TypeAck:
+					a.captured[ackKeyOfAck(m)] = true
+				case m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse):
+					if _, ok := a.responses[m.Payload[1]]; !ok {
+						a.responses[m.Payload[1]] = append([]byte(nil), m.Payload...)
+					}
+				}
+			}
+			continue
+		}
+		for j := range dg.Messages {
+			m := &dg.Messages[j]
+			if m.Type == dissect.TypeAck {
+				continue
+			}
+			if m.Reliable {
+				k := ackKeyOf(m)
+				if seenRel[k] {
+					continue // the server sending it again
+				}
+				seenRel[k] = true
+			}
+			payload := m.Payload
+			if m.Fragment {
+				if payload = collect(frags, fragTotal, m); payload == nil {
+					continue
+				}
+			}
+			a.exp = append(a.exp, &expMsg{step: i, win: win, typ: m.Type, seq: m.Seq, payload: append([]byte(nil), payload...)})
+		}
+	}
+}
+
+// collect adds a fragment to its set and returns the whole message once
+// every fragment is there.
+func collect(sets map[uint16][][]byte, totals map[uint16]int, m *dissect.Message) []byte {
+	set := sets[m.Seq]
+	for len(set) <= int(m.FragIndex) {
+		set = append(set, nil)
+	}
+	if set[m.FragIndex] == nil {
+		set[m.FragIndex] = append([]byte{}, m.Payload...)
+	}
+	sets[m.Seq] = set
+	if m.HasTotal() {
+		totals[m.Seq] = int(m.FragTotal)
+	}
+	n := totals[m.Seq]
+	if n == 0 || len(set) < n {
+		return nil
+	}
+	var out []byte
+	for _, p := range set[:n] {
+		if p == nil {
+			return nil
+		}
+		out = append(out, p...)
+	}
+	delete(sets, m.Seq)
+	return out
+}
+
+// within is the awaited messages of windows lo to hi.
+func (a *adaptive) within(lo, hi int) []*expMsg {
+	i := sort.Search(len(a.exp), func(i int) bool { return a.exp[i].win >= lo })
+	j := sort.Search(len(a.exp), func(i int) bool { return a.exp[i].win > hi })
+	if i >= j {
+		return nil
+	}
+	return a.exp[i:j]
+}
+
+// setDue gives the messages of the window just opened their due time.
+func (a *adaptive) setDue() {
+	for _, e := range a.within(a.win, a.win) {
+		if e.due.IsZero() {
+			e.due = time.Now()
+			if a.v.opts.Timing == TimingCapture {
+				e.due = a.v.start.Add(a.v.script.Steps[e.step].At)
+			}
+		}
+	}
+}
+
+// send sends captured client datagram i, adapted.
+func (a *adaptive) send(i int) error {
+	v := a.v
+	d := &v.script.Steps[i]
+	wire, plain, changed := Rewrite(d, v.local)
+	st := Step{Step: i, Frame: d.Frame, Dir: "C->S", Status: StatusSent}
+	for _, c := range changed {
+		st.Rewritten = append(st.Rewritten, c.String())
+	}
+	if !d.GameSpy {
+		var dg dissect.Datagram
+		if err := dg.Parse(plain); err == nil {
+			out := dissect.Datagram{Peer: dg.Peer}
+			if a.haveSlot && dg.Peer != 0xFF {
+				out.Peer = a.slot
+			}
+			held := 0
+			for j := range dg.Messages {
+				m := dg.Messages[j]
+				if m.Type == dissect.TypeAck {
+					k := ackKeyOfAck(&m)
+					if !a.received[k] {
+						a.owed[k] = true
+						held++
+						continue
+					}
+				}
+				if m.Type == dissect.TypeData && !m.Fragment && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) {
+					m.Payload = a.checksumAnswer(m.Payload, &st)
+				}
+				out.Messages = append(out.Messages, m)
+			}
+			if held > 0 {
+				st.Detail = fmt.Sprintf("%d captured ACKs held back: their messages have not arrived", held)
+			}
+			if len(out.Messages) == 0 {
+				st.Status = "held"
+				v.res.Steps = append(v.res.Steps, st)
+				return nil
+			}
+			p := out.Append(nil)
+			if !bytes.Equal(p, plain) {
+				wire = make([]byte, len(p))
+				dissect.Encrypt(wire, p)
+			}
+		}
+	}
+	if _, err := v.pc.WriteTo(wire, v.target); err != nil {
+		return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
+	}
+	v.observe(v.local, v.opts.Target, wire)
+	st.AtMS = v.since()
+	v.res.Steps = append(v.res.Steps, st)
+	v.res.Sent++
+	return nil
+}
+
+// checksumAnswer is the checksum response to send in place of the
+// captured one: the same when the server asked for that round, else the
+// captured response to a round it asked for and has not had.
+func (a *adaptive) checksumAnswer(p []byte, st *Step) []byte {
+	round := p[1]
+	if a.requested[round] || len(a.requested) == 0 {
+		a.answered[round] = true
+		return p
+	}
+	for r := range a.requested {
+		if !a.answered[r] {
+			if resp, ok := a.responses[r]; ok {
+				a.answered[r] = true
+				st.Detail = fmt.Sprintf("checksum round %d asked for instead of round %d: sent its captured response", r, round)
+				return resp
+			}
+		}
+	}
+	return p
+}
+
+// await receives until the open window's messages have all arrived (or
+// the answer timeout passed) and floor is reached.
+func (a *adaptive) await(ctx context.Context, floor time.Time) error {
+	v := a.v
+	progress := time.Now()
+	for {
+		now := time.Now()
+		complete := true
+		last := progress
+		for _, e := range a.within(a.win, a.win) {
+			if !e.done {
+				complete = false
+				if e.due.After(last) {
+					last = e.due
+				}
+			}
+		}
+		wake := floor
+		if !complete {
+			deadline := last.Add(v.opts.AnswerTimeout)
+			if !now.Before(deadline) {
+				if !now.Before(floor) {
+					return nil
+				}
+			} else if wake.IsZero() || deadline.After(wake) {
+				wake = deadline
+			}
+		} else if !now.Before(floor) {
+			return nil
+		}
+		if err := v.pc.SetReadDeadline(wake); err != nil {
+			return err
+		}
+		n, addr, err := v.pc.ReadFrom(v.buf)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("session %d: %w", v.script.Index+1, err)
+		}
+		ua, ok := addr.(*net.UDPAddr)
+		if !ok || !sameEndpoint(ua.AddrPort(), v.opts.Target) {
+			continue
+		}
+		data := append([]byte(nil), v.buf[:n]...)
+		v.received++
+		v.observe(v.opts.Target, v.local, data)
+		progress = time.Now()
+		if err := a.receive(data); err != nil {
+			return err
+		}
+	}
+}
+
+// receive takes one datagram from the server apart.
+func (a *adaptive) receive(data []byte) error {
+	if dissect.IsGameSpy(data) {
+		a.got++
+		a.match(extraMsg{typ: 0xFF, payload: data})
+		return nil
+	}
+	plain := make([]byte, len(data))
+	dissect.Decrypt(plain, data)
+	var dg dissect.Datagram
+	_ = dg.Parse(plain)
+	var ackNow []dissect.Message
+	for i := range dg.Messages {
+		m := &dg.Messages[i]
+		if m.Type == dissect.TypeAck || !m.Reliable {
+			continue
+		}
+		k := ackKeyOf(m)
+		a.received[k] = true
+		if a.owed[k] || !a.captured[k] {
+			delete(a.owed, k)
+			ackNow = append(ackNow, *m)
+		}
+	}
+	ds, _ := a.rx.Receive(plain, 0)
+	a.rx.Flush(0) // its own ACKs are not sent: the captured ones are
+	for _, d := range ds {
+		a.got++
+		switch {
+		case (d.Type == dissect.TypeConnectAck || d.Type == dissect.TypeConnect) && len(d.Payload) == 1:
+			a.slot, a.haveSlot = d.Payload[0], true
+		case d.Type == dissect.TypeData && len(d.Payload) > 1 && d.Payload[0] == byte(game.OpChecksumRequest):
+			a.requested[d.Payload[1]] = true
+		}
+		a.match(extraMsg{typ: d.Type, seq: d.Seq, payload: d.Payload})
+	}
+	if len(ackNow) > 0 {
+		a.acker.LocalID = 0xFF
+		if a.haveSlot {
+			a.acker.LocalID = a.slot
+		}
+		for i := range ackNow {
+			a.acker.Ack(&ackNow[i])
+		}
+		for _, p := range a.acker.Flush(0) {
+			w := make([]byte, len(p))
+			dissect.Encrypt(w, p)
+			if _, err := a.v.pc.WriteTo(w, a.v.target); err != nil {
+				return err
+			}
+			a.v.observe(a.v.local, a.v.opts.Target, w)
+		}
+	}
+	return nil
+}
+
+// match pairs an arriving message with an awaited one: identical (same
+// bytes and number), equivalent (same decoded content), else held.
+func (a *adaptive) match(m extraMsg) {
+	var equiv *expMsg
+	for _, e := range a.within(a.win-2, a.win+2) {
+		if e.done || e.typ != m.typ {
+			continue
+		}
+		if bytes.Equal(e.payload, m.payload) && e.seq == m.seq {
+			a.record(e, StatusIdentical, m, "")
+			return
+		}
+		if equiv == nil && m.typ != 0xFF {
+			if ok, _ := comparePayloads(m.typ, false, m.payload, e.payload, game.ServerToClient, a.v.opts.Comparer, a.dec1, a.dec2); ok {
+				equiv = e
+			}
+		}
+	}
+	if equiv != nil {
+		detail := ""
+		if equiv.seq != m.seq {
+			detail = fmt.Sprintf("sequence number %d, captured %d", m.seq, equiv.seq)
+		}
+		a.record(equiv, StatusEquivalent, m, detail)
+		return
+	}
+	m.win = a.win
+	a.extra = append(a.extra, m)
+}
+
+func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
+	if typ == 0xFF {
+		return []string{describeGameSpy(payload)}
+	}
+	m := dissect.Message{Type: typ, Seq: seq, Payload: payload}
+	if typ != dissect.TypeData {
+		c, err := dissect.ParseControl(&m)
+		if err != nil {
+			return []string{fmt.Sprintf("%s seq=%d raw % X", typ, seq, payload)}
+		}
+		return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, controlString(&c))}
+	}
+	return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, gameString(payload, game.ServerToClient, game.NewDecoder()))}
+}
+
+func (a *adaptive) record(e *expMsg, status string, m extraMsg, detail string) {
+	e.done = true
+	st := Step{Step: e.step, Frame: a.v.script.Steps[e.step].Frame, Dir: "S->C", Status: status, AtMS: a.v.since(), Detail: detail}
+	if status != StatusIdentical {
+		st.Expected = msgLines(e.typ, e.seq, e.payload)
+		st.Got = msgLines(m.typ, m.seq, m.payload)
+	}
+	a.v.res.Steps = append(a.v.res.Steps, st)
+}
+
+// closeWindow settles the messages awaited two client datagrams ago (all
+// of them after the last one), so that a server that sends later than
+// captured is still matched: each still awaited is paired with a message
+// that arrived and matched nothing (different) or marked missing; messages
+// that matched nothing and are as old are unexpected.
+func (a *adaptive) closeWindow(silent *int) error {
+	v := a.v
+	expectedHere := len(a.within(a.win, a.win)) > 0
+	if expectedHere && a.got == 0 {
+		*silent++
+		if v.first && v.received == 0 {
+			return fmt.Errorf("%w: no answer from %s within %s to session %d's first datagrams: is a Bridge Commander server listening there?",
+				ErrUnreachable, v.opts.Target, v.opts.AnswerTimeout, v.script.Index+1)
+		}
+	} else if a.got > 0 {
+		*silent = 0
+	}
+	a.got = 0
+	v.startedOnce()
+	final := a.final()
+	at := v.since()
+	settle := a.exp
+	if !final {
+		settle = a.within(0, a.win-2)
+	}
+	for _, e := range settle {
+		if e.done {
+			continue
+		}
+		e.done = true
+		st := Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C", AtMS: at, Expected: msgLines(e.typ, e.seq, e.payload)}
+		if len(a.extra) > 0 {
+			m := a.extra[0]
+			a.extra = a.extra[1:]
+			st.Status = StatusDifferent
+			st.Got = msgLines(m.typ, m.seq, m.payload)
+			if m.typ != e.typ {
+				st.Detail = fmt.Sprintf("type %s, captured %s", m.typ, e.typ)
+			} else if m.typ != 0xFF {
+				_, st.Detail = comparePayloads(m.typ, false, m.payload, e.payload, game.ServerToClient, v.opts.Comparer, game.NewDecoder(), game.NewDecoder())
+			}
+		} else {
+			st.Status = StatusMissing
+			st.Detail = "not received"
+		}
+		v.res.Steps = append(v.res.Steps, st)
+	}
+	kept := a.extra[:0]
+	for _, m := range a.extra {
+		if final || m.win <= a.win-2 {
+			v.res.Steps = append(v.res.Steps, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at, Got: msgLines(m.typ, m.seq, m.payload)})
+			continue
+		}
+		kept = append(kept, m)
+	}
+	a.extra = kept
+	return nil
+}
+
+// final reports whether every client datagram has been sent.
+func (a *adaptive) final() bool { return a.win >= a.v.script.Clients() }
+
+// abandon stops the session at client step i: what is still awaited is
+// missing, the client datagrams left are not sent.
+func (a *adaptive) abandon(i int, why string) {
+	v := a.v
+	v.res.Abandoned = why
+	for ; i < len(v.script.Steps); i++ {
+		if v.script.Steps[i].IsClient() {
+			v.res.NotSent++
+		}
+	}
+	for _, e := range a.exp {
+		if !e.done {
+			e.done = true
+			v.res.Steps = append(v.res.Steps, Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C",
+				Status: StatusMissing, Detail: "session abandoned", Expected: msgLines(e.typ, e.seq, e.payload)})
+		}
+	}
+	if v.opts.Logf != nil {
+		v.opts.Logf("session %d: abandoned: %s", v.script.Index+1, why)
+	}
+}

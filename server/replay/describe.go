@@ -1,0 +1,170 @@
+package replay
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/game"
+)
+
+// Describe decodes a datagram into one line per transport message, for
+// logs and reports. plain is the decrypted datagram (or a GameSpy datagram
+// in clear).
+func Describe(plain []byte, dir game.Direction) []string {
+	if dissect.IsGameSpy(plain) {
+		return []string{describeGameSpy(plain)}
+	}
+	var d dissect.Datagram
+	err := d.Parse(plain)
+	out := make([]string, 0, len(d.Messages)+1)
+	dec := game.NewDecoder()
+	for i := range d.Messages {
+		out = append(out, fmt.Sprintf("peer=%02X %s", d.Peer, describeMessage(&d.Messages[i], dir, dec)))
+	}
+	if err != nil {
+		out = append(out, fmt.Sprintf("DAMAGED after %d of %d messages: %v", len(d.Messages), d.Count, err))
+	}
+	if len(out) == 0 {
+		out = append(out, fmt.Sprintf("peer=%02X (no messages)", d.Peer))
+	}
+	return out
+}
+
+func describeGameSpy(b []byte) string {
+	g, err := dissect.ParseGameSpy(b)
+	if err != nil {
+		return fmt.Sprintf("gamespy (damaged: %v) %q", err, b)
+	}
+	var sb strings.Builder
+	sb.WriteString("gamespy")
+	if g.Query {
+		sb.WriteString(" query " + g.Kind)
+		return sb.String()
+	}
+	sb.WriteString(" reply")
+	if g.QueryID != "" {
+		sb.WriteString(" queryid=" + g.QueryID)
+	}
+	for _, f := range g.Fields {
+		sb.WriteString(" " + f.Key + "=" + strconv.Quote(f.Value))
+	}
+	return sb.String()
+}
+
+// describeMessage is the one-line form of a transport message.
+func describeMessage(m *dissect.Message, dir game.Direction, dec *game.Decoder) string {
+	var sb strings.Builder
+	sb.WriteString(m.Type.String())
+	if m.Type == dissect.TypeAck {
+		fmt.Fprintf(&sb, " seq=%d flags=%#02x", m.Seq, m.AckFlags)
+		if m.AckFlags&dissect.AckFragment != 0 {
+			fmt.Fprintf(&sb, " frag=%d", m.AckFragIndex)
+		}
+		return sb.String()
+	}
+	if m.Reliable {
+		fmt.Fprintf(&sb, " R seq=%d", m.Seq)
+	} else {
+		sb.WriteString(" U")
+	}
+	if m.Ordered {
+		sb.WriteString(" O")
+	}
+	if m.Type != dissect.TypeData {
+		c, err := dissect.ParseControl(m)
+		if err != nil {
+			fmt.Fprintf(&sb, "  raw % X", m.Payload)
+			return sb.String()
+		}
+		sb.WriteString("  " + controlString(&c))
+		return sb.String()
+	}
+	if m.Fragment {
+		if m.HasTotal() {
+			fmt.Fprintf(&sb, " frag=0/%d", m.FragTotal)
+		} else {
+			fmt.Fprintf(&sb, " frag=%d", m.FragIndex)
+		}
+		if m.FragIndex == 0 && len(m.Payload) > 0 {
+			fmt.Fprintf(&sb, "  %s (first %d bytes)", game.Opcode(m.Payload[0]), len(m.Payload))
+		} else {
+			fmt.Fprintf(&sb, "  (%d bytes)", len(m.Payload))
+		}
+		return sb.String()
+	}
+	sb.WriteString("  " + gameString(m.Payload, dir, dec))
+	return sb.String()
+}
+
+func gameString(payload []byte, dir game.Direction, dec *game.Decoder) string {
+	if len(payload) == 0 {
+		return "(empty game message)"
+	}
+	r := dec.Decode(payload, dir)
+	s := r.Msg.Opcode().String()
+	if t := r.Msg.String(); t != "" {
+		s += " " + t
+	}
+	if r.Err != nil {
+		s += " (error: " + r.Err.Error() + ")"
+	}
+	if len(r.Unparsed) > 0 {
+		s += fmt.Sprintf(" unparsed=%X", r.Unparsed)
+	}
+	return s
+}
+
+func controlString(c *dissect.Control) string {
+	var sb strings.Builder
+	sb.WriteString(c.Kind)
+	if c.Slot != nil {
+		fmt.Fprintf(&sb, " slot=%d", *c.Slot)
+	}
+	if c.Addr.IsValid() {
+		fmt.Fprintf(&sb, " ip=%s", c.Addr)
+	}
+	if c.Port != 0 {
+		fmt.Fprintf(&sb, " port=%d", c.Port)
+	}
+	if c.Name != "" {
+		fmt.Fprintf(&sb, " name=%q", c.Name)
+	}
+	if len(c.Extra) > 0 {
+		fmt.Fprintf(&sb, " extra=% X", c.Extra)
+	}
+	return sb.String()
+}
+
+// SideBySide lays two decodings out in two columns headed left and right.
+func SideBySide(leftHead string, left []string, rightHead string, right []string) string {
+	w := len(leftHead)
+	for _, l := range left {
+		w = max(w, len(l))
+	}
+	w = min(w, 70)
+	var sb strings.Builder
+	row := func(a, b string) {
+		mark := "  "
+		if a != b {
+			mark = "≠ "
+		}
+		if len(a) > w {
+			a = a[:w-1] + "…"
+		}
+		fmt.Fprintf(&sb, "    %s%-*s | %s\n", mark, w, a, b)
+	}
+	fmt.Fprintf(&sb, "      %-*s | %s\n", w, leftHead, rightHead)
+	for i := 0; i < max(len(left), len(right)); i++ {
+		var a, b string
+		if i < len(left) {
+			a = left[i]
+		}
+		if i < len(right) {
+			b = right[i]
+		}
+		row(a, b)
+	}
+	return sb.String()
+}

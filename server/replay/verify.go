@@ -1,0 +1,708 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/session"
+)
+
+// Mode is how Verify plays and compares.
+type Mode int
+
+const (
+	// ModeExact sends the captured client datagrams unchanged (address
+	// fields rewritten) and expects byte-identical answers.
+	ModeExact Mode = iota
+	// ModeAdaptive is a protocol-aware client: it ACKs what it receives,
+	// numbers its reliable messages as captured, answers checksum requests
+	// with the captured response for that round and compares decoded
+	// messages rather than datagrams.
+	ModeAdaptive
+)
+
+func (m Mode) String() string {
+	if m == ModeAdaptive {
+		return "adaptive"
+	}
+	return "exact"
+}
+
+// ParseMode reads "exact" or "adaptive".
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(s) {
+	case "exact":
+		return ModeExact, nil
+	case "adaptive":
+		return ModeAdaptive, nil
+	}
+	return 0, fmt.Errorf("mode %q: want exact or adaptive", s)
+}
+
+// VerifyOptions tune Verify.
+type VerifyOptions struct {
+	Target netip.AddrPort // the server under test
+	Mode   Mode
+	Timing Timing
+	// AnswerTimeout is how long to wait for an expected answer after the
+	// last datagram that arrived (default 1s). With TimingCapture a server
+	// datagram is not waited for before its captured offset.
+	AnswerTimeout time.Duration
+	// GiveUp abandons a session after this many steps in a row that
+	// expected answers and received nothing (default 5).
+	GiveUp int
+	// Comparer judges decoded game messages (default DefaultComparer).
+	Comparer Comparer
+	// Listen opens each session's socket. The default listens on UDP port
+	// 0 of the local address that routes to Target.
+	Listen func() (net.PacketConn, error)
+	// Logf, when set, receives progress lines.
+	Logf func(format string, args ...any)
+}
+
+// Step statuses.
+const (
+	StatusSent       = "sent"       // a client datagram (or, adaptive, message) sent
+	StatusNotSent    = "not-sent"   // a client step of an abandoned session
+	StatusIdentical  = "identical"  // the server's datagram arrived byte for byte
+	StatusEquivalent = "equivalent" // it differs in bytes but decodes to the same content
+	StatusDifferent  = "different"  // something else arrived in its place
+	StatusMissing    = "missing"    // nothing arrived for it
+	StatusUnexpected = "unexpected" // a datagram arrived that nothing in the capture accounts for
+)
+
+// Step is one step of a verified session.
+type Step struct {
+	Step   int     `json:"step"`            // index in the script; -1 for unexpected datagrams
+	Frame  int     `json:"frame,omitempty"` // capture frame of the step
+	Dir    string  `json:"dir"`             // "C->S" or "S->C"
+	Status string  `json:"status"`
+	AtMS   float64 `json:"at_ms"` // live offset from the session's start
+	// Rewritten lists the address fields rewritten in a sent datagram.
+	Rewritten []string `json:"rewritten,omitempty"`
+	// Detail says how a different step differs.
+	Detail string `json:"detail,omitempty"`
+	// Expected and Got are the decoded captured and received datagrams
+	// (or messages), for steps that are not identical.
+	Expected []string `json:"expected,omitempty"`
+	Got      []string `json:"got,omitempty"`
+}
+
+// IsDivergence reports whether the step shows a difference.
+func (s *Step) IsDivergence() bool {
+	switch s.Status {
+	case StatusDifferent, StatusMissing, StatusUnexpected:
+		return true
+	}
+	return false
+}
+
+// Text is a readable form of the step with both sides decoded.
+func (s *Step) Text() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "step %d", s.Step)
+	if s.Frame > 0 {
+		fmt.Fprintf(&sb, " (capture frame %d)", s.Frame)
+	}
+	fmt.Fprintf(&sb, " %s at +%.3fs: %s", s.Dir, s.AtMS/1000, s.Status)
+	if s.Detail != "" {
+		sb.WriteString(": " + s.Detail)
+	}
+	sb.WriteString("\n")
+	if len(s.Expected) > 0 || len(s.Got) > 0 {
+		exp, got := s.Expected, s.Got
+		if len(exp) == 0 {
+			exp = []string{"(nothing)"}
+		}
+		if len(got) == 0 {
+			got = []string{"(nothing)"}
+		}
+		sb.WriteString(SideBySide("captured", exp, "received", got))
+	}
+	return sb.String()
+}
+
+// Counts are the step totals of a session or of a whole run.
+type Counts struct {
+	Identical  int `json:"identical"`
+	Equivalent int `json:"equivalent"`
+	Different  int `json:"different"`
+	Missing    int `json:"missing"`
+	Unexpected int `json:"unexpected"`
+}
+
+// OK reports whether nothing differed.
+func (c Counts) OK() bool { return c.Different == 0 && c.Missing == 0 && c.Unexpected == 0 }
+
+func (c *Counts) add(status string) {
+	switch status {
+	case StatusIdentical:
+		c.Identical++
+	case StatusEquivalent:
+		c.Equivalent++
+	case StatusDifferent:
+		c.Different++
+	case StatusMissing:
+		c.Missing++
+	case StatusUnexpected:
+		c.Unexpected++
+	}
+}
+
+// SessionResult is the verification of one captured session.
+type SessionResult struct {
+	Session  int    `json:"session"`  // 1-based, in join order
+	Client   string `json:"client"`   // the live client endpoint
+	Captured string `json:"captured"` // the captured client endpoint
+	// Joined: the session reached the lobby (Settings and GameInit
+	// received from the server).
+	Joined bool           `json:"joined"`
+	Phases session.Phases `json:"phases"`
+	Counts
+	Sent    int `json:"sent"`     // client datagrams (or messages) sent
+	NotSent int `json:"not_sent"` // client steps not played (abandoned session)
+	// Abandoned says why the session stopped early.
+	Abandoned string `json:"abandoned,omitempty"`
+	// First is the first divergence, nil when there is none.
+	First *Step  `json:"first_divergence,omitempty"`
+	Steps []Step `json:"steps"`
+}
+
+// Summary totals a run.
+type Summary struct {
+	Sessions int `json:"sessions"`
+	Joined   int `json:"joined"`
+	Counts
+	// Identical (sessions whose every server step was identical) and OK
+	// (identical or equivalent throughout).
+	SessionsIdentical int  `json:"sessions_identical"`
+	SessionsOK        int  `json:"sessions_ok"`
+	OK                bool `json:"ok"`
+}
+
+// Result is what Verify found.
+type Result struct {
+	Target   string           `json:"target"`
+	Mode     string           `json:"mode"`
+	Timing   string           `json:"timing"`
+	Sessions []*SessionResult `json:"sessions"`
+	Summary  Summary          `json:"summary"`
+}
+
+// ErrUnreachable is returned when the target never answered the first
+// session's first datagram that expects an answer.
+var ErrUnreachable = errors.New("target unreachable")
+
+// Verify plays the client side of every captured session of c against
+// opts.Target, each from its own socket, starting them in join order, and
+// compares what comes back with what the captured server sent. It returns
+// once every session has finished (or ctx is cancelled) and every socket
+// and goroutine it opened is closed.
+func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error) {
+	if !opts.Target.IsValid() {
+		return nil, errors.New("verify: no target address")
+	}
+	if opts.AnswerTimeout <= 0 {
+		opts.AnswerTimeout = time.Second
+	}
+	if opts.GiveUp <= 0 {
+		opts.GiveUp = 5
+	}
+	if opts.Comparer == nil {
+		opts.Comparer = DefaultComparer{}
+	}
+	if opts.Listen == nil {
+		ip, err := localIPFor(opts.Target)
+		if err != nil {
+			return nil, fmt.Errorf("verify: no route to %s: %w", opts.Target, err)
+		}
+		opts.Listen = func() (net.PacketConn, error) {
+			return net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(ip, 0)))
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	res := &Result{Target: opts.Target.String(), Mode: opts.Mode.String(), Timing: opts.Timing.String(),
+		Sessions: make([]*SessionResult, len(c.Sessions))}
+	errs := make([]error, len(c.Sessions))
+	var wg sync.WaitGroup
+	start := time.Now()
+	var first time.Time
+	if len(c.Sessions) > 0 {
+		first = c.Sessions[0].Start
+	}
+	prev := make(chan struct{})
+	close(prev)
+	for i, sc := range c.Sessions {
+		ready := make(chan struct{})
+		wg.Add(1)
+		go func(i int, sc *Script, after <-chan struct{}, ready chan struct{}) {
+			defer wg.Done()
+			var once sync.Once
+			started := func() { once.Do(func() { close(ready) }) }
+			defer started()
+			select { // join order: after the previous session has been answered
+			case <-after:
+			case <-ctx.Done():
+				return
+			}
+			if opts.Timing == TimingCapture {
+				if !sleepCtx(ctx, time.Until(start.Add(sc.Start.Sub(first)))) {
+					return
+				}
+			}
+			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0}
+			r, err := v.run(ctx)
+			res.Sessions[i], errs[i] = r, err
+			if errors.Is(err, ErrUnreachable) {
+				cancel()
+			}
+		}(i, sc, prev, ready)
+		prev = ready
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if errors.Is(err, ErrUnreachable) {
+			return res, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return res, err
+		}
+	}
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.Canceled) {
+		return res, err
+	}
+	sum := &res.Summary
+	for _, s := range res.Sessions {
+		if s == nil {
+			continue
+		}
+		sum.Sessions++
+		if s.Joined {
+			sum.Joined++
+		}
+		sum.Identical += s.Identical
+		sum.Equivalent += s.Equivalent
+		sum.Different += s.Different
+		sum.Missing += s.Missing
+		sum.Unexpected += s.Unexpected
+		if s.OK() && s.Abandoned == "" {
+			sum.SessionsOK++
+			if s.Equivalent == 0 {
+				sum.SessionsIdentical++
+			}
+		}
+	}
+	sum.OK = sum.SessionsOK == len(c.Sessions) && sum.Counts.OK()
+	return res, nil
+}
+
+// localIPFor is the local address the system would send to target from.
+func localIPFor(target netip.AddrPort) (netip.Addr, error) {
+	c, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(target))
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	defer c.Close()
+	ap := c.LocalAddr().(*net.UDPAddr).AddrPort()
+	return ap.Addr().Unmap(), nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// verifier plays one session.
+type verifier struct {
+	opts    *VerifyOptions
+	script  *Script
+	started func() // tells the next session it may start
+	first   bool   // the run's first session: silence means unreachable
+
+	pc     net.PacketConn
+	target *net.UDPAddr
+	local  netip.AddrPort
+	start  time.Time
+	res    *SessionResult
+
+	// phases: the live exchange fed through a tracker into a session builder
+	tracker  *flow.Tracker
+	builder  *session.Builder
+	built    *session.Session
+	settings bool
+	gameinit bool
+	frame    int
+
+	buf      []byte
+	received int // datagrams received in the whole session
+}
+
+func (v *verifier) since() float64 {
+	return float64(time.Since(v.start).Microseconds()) / 1000
+}
+
+// observe feeds a live datagram to the phase tracker.
+func (v *verifier) observe(src, dst netip.AddrPort, wire []byte) {
+	v.frame++
+	v.tracker.Datagram(v.frame, time.Now(), src, dst, wire, func(r *flow.Record) {
+		if r.Dir == game.ServerToClient && r.Game != nil && r.Game.Err == nil {
+			switch r.Game.Msg.Opcode() {
+			case game.OpSettings:
+				v.settings = true
+			case game.OpGameInit:
+				v.gameinit = true
+			}
+		}
+		v.builder.Add(r)
+	})
+}
+
+func (v *verifier) setup() error {
+	pc, err := v.opts.Listen()
+	if err != nil {
+		return fmt.Errorf("session %d: %w", v.script.Index+1, err)
+	}
+	v.pc = pc
+	ua, ok := pc.LocalAddr().(*net.UDPAddr)
+	if !ok {
+		pc.Close()
+		return fmt.Errorf("session %d: socket is not UDP", v.script.Index+1)
+	}
+	la := ua.AddrPort()
+	v.local = netip.AddrPortFrom(la.Addr().Unmap(), la.Port())
+	v.target = net.UDPAddrFromAddrPort(v.opts.Target)
+	v.buf = make([]byte, 64<<10)
+	v.tracker = flow.New(flow.Options{Servers: []netip.AddrPort{v.opts.Target}})
+	v.builder = session.NewBuilder(session.Options{}, func(s *session.Session) {
+		if v.built == nil {
+			v.built = s
+		}
+	})
+	v.res = &SessionResult{Session: v.script.Index + 1, Client: v.local.String(), Captured: v.script.Client.String(),
+		Steps: []Step{}}
+	return nil
+}
+
+func (v *verifier) finish() {
+	v.builder.Finish()
+	if v.built != nil {
+		v.res.Phases = v.built.Phases
+	}
+	v.res.Joined = v.settings && v.gameinit
+	for i := range v.res.Steps {
+		st := &v.res.Steps[i]
+		v.res.Counts.add(st.Status)
+		if v.res.First == nil && st.IsDivergence() {
+			c := *st
+			v.res.First = &c
+		}
+	}
+}
+
+func (v *verifier) run(ctx context.Context) (*SessionResult, error) {
+	if err := v.setup(); err != nil {
+		return nil, err
+	}
+	defer v.pc.Close()
+	stop := context.AfterFunc(ctx, func() { _ = v.pc.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
+	v.start = time.Now()
+	var err error
+	if v.opts.Mode == ModeAdaptive {
+		err = v.runAdaptive(ctx)
+	} else {
+		err = v.runExact(ctx)
+	}
+	v.finish()
+	return v.res, err
+}
+
+// expected is one captured server datagram awaited in a window.
+type expected struct {
+	step  int
+	wire  []byte // rewritten for the live client
+	plain []byte
+	due   time.Time
+	done  bool
+}
+
+// window is the set of server datagrams expected after one client
+// datagram, and what arrived meanwhile.
+type window struct {
+	exp      []*expected
+	extra    [][]byte // received datagrams that matched nothing yet (wire)
+	got      int      // datagrams received in this window
+	progress time.Time
+	results  []Step
+}
+
+func (w *window) complete() bool {
+	for _, e := range w.exp {
+		if !e.done {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *window) open() int {
+	n := 0
+	for _, e := range w.exp {
+		if !e.done {
+			n++
+		}
+	}
+	return n
+}
+
+func (v *verifier) runExact(ctx context.Context) error {
+	steps := v.script.Steps
+	w := &window{progress: time.Now()}
+	silent := 0
+	for i := 0; i < len(steps); i++ {
+		d := &steps[i]
+		if !d.IsClient() {
+			e := &expected{step: i, due: time.Now()}
+			e.wire, e.plain, _ = Rewrite(d, v.local)
+			if v.opts.Timing == TimingCapture {
+				e.due = v.start.Add(d.At)
+			}
+			w.exp = append(w.exp, e)
+			continue
+		}
+		var floor time.Time
+		if v.opts.Timing == TimingCapture {
+			floor = v.start.Add(d.At)
+		}
+		if v.res.Sent == 0 {
+			// Server datagrams before the first client datagram (a session
+			// already under way when the capture started) can only come
+			// once the server has heard from us: they join the first window.
+			_ = sleepCtx(ctx, time.Until(floor))
+		} else {
+			if err := v.await(ctx, w, floor); err != nil {
+				return err
+			}
+			if err := v.closeWindow(w, &silent); err != nil {
+				return err
+			}
+			if silent >= v.opts.GiveUp {
+				v.abandon(i, fmt.Sprintf("no answer at all to %d client datagrams in a row (the last was capture frame %d)",
+					silent, lastClientFrame(steps, i)))
+				return nil
+			}
+			w = &window{}
+		}
+		wire, _, changed := Rewrite(d, v.local)
+		if _, err := v.pc.WriteTo(wire, v.target); err != nil {
+			return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
+		}
+		v.observe(v.local, v.opts.Target, wire)
+		st := Step{Step: i, Frame: d.Frame, Dir: "C->S", Status: StatusSent, AtMS: v.since()}
+		for _, c := range changed {
+			st.Rewritten = append(st.Rewritten, c.String())
+		}
+		v.res.Steps = append(v.res.Steps, st)
+		v.res.Sent++
+		w.progress = time.Now()
+	}
+	if err := v.await(ctx, w, time.Time{}); err != nil {
+		return err
+	}
+	return v.closeWindow(w, &silent)
+}
+
+// abandon marks every step from i on as not played.
+func (v *verifier) abandon(i int, why string) {
+	v.res.Abandoned = why
+	for ; i < len(v.script.Steps); i++ {
+		d := &v.script.Steps[i]
+		if d.IsClient() {
+			v.res.NotSent++
+			continue
+		}
+		v.res.Steps = append(v.res.Steps, Step{Step: i, Frame: d.Frame, Dir: "S->C", Status: StatusMissing,
+			Detail: "session abandoned"})
+	}
+	if v.opts.Logf != nil {
+		v.opts.Logf("session %d: abandoned: %s", v.script.Index+1, why)
+	}
+}
+
+// await receives datagrams into w until every expected datagram has
+// arrived (or the answer timeout passed) and floor is reached.
+func (v *verifier) await(ctx context.Context, w *window, floor time.Time) error {
+	for {
+		now := time.Now()
+		wake := floor
+		if !w.complete() {
+			// Wait for the latest due time, then the timeout after the last progress.
+			last := w.progress
+			for _, e := range w.exp {
+				if !e.done && e.due.After(last) {
+					last = e.due
+				}
+			}
+			deadline := last.Add(v.opts.AnswerTimeout)
+			// As many datagrams arrived as were awaited: a short grace for
+			// stragglers, then compare what is there.
+			if len(w.extra) >= w.open() {
+				deadline = minTime(deadline, w.progress.Add(min(v.opts.AnswerTimeout, 20*time.Millisecond)))
+			}
+			if !now.Before(deadline) {
+				if !now.Before(floor) {
+					return nil
+				}
+			} else if wake.IsZero() || deadline.After(wake) {
+				wake = deadline
+			}
+		} else if !now.Before(floor) {
+			return nil
+		}
+		if err := v.pc.SetReadDeadline(wake); err != nil {
+			return err
+		}
+		n, addr, err := v.pc.ReadFrom(v.buf)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("session %d: %w", v.script.Index+1, err)
+		}
+		ua, ok := addr.(*net.UDPAddr)
+		if !ok || !sameEndpoint(ua.AddrPort(), v.opts.Target) {
+			continue
+		}
+		data := append([]byte(nil), v.buf[:n]...)
+		v.received++
+		v.observe(v.opts.Target, v.local, data)
+		v.match(w, data)
+	}
+}
+
+func sameEndpoint(a, b netip.AddrPort) bool {
+	return a.Addr().Unmap() == b.Addr().Unmap() && a.Port() == b.Port()
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// match places one received datagram in the window: identical to an
+// awaited datagram, else equivalent to one, else held for closeWindow.
+func (v *verifier) match(w *window, data []byte) {
+	w.got++
+	w.progress = time.Now()
+	for _, e := range w.exp {
+		if !e.done && bytes.Equal(e.wire, data) {
+			e.done = true
+			w.results = append(w.results, Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C",
+				Status: StatusIdentical, AtMS: v.since()})
+			return
+		}
+	}
+	plain := decryptIfNeeded(data)
+	for _, e := range w.exp {
+		if e.done {
+			continue
+		}
+		if ok, _ := compareDatagrams(plain, e.plain, game.ServerToClient, v.opts.Comparer); ok {
+			e.done = true
+			w.results = append(w.results, Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C",
+				Status: StatusEquivalent, AtMS: v.since(), Expected: Describe(e.plain, game.ServerToClient),
+				Got: Describe(plain, game.ServerToClient)})
+			return
+		}
+	}
+	w.extra = append(w.extra, data)
+}
+
+// closeWindow pairs what is still awaited with what arrived unmatched, in
+// order: pairs are different, the rest missing or unexpected.
+func (v *verifier) closeWindow(w *window, silent *int) error {
+	if len(w.exp) > 0 && w.got == 0 {
+		*silent++
+		if v.first && v.received == 0 {
+			e := w.exp[0]
+			return fmt.Errorf("%w: no answer from %s within %s to session %d's first datagrams (capture frame %d is the first answer expected): is a Bridge Commander server listening there?",
+				ErrUnreachable, v.opts.Target, v.opts.AnswerTimeout, v.script.Index+1, v.script.Steps[e.step].Frame)
+		}
+	} else if w.got > 0 {
+		*silent = 0
+	}
+	v.startedOnce()
+	at := v.since()
+	k := 0
+	for _, e := range w.exp {
+		if e.done {
+			continue
+		}
+		d := &v.script.Steps[e.step]
+		st := Step{Step: e.step, Frame: d.Frame, Dir: "S->C", AtMS: at, Expected: Describe(e.plain, game.ServerToClient)}
+		if k < len(w.extra) {
+			got := decryptIfNeeded(w.extra[k])
+			k++
+			st.Status = StatusDifferent
+			st.Got = Describe(got, game.ServerToClient)
+			_, st.Detail = compareDatagrams(got, e.plain, game.ServerToClient, v.opts.Comparer)
+		} else {
+			st.Status = StatusMissing
+			st.Detail = "not received"
+		}
+		w.results = append(w.results, st)
+	}
+	sort.SliceStable(w.results, func(i, j int) bool { return w.results[i].Step < w.results[j].Step })
+	for ; k < len(w.extra); k++ {
+		w.results = append(w.results, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at,
+			Got: Describe(decryptIfNeeded(w.extra[k]), game.ServerToClient)})
+	}
+	v.res.Steps = append(v.res.Steps, w.results...)
+	return nil
+}
+
+// startedOnce lets the next session start once this one has been answered.
+func (v *verifier) startedOnce() {
+	if v.started != nil {
+		v.started()
+		v.started = nil
+	}
+}
+
+func lastClientFrame(steps []Datagram, before int) int {
+	for i := before - 1; i >= 0; i-- {
+		if steps[i].IsClient() {
+			return steps[i].Frame
+		}
+	}
+	return 0
+}
