@@ -276,17 +276,18 @@ func (x *context) comparePresence(c *collector) {
 	for d := 0; d < 2; d++ {
 		for op := 0; op < 256; op++ {
 			var a, b, fa, fs int
+			var pa, ps Phase
 			for _, s := range x.ours.Sessions {
-				n, f := sentOrReceived(s, d, op)
+				n, f, ph := sentOrReceived(s, d, op)
 				if a == 0 {
-					fa = f
+					fa, pa = f, ph
 				}
 				a += n
 			}
 			for _, s := range x.stock.Sessions {
-				n, f := sentOrReceived(s, d, op)
+				n, f, ph := sentOrReceived(s, d, op)
 				if b == 0 {
-					fs = f
+					fs, ps = f, ph
 				}
 				b += n
 			}
@@ -299,13 +300,13 @@ func (x *context) comparePresence(c *collector) {
 				sev, who = Minor, "clients"
 			}
 			name := game.Opcode(op).String()
-			diff := Difference{Phase: x.phaseOfFrame(x.stock, fs), Severity: sev, Kind: "opcode-missing",
+			diff := Difference{Phase: ps, Severity: sev, Kind: "opcode-missing",
 				Key:     fmt.Sprintf("opcode %s %s", dir, name),
 				Summary: fmt.Sprintf("our %s never sends %s (0x%02X) %s; stock sends it %d times", who, name, op, dir, b),
 				Ours:    []string{"0 messages"}, Stock: []string{fmt.Sprintf("%d messages, first in frame %d", b, fs)},
 				Frames: Frames{Stock: []int{fs}}}
 			if b == 0 {
-				diff.Phase = x.phaseOfFrame(x.ours, fa)
+				diff.Phase = pa
 				diff.Kind = "opcode-extra"
 				diff.Summary = fmt.Sprintf("our %s sends %s (0x%02X) %s, %d times; stock never does", who, name, op, dir, a)
 				diff.Ours = []string{fmt.Sprintf("%d messages, first in frame %d", a, fa)}
@@ -320,25 +321,11 @@ func (x *context) comparePresence(c *collector) {
 	}
 }
 
-func sentOrReceived(s *Session, d, op int) (n, frame int) {
+func sentOrReceived(s *Session, d, op int) (n, frame int, ph Phase) {
 	if session.Dirs[d] == game.ServerToClient {
-		return s.Sent[op], s.SentFrame[op]
+		return s.Sent[op], s.SentFrame[op], s.SentPhase[op]
 	}
-	return s.Received[op], s.ReceivedFrame[op]
-}
-
-// phaseOfFrame is the phase of the session a frame belongs to, at the
-// time of that frame, as well as the steps tell.
-func (x *context) phaseOfFrame(c *Capture, frame int) Phase {
-	best, ph := 0, PhaseGameplay
-	for _, s := range c.Sessions {
-		for _, st := range s.Steps {
-			if st.Trigger.Frame <= frame && st.Trigger.Frame > best {
-				best, ph = st.Trigger.Frame, st.Phase
-			}
-		}
-	}
-	return ph
+	return s.Received[op], s.ReceivedFrame[op], s.ReceivedPhase[op]
 }
 
 // findBackground marks the server opcodes that arrive unprompted often
@@ -850,6 +837,8 @@ func (x *context) compareStateUpdates(c *collector) {
 					Stock:   []string{fmt.Sprintf("%.2f/s per ship (%d ships)", rs, ns)}}, 0)
 			}
 		}
+	}
+	for d := range StateStreams {
 		var uo, us int
 		var fo, fs [8]int
 		var frO, frS [8]int
@@ -881,10 +870,10 @@ func (x *context) compareStateUpdates(c *collector) {
 			}
 			flag := game.StateFlags(1 << b)
 			c.add(Difference{Phase: PhaseGameplay, Severity: Major, Kind: "stateupdate-flags",
-				Key:     fmt.Sprintf("stateupdate flags %s 0x%02X", dir, uint8(flag)),
-				Summary: fmt.Sprintf("StateUpdates %s carry flag 0x%02X (%s) in %.0f%% of updates, stock in %.0f%%", dir, uint8(flag), flag, 100*so, 100*ss),
+				Key:     fmt.Sprintf("stateupdate flags %s 0x%02X", StateStreams[d], uint8(flag)),
+				Summary: fmt.Sprintf("StateUpdates %s carry flag 0x%02X (%s) in %.0f%% of updates, stock in %.0f%%", StateStreams[d], uint8(flag), flag, 100*so, 100*ss),
 				Ours:    []string{fmt.Sprintf("%d of %d updates", fo[b], uo)}, Stock: []string{fmt.Sprintf("%d of %d updates", fs[b], us)},
-				Frames:  Frames{Ours: nonZero(frO[b]), Stock: nonZero(frS[b])}}, 0)
+				Frames: Frames{Ours: nonZero(frO[b]), Stock: nonZero(frS[b])}}, 0)
 		}
 	}
 }
@@ -1023,4 +1012,3 @@ func binomPMF(k, n int, p float64) float64 {
 	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
 	return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
 }
-

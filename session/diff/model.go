@@ -179,11 +179,13 @@ type Session struct {
 	// frames of each opcode.
 	Sent, Received           [256]int
 	SentFrame, ReceivedFrame [256]int
-	// StateUpdate flag use by direction index: updates, and updates
-	// carrying each bit; FlagFrame the first frame of each bit.
-	StateUpdates [2]int
-	StateFlags   [2][8]int
-	FlagFrame    [2][8]int
+	SentPhase, ReceivedPhase [256]Phase
+	// StateUpdate flag use by stream (see StateStreams): updates, and
+	// updates carrying each bit; FlagFrame the first frame of each bit.
+	StateUpdates [3]int
+	StateFlags   [3][8]int
+	FlagFrame    [3][8]int
+	ownShips     map[game.ObjectID]bool
 	// Relay is this client's messages by opcode and what the server did
 	// with them.
 	Relay [256]RelayTally
@@ -195,14 +197,17 @@ type Session struct {
 	// matched.
 	Info *session.Session
 
-	open    *Step // the step whose answer is being collected
-	others  *Step // a disconnect step collecting what this client is sent
-	pend    map[pendKey]pendVal
-	seq     [2][2]seqTrack
-	ackUse  map[ackUseKey]*usage
-	ended   bool
-	srv     *serverState
-	anyData bool
+	open      *Step // the step whose answer is being collected
+	others    *Step // a disconnect step collecting what this client is sent
+	pend      map[pendKey]pendVal
+	acked     map[pendKey]bool
+	ackedRing []pendKey
+	ackedNext int
+	seq       [2][2]seqTrack
+	ackUse    map[ackUseKey]*usage
+	ended     bool
+	srv       *serverState
+	anyData   bool
 }
 
 // RateMinutes is the length of the rate window in minutes.
@@ -235,6 +240,11 @@ func (s *Session) Step(key string) *Step {
 	}
 	return nil
 }
+
+// StateStreams name the three streams of StateUpdates whose flags are
+// compared: the server sends other fields about a client's own ship than
+// about the others.
+var StateStreams = [3]string{"C->S", "S->C about the client's own ship", "S->C about other ships"}
 
 type pendKey struct {
 	dir  int // direction index of the sender
@@ -427,8 +437,8 @@ func (b *Builder) Add(r *flow.Record) {
 		b.ack(s, r, d)
 		return
 	}
-	if m.Reliable {
-		b.reliable(s, r, d)
+	if m.Reliable && !b.reliable(s, r, d) {
+		return // a retransmission: everything about it was counted the first time
 	}
 	if r.Dir == game.ClientToServer {
 		b.fromClient(s, r, d, connect)
@@ -553,6 +563,7 @@ func (b *Builder) fromClient(s *Session, r *flow.Record, d int, connect bool) {
 	s.anyData = true
 	if s.Received[op] == 0 {
 		s.ReceivedFrame[op] = r.Frame
+		s.ReceivedPhase[op] = s.PhaseAt(r.Time)
 	}
 	s.Received[op]++
 	switch op {
@@ -579,6 +590,10 @@ func (b *Builder) fromClient(s *Session, r *flow.Record, d int, connect bool) {
 				s.InGame = r.Time
 			}
 			s.srv.ships[oc.Object] = s
+			if s.ownShips == nil {
+				s.ownShips = map[game.ObjectID]bool{}
+			}
+			s.ownShips[oc.Object] = true
 		}
 	case game.OpStateUpdate:
 		b.stateFlags(s, r, d)
@@ -645,6 +660,7 @@ func (b *Builder) toClient(s *Session, r *flow.Record, d int) {
 	}
 	if s.Sent[op] == 0 {
 		s.SentFrame[op] = r.Frame
+		s.SentPhase[op] = s.PhaseAt(r.Time)
 	}
 	s.Sent[op]++
 	if !b.answer(s, r) {
@@ -686,6 +702,9 @@ func (b *Builder) stateFlags(s *Session, r *flow.Record, d int) {
 	su, ok := r.Game.Msg.(*game.StateUpdate)
 	if !ok {
 		return
+	}
+	if d == 1 && !s.ownShips[su.Object] {
+		d = 2
 	}
 	s.StateUpdates[d]++
 	for bit := 0; bit < 8; bit++ {
@@ -793,6 +812,7 @@ func (b *Builder) ack(s *Session, r *flow.Record, d int) {
 		return
 	}
 	delete(s.pend, k)
+	s.rememberAcked(k)
 	cat := "data"
 	switch {
 	case k.ch == dissect.ChannelControl:
@@ -814,7 +834,9 @@ func (b *Builder) ack(s *Session, r *flow.Record, d int) {
 	}
 }
 
-func (b *Builder) reliable(s *Session, r *flow.Record, d int) {
+// reliable tracks a reliable message until its ACK and reports whether it
+// is new (not a retransmission).
+func (b *Builder) reliable(s *Session, r *flow.Record, d int) bool {
 	m := r.Msg
 	ch := m.Type.Channel()
 	k := pendKey{d, ch, m.Seq, -1}
@@ -822,11 +844,14 @@ func (b *Builder) reliable(s *Session, r *flow.Record, d int) {
 		k.frag = int16(m.FragIndex)
 	}
 	if _, ok := s.pend[k]; ok {
-		return // a retransmission
+		return false
+	}
+	if s.seenSeq(d, k) {
+		return false // sent again after its ACK (the ACK was lost)
 	}
 	s.pend[k] = pendVal{at: r.Time, frame: r.Frame}
 	if m.Fragment && m.FragIndex != 0 {
-		return
+		return true
 	}
 	t := &s.seq[d][ch]
 	switch {
@@ -842,6 +867,28 @@ func (b *Builder) reliable(s *Session, r *flow.Record, d int) {
 		t.gaps++
 		t.max = m.Seq
 	}
+	return true
+}
+
+// ackedMemory is how many ACKed messages a session remembers, to know a
+// copy sent again after its ACK.
+const ackedMemory = 1024
+
+func (s *Session) seenSeq(_ int, k pendKey) bool { return s.acked[k] }
+
+func (s *Session) rememberAcked(k pendKey) {
+	if s.acked == nil {
+		s.acked = map[pendKey]bool{}
+		s.ackedRing = make([]pendKey, 0, ackedMemory)
+	}
+	if len(s.ackedRing) == ackedMemory {
+		delete(s.acked, s.ackedRing[s.ackedNext])
+		s.ackedRing[s.ackedNext] = k
+		s.ackedNext = (s.ackedNext + 1) % ackedMemory
+	} else {
+		s.ackedRing = append(s.ackedRing, k)
+	}
+	s.acked[k] = true
 }
 
 // remember keeps a client's game message for relay matching.
