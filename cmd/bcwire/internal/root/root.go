@@ -9,6 +9,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/diffcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
@@ -36,6 +37,7 @@ Start with:
 	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
 		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
 		reportcmd.NewCmdReport(io))
+	root.AddCommand(diffcmd.NewCmdDiff(io))
 	return root
 }
 
