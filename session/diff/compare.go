@@ -291,7 +291,10 @@ func (x *context) comparePresence(c *collector) {
 				}
 				b += n
 			}
-			if (a == 0) == (b == 0) || a+b < x.r.MinCount || binomialP(a, a+b, p) >= x.r.Alpha {
+			if (a == 0) == (b == 0) || a+b < x.r.MinCount {
+				continue
+			}
+			if binomialP(a, a+b, p) >= x.r.Alpha && !habitual(x.ours, x.stock, d, op) {
 				continue
 			}
 			dir := session.Dirs[d]
@@ -319,6 +322,29 @@ func (x *context) comparePresence(c *collector) {
 			c.add(diff, 0)
 		}
 	}
+}
+
+// habitual reports whether the side that sends op does so in at least half
+// of its sessions (and two or more) while the other side, with two or more
+// sessions, never does: absence from every session of a message most
+// sessions carry, as with one sent once per join, whatever the counts.
+func habitual(ours, stock *Capture, d, op int) bool {
+	in := func(c *Capture) int {
+		n := 0
+		for _, s := range c.Sessions {
+			if k, _, _ := sentOrReceived(s, d, op); k > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	io, is := in(ours), in(stock)
+	has, lacks := stock, ours
+	k := is
+	if io > 0 {
+		has, lacks, k = ours, stock, io
+	}
+	return k >= 2 && 2*k >= len(has.Sessions) && len(lacks.Sessions) >= 2
 }
 
 func sentOrReceived(s *Session, d, op int) (n, frame int, ph Phase) {

@@ -271,7 +271,9 @@ type FieldDiff struct {
 	Stock string `json:"stock"`
 }
 
-func (f FieldDiff) String() string { return fmt.Sprintf("%s: ours %s, stock %s", f.Path, f.Ours, f.Stock) }
+func (f FieldDiff) String() string {
+	return fmt.Sprintf("%s: ours %s, stock %s", f.Path, f.Ours, f.Stock)
+}
 
 // CompareGame compares two decoded game messages field by field under the
 // rules and returns the fields that differ beyond them. Messages of
