@@ -26,8 +26,8 @@ func WriteDiffText(w io.Writer, res *diff.Result, useColor bool) error {
 	if len(res.Differences) == 0 {
 		fmt.Fprintf(ew, "no differences (%d sessions compared by join order)\n", s.Matched)
 	} else {
-		fmt.Fprintf(ew, "%d differences (%s), worst %s; %d sessions compared by join order\n",
-			len(res.Differences), severityCounts(s.BySeverity), s.Worst, s.Matched)
+		fmt.Fprintf(ew, "%s (%s), worst %s; %d sessions compared by join order\n",
+			plural(len(res.Differences), "difference"), severityCounts(s.BySeverity), s.Worst, s.Matched)
 	}
 	phase := diff.Phase(255)
 	for _, d := range res.Differences {
@@ -102,6 +102,13 @@ func ints(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ",")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func severityCounts(m map[string]int) string {

@@ -166,8 +166,9 @@ type Session struct {
 	Activity int
 	actStart int
 	// Opcodes counts game messages by direction index (session.DirIndex)
-	// and opcode; server-to-client counts leave relayed copies out (they
-	// are in Relayed).
+	// and opcode; server-to-client counts leave out relayed copies (they
+	// are in Relayed) and the server's answers to join steps (compared
+	// step by step).
 	Opcodes [2][256]int
 	Relayed [256]int
 	// Unsolicited counts the server's own game messages to this client
@@ -655,16 +656,18 @@ func (b *Builder) toClient(s *Session, r *flow.Record, d int) {
 		}
 		return
 	}
-	if b.counting(s, r.Time) {
-		s.Opcodes[d][op]++
-	}
 	if s.Sent[op] == 0 {
 		s.SentFrame[op] = r.Frame
 		s.SentPhase[op] = s.PhaseAt(r.Time)
 	}
 	s.Sent[op]++
+	// Answers are compared step by step; the rates are of the rest, which
+	// follows the game rather than the joins and leaves.
 	if !b.answer(s, r) {
 		s.Unsolicited[op]++
+		if b.counting(s, r.Time) {
+			s.Opcodes[d][op]++
+		}
 	}
 }
 
@@ -846,7 +849,7 @@ func (b *Builder) reliable(s *Session, r *flow.Record, d int) bool {
 	if _, ok := s.pend[k]; ok {
 		return false
 	}
-	if s.seenSeq(d, k) {
+	if s.seenSeq(k) {
 		return false // sent again after its ACK (the ACK was lost)
 	}
 	s.pend[k] = pendVal{at: r.Time, frame: r.Frame}
@@ -874,7 +877,7 @@ func (b *Builder) reliable(s *Session, r *flow.Record, d int) bool {
 // copy sent again after its ACK.
 const ackedMemory = 1024
 
-func (s *Session) seenSeq(_ int, k pendKey) bool { return s.acked[k] }
+func (s *Session) seenSeq(k pendKey) bool { return s.acked[k] }
 
 func (s *Session) rememberAcked(k pendKey) {
 	if s.acked == nil {

@@ -174,7 +174,7 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 	}
 	if failing > 0 {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
-			Err: fmt.Errorf("%d differences of severity %s or worse", failing, failOn)}
+			Err: fmt.Errorf("%d difference(s) of severity %s or worse", failing, failOn)}
 	}
 	return nil
 }

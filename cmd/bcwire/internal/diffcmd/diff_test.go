@@ -76,7 +76,7 @@ func TestDiffCommand(t *testing.T) {
 	// The quirk: two major bundling differences, listed under the
 	// handshake, with both sides and frame numbers; exit 1.
 	out, errs, code = run(t, "-q", ours, stock)
-	if code != 1 || !strings.Contains(errs, "2 differences of severity minor or worse") {
+	if code != 1 || !strings.Contains(errs, "2 difference(s) of severity minor or worse") {
 		t.Fatalf("quirk: exit %d\n%s%s", code, out, errs)
 	}
 	for _, want := range []string{"2 differences (2 major), worst major", "== HANDSHAKE ==",
