@@ -298,20 +298,20 @@ func (x *context) comparePresence(c *collector) {
 				continue
 			}
 			dir := session.Dirs[d]
-			sev, who := Major, "server"
+			sev, who, verb := Major, "our server", "sends"
 			if dir == game.ClientToServer {
-				sev, who = Minor, "clients"
+				sev, who, verb = Minor, "the clients", "send"
 			}
 			name := game.Opcode(op).String()
 			diff := Difference{Phase: ps, Severity: sev, Kind: "opcode-missing",
 				Key:     fmt.Sprintf("opcode %s %s", dir, name),
-				Summary: fmt.Sprintf("our %s never sends %s (0x%02X) %s; stock sends it %d times", who, name, op, dir, b),
+				Summary: fmt.Sprintf("%s never %s %s (0x%02X) %s; stock: %d times", who, verb, name, op, dir, b),
 				Ours:    []string{"0 messages"}, Stock: []string{fmt.Sprintf("%d messages, first in frame %d", b, fs)},
 				Frames: Frames{Stock: []int{fs}}}
 			if b == 0 {
 				diff.Phase = pa
 				diff.Kind = "opcode-extra"
-				diff.Summary = fmt.Sprintf("our %s sends %s (0x%02X) %s, %d times; stock never does", who, name, op, dir, a)
+				diff.Summary = fmt.Sprintf("%s %s %s (0x%02X) %s, %d times; stock never does", who, verb, name, op, dir, a)
 				diff.Ours = []string{fmt.Sprintf("%d messages, first in frame %d", a, fa)}
 				diff.Stock = []string{"0 messages"}
 				diff.Frames = Frames{Ours: []int{fa}}
@@ -324,27 +324,48 @@ func (x *context) comparePresence(c *collector) {
 	}
 }
 
-// habitual reports whether the side that sends op does so in at least half
-// of its sessions (and two or more) while the other side, with two or more
-// sessions, never does: absence from every session of a message most
-// sessions carry, as with one sent once per join, whatever the counts.
+// habitual reports whether op is part of the server's answer to join
+// steps in at least half of one side's sessions (and two or more) while
+// the other side, with two or more sessions, never sends it: a message
+// sent once per join or leave is missed whatever the counts say.
 func habitual(ours, stock *Capture, d, op int) bool {
-	in := func(c *Capture) int {
-		n := 0
+	if session.Dirs[d] != game.ServerToClient {
+		return false
+	}
+	in := func(c *Capture) (answered, sent int) {
 		for _, s := range c.Sessions {
-			if k, _, _ := sentOrReceived(s, d, op); k > 0 {
-				n++
+			if s.Sent[op] > 0 {
+				sent++
+			}
+			if answers(s, game.Opcode(op)) {
+				answered++
 			}
 		}
-		return n
+		return answered, sent
 	}
-	io, is := in(ours), in(stock)
-	has, lacks := stock, ours
-	k := is
-	if io > 0 {
-		has, lacks, k = ours, stock, io
+	ao, so := in(ours)
+	as, ss := in(stock)
+	switch {
+	case so == 0:
+		return as >= 2 && 2*as >= len(stock.Sessions) && len(ours.Sessions) >= 2
+	case ss == 0:
+		return ao >= 2 && 2*ao >= len(ours.Sessions) && len(stock.Sessions) >= 2
 	}
-	return k >= 2 && 2*k >= len(has.Sessions) && len(lacks.Sessions) >= 2
+	return false
+}
+
+// answers reports whether op is in one of s's step answers.
+func answers(s *Session, op game.Opcode) bool {
+	for _, st := range s.Steps {
+		for _, list := range [][]Msg{st.Reply, st.Others} {
+			for i := range list {
+				if g := list[i].Game; g != nil && g.Opcode() == op {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func sentOrReceived(s *Session, d, op int) (n, frame int, ph Phase) {

@@ -158,13 +158,13 @@ func TestSameServerNoDifferences(t *testing.T) {
 // server differs only in the session count (info), and a quirk still shows.
 func TestDifferentPlayerCountsAndLengths(t *testing.T) {
 	stock := generate(t, "stock", base)
-	bigger := synth.Config{Players: 4, Duration: 70 * time.Second, Seed: 3}
+	bigger := synth.Config{Players: 6, Duration: 150 * time.Second, Seed: 3}
 	r := DefaultRules()
 	res := Compare(generate(t, "bigger", bigger), stock, &r)
 	if len(res.Differences) != 1 || res.Differences[0].Kind != "sessions" || res.Differences[0].Severity != Info {
 		t.Fatalf("want only the info about session counts:%s", show(res))
 	}
-	if res.Summary.Matched != 3 || res.Summary.OursSessions != 4 {
+	if res.Summary.Matched != 3 || res.Summary.OursSessions != 6 {
 		t.Errorf("summary %+v", res.Summary)
 	}
 	bigger.Quirks.StateUpdateDivisor = 2
