@@ -42,7 +42,15 @@ func (sv *server) retransmits() int {
 
 // queueGame queues a game message to p on the server's end.
 func (sv *server) queueGame(p *player, m game.Message, reliable bool) {
-	p.srv.Queue(dissect.TypeData, m.Append(nil), reliable, false)
+	sv.queueData(p, m.Append(nil), reliable)
+}
+
+// queueData queues a game message payload to p, unless a quirk drops it.
+func (sv *server) queueData(p *player, payload []byte, reliable bool) {
+	if sv.s.drops(payload) {
+		return
+	}
+	p.srv.Queue(dissect.TypeData, payload, reliable, false)
 }
 
 func (sv *server) flush(p *player) { sv.s.sendServer(p, p.srv.Flush(sv.s.now)) }
@@ -68,7 +76,10 @@ func (sv *server) receive(p *player, plain []byte) {
 			if len(d.Payload) >= 6 && !p.connected {
 				p.connected = true
 				p.srv.Queue(dissect.TypeConnectAck, []byte{p.slot}, true, true)
-				sv.queueGame(p, &checksumRounds[0], true)
+				if sv.s.cfg.Quirks.NoBundling {
+					sv.s.sendServer(p, p.srv.FlushMessages(sv.s.now))
+				}
+				sv.queueGame(p, sv.s.checksumRequest(0), true)
 				holdAcks = true // stock sends the connect reply without the connect's ACK
 			}
 		case dissect.TypeDisconnect:
@@ -94,14 +105,16 @@ func (sv *server) gameMessage(p *player, payload []byte) {
 				continue
 			}
 			if i+1 < len(checksumRounds) {
-				sv.queueGame(p, &checksumRounds[i+1], true)
+				sv.queueGame(p, sv.s.checksumRequest(i+1), true)
 				return
 			}
 			// All five rounds passed: 0x28, Settings and GameInit travel in
 			// one datagram.
 			sv.queueGame(p, &game.ChecksumComplete{}, true)
+			sv.unbundle(p)
 			sv.queueGame(p, &game.Settings{GameTime: sv.s.gameTime(), CollisionDamage: true,
 				PlayerSlot: uint8(p.index), Map: mapName}, true)
+			sv.unbundle(p)
 			sv.queueGame(p, &game.GameInit{}, true)
 			p.lobby = true
 		}
@@ -112,11 +125,25 @@ func (sv *server) gameMessage(p *player, payload []byte) {
 	}
 }
 
+// unbundle ends the datagram being built for p when the NoBundling quirk
+// is on.
+func (sv *server) unbundle(p *player) {
+	if sv.s.cfg.Quirks.NoBundling {
+		sv.flush(p)
+	}
+}
+
 // relay forwards a client's game message unchanged to every other client in
 // the game (or to its team only), as the stock server does.
 func (sv *server) relay(from *player, payload []byte, reliable bool, team bool) {
+	if sv.s.cfg.Quirks.NoRelay {
+		return
+	}
 	for _, q := range sv.s.players {
 		if q == from || !q.inGame() || (team && q.team != from.team) {
+			continue
+		}
+		if sv.s.drops(payload) {
 			continue
 		}
 		q.srv.Queue(dissect.TypeData, payload, reliable, false)
@@ -176,6 +203,7 @@ type player struct {
 	leaveAt                        time.Duration
 	nextKeepalive                  time.Duration
 	nextServerKeepalive            time.Duration
+	hostTicks                      int // in-game server ticks (StateUpdateDivisor)
 
 	ship *ship
 }
@@ -263,7 +291,7 @@ func (p *player) receive(plain []byte) {
 func (p *player) gameMessage(payload []byte) {
 	switch game.Opcode(payload[0]) {
 	case game.OpChecksumRequest:
-		p.queueGame(checksumResponse(payload[1]), true)
+		p.queueGame(p.s.checksumResponse(payload[1]), true)
 	case game.OpGameInit:
 		p.s.at(p.s.jitter(400*time.Millisecond), func() {
 			p.queueGame(&game.NewPlayerInGame{}, true)

@@ -61,11 +61,11 @@ func (g *gameState) gamespyReply(kind string, index int) []byte {
 // checksumResponse builds a client's answer to a checksum round, with hash
 // values derived from the names so they are stable. Round 2 (the ship
 // scripts, recursive) is large enough to be fragmented, as in stock traffic.
-func checksumResponse(round byte) *game.ChecksumResponse {
+func (s *sim) checksumResponse(round byte) *game.ChecksumResponse {
 	var req game.ChecksumRequest
-	for _, r := range checksumRounds {
+	for i, r := range checksumRounds {
 		if byte(r.Round) == round {
-			req = r
+			req = *s.checksumRequest(i)
 		}
 	}
 	h := func(s string) game.Hash32 {
@@ -276,6 +276,9 @@ func (g *gameState) score(slot byte) *game.Score {
 // broadcast sends a host message to every client in the game but except.
 func (g *gameState) broadcast(m game.Message, except *player) {
 	b := m.Append(nil)
+	if g.s.drops(b) {
+		return
+	}
 	for _, q := range g.s.players {
 		if q == except || !q.inGame() {
 			continue

@@ -121,9 +121,15 @@ func (g *gameState) hostTick(to *player) {
 	if !to.inGame() || to.leaving {
 		return
 	}
+	if d := g.s.cfg.Quirks.StateUpdateDivisor; d > 1 {
+		to.hostTicks++
+		if to.hostTicks%d != 1 {
+			return
+		}
+	}
 	for _, sh := range g.ships {
 		if sh.alive && !sh.owner.gone {
-			to.srv.Queue(dissect.TypeData, sh.hostUpdate(to).Append(nil), false, false)
+			g.s.server.queueData(to, sh.hostUpdate(to).Append(nil), false)
 		}
 	}
 }

@@ -33,6 +33,8 @@ type Config struct {
 	Start    time.Time      // time of the first packet (default 2026-01-10 20:00:00 UTC)
 	// Latency is the one-way delay, jittered by up to half again (default 25ms).
 	Latency time.Duration
+	// Quirks make the server deviate from stock (zero value: stock).
+	Quirks Quirks
 }
 
 // DefaultServer is where the generated server listens.
@@ -65,6 +67,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Latency == 0 {
 		c.Latency = 25 * time.Millisecond
+	}
+	if c.Quirks.StateUpdateDivisor < 0 {
+		return c, fmt.Errorf("quirks: StateUpdate divisor %d is negative", c.Quirks.StateUpdateDivisor)
 	}
 	return c, nil
 }
@@ -248,9 +253,10 @@ func (s *sim) sendClient(p *player, dgs [][]byte) {
 // sendServer puts the server's plaintext datagrams for p on the link.
 func (s *sim) sendServer(p *player, dgs [][]byte) {
 	for _, plain := range dgs {
-		wire := make([]byte, len(plain))
-		dissect.Encrypt(wire, plain)
-		s.capture(s.cfg.Server, p.addr, wire, plain)
+		seen := s.ackQuirk(plain) // what the capture shows; the client gets plain
+		wire := make([]byte, len(seen))
+		dissect.Encrypt(wire, seen)
+		s.capture(s.cfg.Server, p.addr, wire, seen)
 		if s.lost() {
 			s.man.Lost++
 			continue

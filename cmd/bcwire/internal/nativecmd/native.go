@@ -87,7 +87,6 @@ func AddFlags(fs *pflag.FlagSet) *Options {
 	return o
 }
 
-
 func (o *Options) changed(name string) bool { return o.Flags != nil && o.Flags.Changed(name) }
 
 // config merges the defaults, the file and the flags given.

@@ -9,6 +9,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/diffcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/livecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
@@ -39,7 +40,7 @@ Start with:
 	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
 		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
 		reportcmd.NewCmdReport(io), livecmd.NewCmdLive(io))
-	root.AddCommand(servecmd.NewCmdServe(io), verifycmd.NewCmdVerify(io))
+	root.AddCommand(servecmd.NewCmdServe(io), verifycmd.NewCmdVerify(io), diffcmd.NewCmdDiff(io))
 	return root
 }
 

@@ -1,0 +1,203 @@
+// Package diffcmd implements `bcwire diff`: where our server behaves
+// differently from a stock dedicated server on the wire.
+package diffcmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/diff"
+	"github.com/spf13/cobra"
+)
+
+// Options of `bcwire diff`.
+type Options struct {
+	IO        *report.IO
+	Ours      string
+	Stock     string
+	JSON      bool
+	HTML      string
+	RulesFile string
+	FailOn    string
+	Show      string
+	Ignore    []string
+	Compare   []string
+	Latency   time.Duration
+	RateRatio float64
+	Servers   []string
+	Quiet     bool
+}
+
+// NewCmdDiff builds the cobra command.
+func NewCmdDiff(io *report.IO) *cobra.Command {
+	o := &Options{IO: io}
+	cmd := &cobra.Command{
+		Use:   "diff [flags] OURS STOCK",
+		Short: "Compare a capture of our server with one of a stock dedicated server",
+		Long: `Compare two captures, one of a session against our server (OURS) and one
+against the stock dedicated server (STOCK), and list where ours behaves
+differently on the wire, grouped by phase (handshake, lobby, gameplay,
+disconnect) and most severe first, with both sides' decoded messages and the
+frame numbers to look them up with 'bcwire decode'.
+
+Sessions are matched by join order (the first client to connect in OURS with
+the first in STOCK, ...). For each pair the join is aligned step by step: the
+server's answer to the connect request, to each checksum response, to
+NewPlayerInGame and to the disconnect - which messages, in which order, in
+which datagrams, with which transport flags - and the fields of those
+messages (Settings, checksum requests, MISSION_INIT, DeletePlayerUI, SCORE,
+the ships replicated to late joiners, keepalives). Traffic is compared in
+aggregate: per-opcode rates (client messages per session-minute, the
+server's own messages per 100 client game messages), opcodes only one
+server sends, StateUpdates per ship and the flags they carry, relaying of
+client messages to the other clients, keepalive cadence, retransmissions.
+Protocol rules are checked on each side alone (no 0x80 flag in server
+StateUpdates, ACK flags, every reliable message ACKed, sequence numbers,
+non-stock framings, replication to late joiners); a finding only ours shows
+is a difference, one both show is listed as shared.
+
+Values that legitimately differ are tolerated: game time, addresses, player
+names, the state of replicated ships, scores, object ids offset by the
+owner's slot, reply latency within --latency. Tune them with --ignore and
+--compare (field patterns such as "Settings.game_time" or "*.player_name")
+or a JSON rules file (--rules):
+
+  {"ignore": ["Settings.map"], "compare": ["*.player_name"],
+   "latency": "250ms", "rate_ratio": 2, "alpha": 0.001, "min_count": 5,
+   "severity": {"bundling": "minor", "rate": "info"}}
+
+Severities: info < minor < major < critical.
+
+Exit status: 0 when no difference reaches the --fail-on severity, 1 when
+some do, 2 for usage or I/O errors.`,
+		Example: `  bcwire diff ours.pcap stock.pcap
+  bcwire diff --json ours.pcap stock.pcap | jq '.differences[] | select(.severity=="critical")'
+  bcwire diff --html diff.html --fail-on major ours.pcapng stock.pcapng
+  bcwire diff --ignore 'Settings.map' --latency 250ms ours.pcap stock.pcap
+  bcwire diff --rules rules.json --show minor ours.pcap stock.pcap`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return cliutil.Usage("give two capture files, OURS and STOCK (see --help)")
+			}
+			o.Ours, o.Stock = args[0], args[1]
+			return Run(o, c.Flags().Changed("latency"), c.Flags().Changed("rate-ratio"))
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.JSON, "json", false, `print {"differences":[...],"shared_findings":[...],"summary":{...}}`)
+	f.StringVar(&o.HTML, "html", "", "also write the comparison as an HTML page to `FILE`")
+	f.StringVar(&o.RulesFile, "rules", "", "read tolerances and thresholds from a JSON rules `FILE`")
+	f.StringVar(&o.FailOn, "fail-on", "minor", "exit 1 when a difference of this `SEVERITY` or worse is found (info, minor, major, critical)")
+	f.StringVar(&o.Show, "show", "info", "list only differences of this `SEVERITY` or worse")
+	f.StringSliceVar(&o.Ignore, "ignore", nil, "also tolerate fields matching `PATTERN` (e.g. 'Settings.map', '*.flags')")
+	f.StringSliceVar(&o.Compare, "compare", nil, "compare fields the defaults tolerate again (`PATTERN` exactly as listed in the defaults, e.g. '*.player_name')")
+	f.DurationVar(&o.Latency, "latency", 100*time.Millisecond, "tolerated difference in reply latency")
+	f.Float64Var(&o.RateRatio, "rate-ratio", 1.5, "flag rates whose ratio ours/stock is beyond this or its inverse")
+	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server in both captures (default: detect servers)")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	return cmd
+}
+
+// Run compares the captures and prints the result.
+func Run(o *Options, latencySet, ratioSet bool) error {
+	rules := diff.DefaultRules()
+	if o.RulesFile != "" {
+		r, err := diff.LoadRules(o.RulesFile)
+		if err != nil {
+			return cliutil.Usage("--rules %s: %v", o.RulesFile, err)
+		}
+		rules = r
+	}
+	failOn, err := diff.ParseSeverity(o.FailOn)
+	if err != nil {
+		return cliutil.Usage("--fail-on: %v", err)
+	}
+	show, err := diff.ParseSeverity(o.Show)
+	if err != nil {
+		return cliutil.Usage("--show: %v", err)
+	}
+	rules.Ignore = append(rules.Ignore, o.Ignore...)
+	rules.Strict(o.Compare...)
+	if latencySet || o.RulesFile == "" {
+		rules.Latency = diff.Duration(o.Latency)
+	}
+	if ratioSet || o.RulesFile == "" {
+		rules.RateRatio = o.RateRatio
+	}
+	if err := rules.Check(); err != nil {
+		return cliutil.Usage("%v", err)
+	}
+	servers, err := timelinecmd.ParseServers(o.Servers)
+	if err != nil {
+		return err
+	}
+	ours, err := load(o, o.Ours, servers, &rules)
+	if err != nil {
+		return err
+	}
+	stock, err := load(o, o.Stock, servers, &rules)
+	if err != nil {
+		return err
+	}
+	if len(ours.Sessions) == 0 || len(stock.Sessions) == 0 {
+		empty := o.Ours
+		if len(ours.Sessions) > 0 {
+			empty = o.Stock
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: no Bridge Commander sessions found (is the server on another port? try --server)", empty)}
+	}
+	res := diff.Compare(ours, stock, &rules)
+	failing := res.Count(failOn)
+	res.Filter(show)
+	if o.JSON {
+		enc := json.NewEncoder(o.IO.Out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(res)
+	} else {
+		err = report.WriteDiffText(o.IO.Out, res, o.IO.Color)
+	}
+	if err != nil {
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	if o.HTML != "" {
+		if err := writeHTML(o.HTML, res); err != nil {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		}
+	}
+	if failing > 0 {
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+			Err: fmt.Errorf("%d difference(s) of severity %s or worse", failing, failOn)}
+	}
+	return nil
+}
+
+func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) (*diff.Capture, error) {
+	b := diff.NewBuilder(filepath.Base(path), rules)
+	_, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: []string{path}, Servers: servers,
+		Quiet: o.Quiet, Record: b.Add, Session: session.Options{}},
+		func(_ string, s *session.Session) error { b.AddSession(s); return nil })
+	if err != nil {
+		return nil, err
+	}
+	return b.Finish(), nil
+}
+
+func writeHTML(path string, res *diff.Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteDiffHTML(f, res, ""); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
