@@ -265,10 +265,17 @@ func GameSpyReply(kind string, info ServerInfo, queryID string) []byte {
 // answer carries GameVersionHash; round 2 (the ship scripts, recursive) is
 // large enough to travel in fragments, as in stock traffic.
 func ChecksumResponse(round game.ChecksumRound) *game.ChecksumResponse {
-	var req game.ChecksumRequest
+	req := game.ChecksumRequest{Round: round}
 	if i := RoundIndex(round); i >= 0 {
 		req = ChecksumRounds[i]
 	}
+	return ChecksumResponseTo(&req)
+}
+
+// ChecksumResponseTo is the stock client's answer to req, which may name a
+// directory other than the stock one (its hash goes into the answer).
+func ChecksumResponseTo(req *game.ChecksumRequest) *game.ChecksumResponse {
+	round := req.Round
 	h := func(s string) game.Hash32 {
 		f := fnv.New32a()
 		f.Write([]byte(s))

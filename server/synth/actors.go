@@ -7,6 +7,7 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/stock"
 	"github.com/bcwire/bcwire/server/transport"
 )
 
@@ -17,14 +18,8 @@ import (
 
 const tick = 100 * time.Millisecond
 
-// Stock checksum rounds: index, directory, filter, recursive.
-var checksumRounds = []game.ChecksumRequest{
-	{Round: 0x00, Dir: "scripts/", Filter: "App.pyc"},
-	{Round: 0x01, Dir: "scripts/", Filter: "Autoexec.pyc"},
-	{Round: 0x02, Dir: "scripts/ships", Filter: "*.pyc", Recursive: true},
-	{Round: 0x03, Dir: "scripts/mainmenu", Filter: "*.pyc"},
-	{Round: 0xFF, Dir: "Scripts/Multiplayer", Filter: "*.pyc", Recursive: true},
-}
+// checksumRounds are the stock rounds: index, directory, filter, recursive.
+var checksumRounds = stock.ChecksumRounds
 
 type server struct {
 	s *sim
@@ -112,8 +107,7 @@ func (sv *server) gameMessage(p *player, payload []byte) {
 			// one datagram.
 			sv.queueGame(p, &game.ChecksumComplete{}, true)
 			sv.unbundle(p)
-			sv.queueGame(p, &game.Settings{GameTime: sv.s.gameTime(), CollisionDamage: true,
-				PlayerSlot: uint8(p.index), Map: mapName}, true)
+			sv.queueGame(p, stock.DefaultMatch.Settings(sv.s.gameTime(), p.index), true)
 			sv.unbundle(p)
 			sv.queueGame(p, &game.GameInit{}, true)
 			p.lobby = true
@@ -213,14 +207,11 @@ func (p *player) inGame() bool { return p.joined && !p.gone }
 // identity is the peer-info payload both ends exchange as keepalive: the
 // client's slot, address and name.
 func (p *player) identity() dissect.Control {
-	slot := p.slot
-	return dissect.Control{Kind: "peer-info", Slot: &slot, Addr: p.addr.Addr(), Name: p.name}
+	return stock.Identity(p.slot, p.addr.Addr(), p.name)
 }
 
 var playerNames = []string{"Cady2", "Picard", "Worf", "Kira", "Sisko", "Data", "Riker", "Troi",
 	"Garak", "Martok", "Tomalak", "Dukat", "Sela", "Gowron", "Ezri", "Odo"}
-
-const mapName = "Multiplayer.Episode.Mission1.Mission1"
 
 func (s *sim) schedulePlayers() {
 	for i := 0; i < s.cfg.Players; i++ {

@@ -1,13 +1,12 @@
 package synth
 
 import (
-	"fmt"
-	"hash/fnv"
 	"strconv"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/stock"
 )
 
 // Game-level behaviour: what players do once in a ship, at rates taken from
@@ -42,66 +41,21 @@ func (g *gameState) gamespyReply(kind string, index int) []byte {
 			joined++
 		}
 	}
-	r := dissect.GameSpy{Final: true, QueryID: strconv.Itoa(index+1) + ".1"}
-	add := func(k, v string) { r.Fields = append(r.Fields, dissect.GameSpyField{Key: k, Value: v}) }
-	add("gamename", "bcommander")
-	add("gamever", "60")
-	if kind == "status" {
-		add("hostname", "bcwire synthetic server")
-		add("hostport", strconv.Itoa(int(g.s.cfg.Server.Port())))
-		add("mapname", "Mission1")
-		add("gametype", "Deathmatch")
-		add("numplayers", strconv.Itoa(joined))
-		add("maxplayers", "8")
-		add("password", "0")
-	}
-	return r.Append(nil)
+	info := stock.ServerInfo{Hostname: "bcwire synthetic server", HostPort: int(g.s.cfg.Server.Port()),
+		NumPlayers: joined, MaxPlayers: 8}
+	return stock.GameSpyReply(kind, info, strconv.Itoa(index+1)+".1")
 }
 
-// checksumResponse builds a client's answer to a checksum round, with hash
-// values derived from the names so they are stable. Round 2 (the ship
-// scripts, recursive) is large enough to be fragmented, as in stock traffic.
+// checksumResponse is a stock client's answer to checksum round round of
+// this server (whose quirks may have changed the round's directory).
 func (s *sim) checksumResponse(round byte) *game.ChecksumResponse {
-	var req game.ChecksumRequest
+	req := &game.ChecksumRequest{Round: game.ChecksumRound(round)}
 	for i, r := range checksumRounds {
 		if byte(r.Round) == round {
-			req = *s.checksumRequest(i)
+			req = s.checksumRequest(i)
 		}
 	}
-	h := func(s string) game.Hash32 {
-		f := fnv.New32a()
-		f.Write([]byte(s))
-		return game.Hash32(f.Sum32())
-	}
-	resp := &game.ChecksumResponse{Round: game.ChecksumRound(round), DirHash: h(req.Dir)}
-	if round == 0 {
-		resp.RefHash = 0x7E0CE243 // StringHash("60"), the game version, as stock sends
-	}
-	files := func(prefix string, n int) []game.ChecksumFile {
-		out := make([]game.ChecksumFile, n)
-		for i := range out {
-			name := fmt.Sprintf("%s/%d.pyc", prefix, i)
-			out[i] = game.ChecksumFile{Name: h(name), Content: h("content:" + name)}
-		}
-		return out
-	}
-	switch round {
-	case 0, 1:
-		resp.Tree.Files = files(req.Filter, 1)
-	case 2:
-		resp.Tree.Files = files("ships", 60)
-		resp.Tree.Subdirs = []game.ChecksumSubdir{
-			{Name: h("Hardpoints"), Tree: game.ChecksumTree{Files: files("ships/Hardpoints", 48)}},
-		}
-	case 3:
-		resp.Tree.Files = files("mainmenu", 12)
-	default:
-		resp.Tree.Files = files("Multiplayer", 20)
-		resp.Tree.Subdirs = []game.ChecksumSubdir{
-			{Name: h("Episode"), Tree: game.ChecksumTree{Files: files("Multiplayer/Episode", 4)}},
-		}
-	}
-	return resp
+	return stock.ChecksumResponseTo(req)
 }
 
 // newPlayerInGame is the server's answer to 0x2A: MISSION_INIT, the
@@ -109,7 +63,7 @@ func (s *sim) checksumResponse(round byte) *game.ChecksumResponse {
 // ships already in play (late-join replication).
 func (g *gameState) newPlayerInGame(p *player) {
 	sv := g.s.server
-	sv.queueGame(p, &game.MissionInit{PlayerLimit: 8, System: 1, TimeLimit: game.NoLimit, FragLimit: 10}, true)
+	sv.queueGame(p, stock.DefaultMatch.MissionInit(0), true)
 	sv.queueGame(p, deletePlayerUI(p), true)
 	if g.scores[p.slot] == nil {
 		g.scores[p.slot] = &game.Score{PlayerID: int32(p.slot)}

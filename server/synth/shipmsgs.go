@@ -6,6 +6,7 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/stock"
 )
 
 // Ship creation, StateUpdates and the player-list messages.
@@ -137,12 +138,10 @@ func (g *gameState) hostTick(to *player) {
 // deletePlayerUI is the player-list event the host sends: "new player in
 // game" while p joins, "player removed" once p has left.
 func deletePlayerUI(p *player) game.Message {
-	code := game.ETNewPlayerInGame
 	if p.gone || p.leaving {
-		code = game.ETNetworkPlayerRemoved
+		return stock.PlayerRemoved(p.index, p.slot)
 	}
-	return &game.DeletePlayerUI{Class: game.EventClassDeletePlayer, Code: code,
-		Target: game.ObjectID(0x064F + p.index), Peer: p.slot}
+	return stock.PlayerJoined(p.index, p.slot)
 }
 
 func deletePlayerAnim(p *player) game.Message { return &game.DeletePlayerAnim{Name: p.name} }
