@@ -33,8 +33,10 @@ func needRoot(t *testing.T) {
 	}
 }
 
-// loopbackReplay plays a capture over 127.0.0.1. It is the one place to
-// change to replay with `serve --replay` + `verify` instead.
+// loopbackReplay plays a capture over 127.0.0.1 by sending each captured
+// datagram from a socket standing for its sender to one standing for its
+// receiver (TestAutoLearnsServerPort needs to pause after the GameSpy
+// exchange, which serve and verify do not allow).
 type loopbackReplay struct {
 	Server    netip.AddrPort // the loopback address playing the capture's server
 	Datagrams int            // datagrams Send sends, each one captured packet
@@ -173,16 +175,16 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// TestLiveMatchesFile captures on lo while a bundled capture is replayed
-// over loopback, and checks that the live decode saw the same messages as
+// TestLiveMatchesFile captures on lo while `verify` replays a bundled
+// capture against `serve --replay` on a loopback port, and checks that the live decode saw the same messages as
 // decoding the capture file, and that the -w file decodes to the very
 // lines the live decode printed.
 func TestLiveMatchesFile(t *testing.T) {
 	needRoot(t)
-	for _, name := range []string{"join.pcap", "duel.pcapng"} {
+	for _, name := range []string{"join.pcap", "duel.pcapng", "battle.pcap"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", name)
-			rp := prepareReplay(t, path)
+			rp := startServeVerify(t, path)
 			out := filepath.Join(t.TempDir(), "live.pcapng")
 			var stdout, stderr bytes.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
