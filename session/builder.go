@@ -83,6 +83,8 @@ type Builder struct {
 	lastSweep time.Time
 	scratch   []byte
 	closing   []*live
+	cache     [sessionCacheSize]sessionCache
+
 
 	live, peak, emitted int
 }
@@ -105,6 +107,40 @@ func (b *Builder) Totals() *Counts { return &b.total }
 func (b *Builder) Live() int    { return b.live }
 func (b *Builder) Peak() int    { return b.peak }
 func (b *Builder) Emitted() int { return b.emitted }
+
+// sessionCache remembers the live session of recently seen (server, client)
+// pairs, so that steady traffic skips two map lookups per record. close
+// clears a session's entry.
+type sessionCache struct {
+	server, client netip.AddrPort
+	l              *live
+}
+
+const sessionCacheSize = 64 // a power of two
+
+func sessionSlot(server, client netip.AddrPort) int {
+	a, b := server.Addr().As16(), client.Addr().As16()
+	h := uint32(a[15]) ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
+	h ^= h >> 7
+	return int(h & (sessionCacheSize - 1))
+}
+
+// lookup finds the live session of a pair (nil if none) and its server.
+func (b *Builder) lookup(server, client netip.AddrPort) (*server, *live) {
+	c := &b.cache[sessionSlot(server, client)]
+	if c.l != nil && c.server == server && c.client == client {
+		return c.l.srv, c.l
+	}
+	srv := b.servers[server]
+	var l *live
+	if srv != nil {
+		l = srv.sessions[client]
+	}
+	if l != nil {
+		*c = sessionCache{server: server, client: client, l: l}
+	}
+	return srv, l
+}
 
 // server is what a Builder knows about one server: its live sessions, the
 // client messages it may relay, and the kills already reported.
@@ -172,11 +208,7 @@ func (b *Builder) Add(r *flow.Record) {
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
-	srv := b.servers[r.Server]
-	var l *live
-	if srv != nil {
-		l = srv.sessions[r.Client]
-	}
+	srv, l := b.lookup(r.Server, r.Client)
 	if r.Kind != flow.KindMessage {
 		// Damage never opens a session: lost fragment sets are reported at
 		// the end, long after their session may have closed.
@@ -239,6 +271,7 @@ func (b *Builder) open(srv *server, r *flow.Record) *live {
 	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
 	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
+	b.cache[sessionSlot(r.Server, r.Client)] = sessionCache{server: r.Server, client: r.Client, l: l}
 	b.live++
 	b.peak = max(b.peak, b.live)
 	return l
@@ -294,6 +327,9 @@ func (s *Session) endTime() time.Time {
 
 func (b *Builder) close(l *live) {
 	srv := l.srv
+	if c := &b.cache[sessionSlot(l.s.Server, l.s.Client)]; c.l == l {
+		*c = sessionCache{}
+	}
 	if srv.sessions[l.s.Client] == l {
 		delete(srv.sessions, l.s.Client)
 	}

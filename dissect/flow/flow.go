@@ -98,6 +98,28 @@ type flowKey struct{ server, client netip.AddrPort }
 
 type flowState struct {
 	key flowKey
+	dec *game.Decoder // the server's decoder (shared by its flows)
+}
+
+// pairCache remembers, for recently seen (src, dst) pairs, the flow and the
+// direction orient decided, so that steady traffic skips the map lookups.
+// An entry is only valid while no server has been added since (gen).
+type pairCache struct {
+	src, dst netip.AddrPort
+	gen      uint32
+	fs       *flowState
+	dir      game.Direction
+}
+
+const pairCacheSize = 64 // a power of two
+
+// pairSlot picks the cache slot of a pair from the cheap parts of it.
+func pairSlot(src, dst netip.AddrPort) int {
+	a, b := src.Addr().As16(), dst.Addr().As16()
+	h := uint32(a[15]) ^ uint32(a[14])<<3 ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^
+		uint32(src.Port()) ^ uint32(dst.Port())<<2
+	h ^= h >> 7
+	return int(h & (pairCacheSize - 1))
 }
 
 // fragKey names one fragmented message: its flow, direction and sequence
@@ -118,6 +140,8 @@ type Tracker struct {
 	decoders map[netip.AddrPort]*game.Decoder
 	frags    *dissect.Reassembler[fragKey]
 	stats    Stats
+	gen      uint32 // bumped whenever servers gains an entry
+	cache    [pairCacheSize]pairCache
 
 	buf  []byte
 	dg   dissect.Datagram
@@ -168,20 +192,19 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 		t.gamespy(frame, ts, src, dst, payload, emit)
 		return
 	}
-	t.buf = append(t.buf[:0], payload...)
-	dissect.Decrypt(t.buf, t.buf)
+	if cap(t.buf) < len(payload) {
+		t.buf = make([]byte, len(payload), max(len(payload), 2048))
+	}
+	t.buf = t.buf[:len(payload)]
+	dissect.Decrypt(t.buf, payload)
 	plain := t.buf
 
-	server, client, ok := t.orient(src, dst, plain)
+	fs, dir, ok := t.lookup(src, dst, plain)
 	if !ok {
 		t.stats.OtherUDP++
 		return
 	}
-	fs := t.flow(server, client)
-	dir := game.ClientToServer
-	if src == server {
-		dir = game.ServerToClient
-	}
+	server, client := fs.key.server, fs.key.client
 	t.stats.Datagrams++
 
 	err := t.dg.Parse(plain)
@@ -236,7 +259,7 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 			rec.Reassembled = res.Count
 			t.stats.Reassembled++
 		}
-		t.decodeGame(rec, payload)
+		t.decodeGame(fs, rec, payload)
 	default:
 		ctl, err := dissect.ParseControl(m)
 		t.ctl = ctl
@@ -247,7 +270,7 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 	}
 }
 
-func (t *Tracker) decodeGame(rec *Record, payload []byte) {
+func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	t.stats.GameMessages++
 	if len(payload) == 0 {
 		// No opcode byte at all: nothing to name, only the damage.
@@ -255,12 +278,7 @@ func (t *Tracker) decodeGame(rec *Record, payload []byte) {
 		rec.Err = fmt.Errorf("empty game message: %w", &dissect.Error{Offset: rec.Msg.HeaderLen(), What: "opcode", Err: dissect.ErrShort})
 		return
 	}
-	dec := t.decoders[rec.Server]
-	if dec == nil {
-		dec = game.NewDecoder()
-		t.decoders[rec.Server] = dec
-	}
-	t.game = dec.Decode(payload, rec.Dir)
+	t.game = fs.dec.Decode(payload, rec.Dir)
 	rec.Game = &t.game
 	if t.game.Err != nil {
 		t.stats.GameErrors++
@@ -281,7 +299,7 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 	if !t.servers[server] && t.servers[client] { // a known server wins over guesswork
 		server, client = client, server
 	}
-	t.servers[server] = true
+	t.addServer(server)
 	dir := game.ClientToServer
 	if src == server {
 		dir = game.ServerToClient
@@ -292,19 +310,61 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 	emit(&t.rec)
 }
 
+// lookup finds the flow of a datagram from src to dst and its direction,
+// from the pair cache when it can.
+func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
+	c := &t.cache[pairSlot(src, dst)]
+	if c.fs != nil && c.gen == t.gen && c.src == src && c.dst == dst {
+		return c.fs, c.dir, true
+	}
+	server, client, stable, ok := t.orient(src, dst, plain)
+	if !ok {
+		return nil, 0, false
+	}
+	fs := t.flow(server, client)
+	dir := game.ClientToServer
+	if src == server {
+		dir = game.ServerToClient
+	}
+	if stable {
+		*c = pairCache{src: src, dst: dst, gen: t.gen, fs: fs, dir: dir}
+	}
+	return fs, dir, true
+}
+
+func (t *Tracker) addServer(ep netip.AddrPort) {
+	if !t.servers[ep] {
+		t.servers[ep] = true
+		t.gen++
+	}
+}
+
+// decoder is the game decoder of a server (its state, such as the ships it
+// created, is per server).
+func (t *Tracker) decoder(server netip.AddrPort) *game.Decoder {
+	dec := t.decoders[server]
+	if dec == nil {
+		dec = game.NewDecoder()
+		t.decoders[server] = dec
+	}
+	return dec
+}
+
 // orient decides which endpoint is the server. The peer byte is sent in
 // clear and says who sent the datagram: 0x01 is the server, 0xFF a client
-// still connecting, 0x02 and up a client's wire slot.
-func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client netip.AddrPort, ok bool) {
+// still connecting, 0x02 and up a client's wire slot. stable reports that
+// the answer depends only on the known servers, not on this datagram's
+// content, so that it holds for the pair until a server is added.
+func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client netip.AddrPort, stable, ok bool) {
 	switch {
 	case t.servers[src] && !t.servers[dst]:
-		return src, dst, true
+		return src, dst, true, true
 	case t.servers[dst] && !t.servers[src]:
-		return dst, src, true
+		return dst, src, true, true
 	case t.forced[src]:
-		return src, dst, true
+		return src, dst, true, true
 	case t.forced[dst]:
-		return dst, src, true
+		return dst, src, true, true
 	}
 	if len(plain) < 2 || !t.looksLikeBC(plain) {
 		// An unknown flow whose first datagram does not parse is not
@@ -312,13 +372,13 @@ func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client 
 		// stock port.
 		switch {
 		case src.Port() == DefaultPort:
-			t.servers[src] = true
-			return src, dst, true
+			t.addServer(src)
+			return src, dst, false, true
 		case dst.Port() == DefaultPort:
-			t.servers[dst] = true
-			return dst, src, true
+			t.addServer(dst)
+			return dst, src, false, true
 		}
-		return netip.AddrPort{}, netip.AddrPort{}, false
+		return netip.AddrPort{}, netip.AddrPort{}, false, false
 	}
 	switch {
 	case plain[0] == 0x01:
@@ -332,8 +392,8 @@ func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client 
 			server, client = dst, src
 		}
 	}
-	t.servers[server] = true
-	return server, client, true
+	t.addServer(server)
+	return server, client, false, true
 }
 
 // looksLikeBC reports whether a decrypted datagram from an unknown flow
@@ -351,7 +411,7 @@ func (t *Tracker) flow(server, client netip.AddrPort) *flowState {
 	k := flowKey{server, client}
 	fs := t.flows[k]
 	if fs == nil {
-		fs = &flowState{key: k}
+		fs = &flowState{key: k, dec: t.decoder(server)}
 		t.flows[k] = fs
 	}
 	return fs
