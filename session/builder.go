@@ -85,7 +85,6 @@ type Builder struct {
 	closing   []*live
 	cache     [sessionCacheSize]sessionCache
 
-
 	live, peak, emitted int
 }
 
