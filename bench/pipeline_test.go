@@ -7,9 +7,11 @@ package bench
 
 import (
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -61,4 +63,66 @@ func countDatagrams(tb testing.TB) int {
 		}
 		n++
 	}
+}
+
+type datagram struct {
+	frame    int
+	ts       time.Time
+	src, dst netip.AddrPort
+	payload  []byte
+}
+
+func loadBattle(tb testing.TB) []datagram {
+	rd, err := capture.Open(battle)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rd.Close()
+	var out []datagram
+	for {
+		p, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, datagram{p.Frame, p.Time, p.Src, p.Dst, append([]byte(nil), p.Payload...)})
+	}
+}
+
+// BenchmarkPipelineSteady runs the second half of the battle (four players
+// in game) through a Tracker and a session Builder, over and over with the
+// clock moved on each pass so that the sessions simply continue. One op is
+// one pass; steady state allocates only the strings of the few chat,
+// ship-creation and player-leave messages.
+func BenchmarkPipelineSteady(b *testing.B) {
+	all := loadBattle(b)
+	dgs := all[len(all)/3 : 2*len(all)/3]
+	span := dgs[len(dgs)-1].ts.Sub(dgs[0].ts) + 100*time.Millisecond
+	n := 0
+	for _, d := range dgs {
+		n += len(d.payload)
+	}
+	tr := flow.New(flow.Options{})
+	bl := session.NewBuilder(session.Options{}, nil)
+	emit := func(r *flow.Record) { bl.Add(r) }
+	shift := time.Duration(0)
+	pass := func() {
+		for _, d := range dgs {
+			tr.Datagram(d.frame, d.ts.Add(shift), d.src, d.dst, d.payload, emit)
+		}
+		shift += span
+	}
+	for _, d := range all[:len(all)/3] {
+		tr.Datagram(d.frame, d.ts, d.src, d.dst, d.payload, emit)
+	}
+	pass()
+	pass()
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		pass()
+	}
+	b.ReportMetric(float64(len(dgs))*float64(b.N)/b.Elapsed().Seconds(), "datagrams/s")
 }

@@ -143,12 +143,13 @@ type Tracker struct {
 	gen      uint32 // bumped whenever servers gains an entry
 	cache    [pairCacheSize]pairCache
 
-	buf  []byte
-	dg   dissect.Datagram
-	rec  Record
-	ctl  dissect.Control
-	gs   dissect.GameSpy
-	game game.Result
+	buf   []byte
+	dg    dissect.Datagram
+	rec   Record
+	ctl   dissect.Control
+	gs    dissect.GameSpy
+	game  game.Result
+	names dissect.Names
 }
 
 // New returns a Tracker.
@@ -261,7 +262,7 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 		}
 		t.decodeGame(fs, rec, payload)
 	default:
-		ctl, err := dissect.ParseControl(m)
+		ctl, err := dissect.ParseControlNames(m, &t.names)
 		t.ctl = ctl
 		rec.Control = &t.ctl
 		if err != nil {
