@@ -42,7 +42,13 @@ type Options struct {
 	// one (defaults 1 s and 3).
 	BurstGap time.Duration
 	BurstMin int
+	// MaxSessions caps the sessions open at once (default 1024); beyond it
+	// the oldest open session is ended early (EndEvicted) and counted.
+	MaxSessions int
 }
+
+// DefaultMaxSessions is the default of Options.MaxSessions.
+const DefaultMaxSessions = 1024
 
 func (o Options) withDefaults() Options {
 	def := func(v *int, d int) {
@@ -66,6 +72,7 @@ func (o Options) withDefaults() Options {
 	def(&o.RelayMemory, 4096)
 	defDur(&o.BurstGap, time.Second)
 	def(&o.BurstMin, 3)
+	def(&o.MaxSessions, DefaultMaxSessions)
 	return o
 }
 
@@ -85,7 +92,10 @@ type Builder struct {
 	closing   []*live
 	cache     [sessionCacheSize]sessionCache
 
-	live, peak, emitted int
+	opened []*live // open order, for eviction; may hold closed sessions
+	head   int
+
+	live, peak, emitted, evicted int
 }
 
 // NewBuilder returns a Builder that hands each finished Session to emit
@@ -106,6 +116,9 @@ func (b *Builder) Totals() *Counts { return &b.total }
 func (b *Builder) Live() int    { return b.live }
 func (b *Builder) Peak() int    { return b.peak }
 func (b *Builder) Emitted() int { return b.emitted }
+
+// Evicted is the number of sessions ended early to honour MaxSessions.
+func (b *Builder) Evicted() int { return b.evicted }
 
 // sessionCache remembers the live session of recently seen (server, client)
 // pairs, so that steady traffic skips two map lookups per record. close
@@ -259,6 +272,11 @@ func (b *Builder) open(srv *server, r *flow.Record) *live {
 	// A session seen from its first step has a connect request or a slot
 	// assignment first; anything else means it began before the capture.
 	s.MidCapture = !(isConnectRequest(r) || (r.Control != nil && r.Control.Kind == "slot-assignment"))
+	b.makeRoom(r)
+	if b.servers[r.Server] != srv { // evicting emptied and dropped it
+		srv = &server{sessions: map[netip.AddrPort]*live{}}
+		b.servers[r.Server] = srv
+	}
 	l := &live{s: s, srv: srv, opts: &b.opts}
 	for d := range 2 {
 		for ch := range 2 {
@@ -271,9 +289,45 @@ func (b *Builder) open(srv *server, r *flow.Record) *live {
 	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
 	b.cache[sessionSlot(r.Server, r.Client)] = sessionCache{server: r.Server, client: r.Client, l: l}
+	b.opened = append(b.opened, l)
 	b.live++
 	b.peak = max(b.peak, b.live)
 	return l
+}
+
+// makeRoom ends the oldest open sessions until one more fits.
+func (b *Builder) makeRoom(r *flow.Record) {
+	for b.live >= b.opts.MaxSessions && b.head < len(b.opened) {
+		l := b.opened[b.head]
+		b.opened[b.head] = nil
+		b.head++
+		if l.closed {
+			continue
+		}
+		if !l.ending {
+			l.end(EndEvicted, l.s.LastSeen, 0, "", fmt.Sprintf("ended early: more than %d sessions open at once", b.opts.MaxSessions))
+		}
+		b.evicted++
+		b.close(l)
+	}
+	b.compactOpened()
+}
+
+// compactOpened drops the closed sessions from opened once they make up
+// most of it, so that it stays proportional to the open sessions.
+func (b *Builder) compactOpened() {
+	if len(b.opened)-b.head <= 2*b.live+64 {
+		return
+	}
+	kept := b.opened[:0]
+	for _, l := range b.opened[b.head:] {
+		if l != nil && !l.closed {
+			kept = append(kept, l)
+		}
+	}
+	clear(b.opened[len(kept):])
+	b.opened = kept
+	b.head = 0
 }
 
 // sweep closes the sessions that timed out or finished lingering.
@@ -336,6 +390,7 @@ func (b *Builder) close(l *live) {
 		delete(b.servers, l.s.Server)
 	}
 	l.finish()
+	l.closed = true
 	b.live--
 	b.emitted++
 	b.emit(l.s)
@@ -361,9 +416,10 @@ func (b *Builder) Finish() {
 
 // live is a session being built.
 type live struct {
-	s    *Session
-	srv  *server
-	opts *Options
+	closed bool // handed to emit
+	s      *Session
+	srv    *server
+	opts   *Options
 
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState

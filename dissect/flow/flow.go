@@ -74,7 +74,21 @@ type Options struct {
 	// oldest set is evicted (and reported) first. Defaults 1024 and 4 MiB.
 	MaxFragmentSets  int
 	MaxFragmentBytes int
+	// MaxFlows caps the client/server flows followed at once (default
+	// 16384) and MaxServers the servers known at once, each with its game
+	// decoder (default 1024); beyond them the oldest is forgotten and
+	// counted. Forced servers are never forgotten.
+	MaxFlows   int
+	MaxServers int
 }
+
+// Default caps.
+const (
+	DefaultMaxFragmentSets  = 1024
+	DefaultMaxFragmentBytes = 4 << 20
+	DefaultMaxFlows         = 16384
+	DefaultMaxServers       = 1024
+)
 
 // Stats counts what a Tracker saw.
 type Stats struct {
@@ -90,6 +104,8 @@ type Stats struct {
 	DuplicateFrags   int
 	FragmentsEvicted int // unfinished sets dropped to honour the caps
 	FragmentsLost    int // sets never completed (reported by Finish)
+	FlowsEvicted     int // flows forgotten to honour MaxFlows
+	ServersEvicted   int // servers forgotten to honour MaxServers
 	Servers          int
 	Flows            int
 }
@@ -140,8 +156,11 @@ type Tracker struct {
 	decoders map[netip.AddrPort]*game.Decoder
 	frags    *dissect.Reassembler[fragKey]
 	stats    Stats
-	gen      uint32 // bumped whenever servers gains an entry
+	gen      uint32 // bumped whenever servers or flows change
 	cache    [pairCacheSize]pairCache
+
+	flowOrder   fifo[flowKey]        // creation order of flows, for eviction
+	serverOrder fifo[netip.AddrPort] // order in which servers were learnt
 
 	buf   []byte
 	dg    dissect.Datagram
@@ -155,10 +174,16 @@ type Tracker struct {
 // New returns a Tracker.
 func New(opts Options) *Tracker {
 	if opts.MaxFragmentSets <= 0 {
-		opts.MaxFragmentSets = 1024
+		opts.MaxFragmentSets = DefaultMaxFragmentSets
 	}
 	if opts.MaxFragmentBytes <= 0 {
-		opts.MaxFragmentBytes = 4 << 20
+		opts.MaxFragmentBytes = DefaultMaxFragmentBytes
+	}
+	if opts.MaxFlows <= 0 {
+		opts.MaxFlows = DefaultMaxFlows
+	}
+	if opts.MaxServers <= 0 {
+		opts.MaxServers = DefaultMaxServers
 	}
 	t := &Tracker{
 		opts:     opts,
@@ -198,8 +223,15 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 	}
 	t.buf = t.buf[:len(payload)]
 	dissect.Decrypt(t.buf, payload)
-	plain := t.buf
+	err := t.dg.Parse(t.buf)
+	t.decrypted(frame, ts, src, dst, t.buf, &t.dg, err, emit)
+}
 
+// decrypted is Datagram after decryption and splitting (which RunParallel
+// does on other goroutines): plain is the decrypted datagram, dg its
+// messages and perr the splitting error. plain and dg must stay valid until
+// decrypted returns.
+func (t *Tracker) decrypted(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, dg *dissect.Datagram, perr error, emit func(*Record)) {
 	fs, dir, ok := t.lookup(src, dst, plain)
 	if !ok {
 		t.stats.OtherUDP++
@@ -208,11 +240,10 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 	server, client := fs.key.server, fs.key.client
 	t.stats.Datagrams++
 
-	err := t.dg.Parse(plain)
 	base := Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
-		Dir: dir, Peer: t.dg.Peer, MsgCount: int(t.dg.Count)}
-	for i := range t.dg.Messages {
-		m := &t.dg.Messages[i]
+		Dir: dir, Peer: dg.Peer, MsgCount: int(dg.Count)}
+	for i := range dg.Messages {
+		m := &dg.Messages[i]
 		t.rec = base
 		t.rec.Kind = KindMessage
 		t.rec.MsgIndex = i
@@ -224,13 +255,13 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 		}
 		emit(&t.rec)
 	}
-	if err != nil {
+	if perr != nil {
 		t.stats.Damaged++
 		t.rec = base
 		t.rec.Kind = KindDamaged
-		t.rec.MsgIndex = len(t.dg.Messages)
+		t.rec.MsgIndex = len(dg.Messages)
 		t.rec.Raw = plain
-		t.rec.Err = err
+		t.rec.Err = perr
 		emit(&t.rec)
 	}
 }
@@ -334,10 +365,23 @@ func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, gam
 }
 
 func (t *Tracker) addServer(ep netip.AddrPort) {
-	if !t.servers[ep] {
-		t.servers[ep] = true
-		t.gen++
+	if t.servers[ep] {
+		return
 	}
+	for len(t.servers) >= t.opts.MaxServers+len(t.forced) {
+		old, ok := t.serverOrder.pop()
+		if !ok {
+			break
+		}
+		if t.servers[old] && !t.forced[old] {
+			delete(t.servers, old)
+			delete(t.decoders, old) // flows still using it keep their pointer
+			t.stats.ServersEvicted++
+		}
+	}
+	t.servers[ep] = true
+	t.serverOrder.push(ep)
+	t.gen++
 }
 
 // decoder is the game decoder of a server (its state, such as the ships it
@@ -412,10 +456,48 @@ func (t *Tracker) flow(server, client netip.AddrPort) *flowState {
 	k := flowKey{server, client}
 	fs := t.flows[k]
 	if fs == nil {
+		for len(t.flows) >= t.opts.MaxFlows {
+			old, ok := t.flowOrder.pop()
+			if !ok {
+				break
+			}
+			if t.flows[old] != nil {
+				delete(t.flows, old)
+				t.stats.FlowsEvicted++
+				t.gen++ // the pair cache may point at it
+			}
+		}
 		fs = &flowState{key: k, dec: t.decoder(server)}
 		t.flows[k] = fs
+		t.flowOrder.push(k)
 	}
 	return fs
+}
+
+// fifo is a queue of keys in insertion order; its storage is compacted as
+// the head advances, so it stays proportional to what it holds.
+type fifo[K any] struct {
+	q    []K
+	head int
+}
+
+func (f *fifo[K]) push(k K) { f.q = append(f.q, k) }
+
+func (f *fifo[K]) pop() (K, bool) {
+	var zero K
+	if f.head >= len(f.q) {
+		return zero, false
+	}
+	k := f.q[f.head]
+	f.q[f.head] = zero
+	f.head++
+	if f.head > 1024 && f.head > len(f.q)/2 {
+		n := copy(f.q, f.q[f.head:])
+		clear(f.q[n:])
+		f.q = f.q[:n]
+		f.head = 0
+	}
+	return k, true
 }
 
 // Finish reports every fragmented message that never completed.
