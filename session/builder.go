@@ -313,10 +313,11 @@ func (b *Builder) makeRoom(r *flow.Record) {
 	b.compactOpened()
 }
 
-// compactOpened drops the closed sessions from opened once they make up
-// most of it, so that it stays proportional to the open sessions.
+// compactOpened drops the closed sessions (and the evicted head) from
+// opened once they make up most of it, so that it stays proportional to
+// the open sessions.
 func (b *Builder) compactOpened() {
-	if len(b.opened)-b.head <= 2*b.live+64 {
+	if len(b.opened)-b.head <= 2*b.live+64 && (b.head <= 64 || b.head <= len(b.opened)/2) {
 		return
 	}
 	kept := b.opened[:0]
@@ -412,6 +413,8 @@ func (b *Builder) Finish() {
 		}
 	}
 	b.flushClosing()
+	clear(b.opened)
+	b.opened, b.head = b.opened[:0], 0
 }
 
 // live is a session being built.
