@@ -25,7 +25,7 @@ func TestFragmentFloodStaysUnderCaps(t *testing.T) {
 	plain[0], plain[1] = 0x02, 1
 	plain[2] = byte(dissect.TypeData)
 	binary.LittleEndian.PutUint16(plain[3:], 0x8000|0x2000|uint16(len(plain)-2)) // reliable, fragment
-	plain[7], plain[8] = 0, 5                                                     // fragment 0 of 5
+	plain[7], plain[8] = 0, 5                                                    // fragment 0 of 5
 	wire := make([]byte, len(plain))
 	records := 0
 	emit := func(r *Record) { records++ }
