@@ -32,8 +32,8 @@ fi
 go build -o "$WORK/bcwire" ./cmd/bcwire
 FILE="$WORK/battle-x$COPIES.pcap"
 [ -f "$FILE" ] || go run ./bench/repeat -n "$COPIES" -o "$FILE" testdata/pcaps/battle.pcap
-DGRAMS=$("$WORK/bcwire" stats --json -q "$FILE" | sed -n 's/.*"datagrams":\([0-9]*\).*/\1/p' | head -1)
-# stats counts BC datagrams; add the GameSpy ones for all UDP datagrams.
+DGRAMS=$("$WORK/bcwire" stats --json "$FILE" 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) Bridge Commander datagrams.*/\1/p')
+# Speeds are in UDP datagrams (Bridge Commander and GameSpy), as tshark sees them.
 UDP=$(tshark -n -r "$FILE" -T fields -e udp.length 2>/dev/null | wc -l)
 echo "capture: $FILE ($(du -h "$FILE" | cut -f1), $UDP UDP datagrams, $DGRAMS Bridge Commander)"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
