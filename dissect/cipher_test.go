@@ -123,3 +123,15 @@ func BenchmarkCipherDecrypt(b *testing.B) {
 }
 
 func hexDecode(s string) ([]byte, error) { return hex.DecodeString(s) }
+
+func BenchmarkCipherEncrypt(b *testing.B) {
+	buf := make([]byte, 128)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Encrypt(buf, buf)
+	}
+}

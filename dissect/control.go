@@ -30,10 +30,53 @@ type Control struct {
 	Extra    []byte     `json:"-"` // bytes the layout does not explain
 }
 
+// slotValues backs Control.Slot, so that parsing does not allocate: Slot
+// points into this table and must be treated as read-only.
+var slotValues = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = uint8(i)
+	}
+	return t
+}()
+
+// Names remembers recently decoded peer names, so that the keepalives a
+// session sends every few seconds reuse one string instead of allocating
+// one each. The zero value is ready; it is not safe for concurrent use.
+type Names struct {
+	raw  [8][]byte
+	name [8]string
+	next int
+}
+
+// decode returns the string for the UTF-16LE bytes u (without terminator).
+func (n *Names) decode(u []byte) string {
+	if n == nil {
+		return decodeUTF16(u)
+	}
+	for i := range n.raw {
+		if n.raw[i] != nil && string(n.raw[i]) == string(u) {
+			return n.name[i]
+		}
+	}
+	i := n.next
+	n.next = (n.next + 1) % len(n.raw)
+	n.raw[i] = append(n.raw[i][:0], u...)
+	if n.raw[i] == nil {
+		n.raw[i] = []byte{}
+	}
+	n.name[i] = decodeUTF16(u)
+	return n.name[i]
+}
+
 // ParseControl decodes the payload of control message m. Payloads that do not
 // match a known layout come back as Kind "raw" with the bytes in Extra and a
-// non-nil error saying why; the caller shows them raw.
-func ParseControl(m *Message) (Control, error) {
+// non-nil error saying why; the caller shows them raw. Slot, when set,
+// points to shared read-only storage.
+func ParseControl(m *Message) (Control, error) { return ParseControlNames(m, nil) }
+
+// ParseControlNames is ParseControl with a cache of peer names (which may be
+// nil).
+func ParseControlNames(m *Message, names *Names) (Control, error) {
 	p := m.Payload
 	switch m.Type {
 	case TypePeerInfo:
@@ -43,9 +86,8 @@ func ParseControl(m *Message) (Control, error) {
 		if len(p) < 5 {
 			return Control{Kind: "raw", Extra: p}, &Error{Offset: len(p), What: "peer-info", Err: ErrShort}
 		}
-		slot := p[0]
-		c := Control{Kind: "peer-info", Slot: &slot, Addr: netip.AddrFrom4([4]byte(p[1:5]))}
-		name, rest, err := decodeUTF16Z(p[5:])
+		c := Control{Kind: "peer-info", Slot: &slotValues[p[0]], Addr: netip.AddrFrom4([4]byte(p[1:5]))}
+		name, rest, err := decodeUTF16Z(p[5:], names)
 		c.Name, c.Extra = name, rest
 		if err != nil {
 			return c, &Error{Offset: 5, What: "peer-info name", Err: err}
@@ -54,16 +96,14 @@ func ParseControl(m *Message) (Control, error) {
 	case TypeConnect, TypeConnectAck:
 		switch {
 		case len(p) == 1:
-			slot := p[0]
-			return Control{Kind: "slot-assignment", Slot: &slot}, nil
+			return Control{Kind: "slot-assignment", Slot: &slotValues[p[0]]}, nil
 		case len(p) >= 6:
 			return Control{Kind: "connect-request", Addr: netip.AddrFrom4([4]byte(p[0:4])),
 				Port: binary.BigEndian.Uint16(p[4:6]), Reserved: p[6:]}, nil
 		}
 	case TypeDisconnect:
 		if len(p) == 5 {
-			slot := p[0]
-			return Control{Kind: "disconnect", Slot: &slot, Addr: netip.AddrFrom4([4]byte(p[1:5]))}, nil
+			return Control{Kind: "disconnect", Slot: &slotValues[p[0]], Addr: netip.AddrFrom4([4]byte(p[1:5]))}, nil
 		}
 	case TypeBoot:
 		return Control{Kind: "boot", Extra: p}, nil
@@ -107,16 +147,22 @@ func AppendControl(b []byte, c *Control) []byte {
 
 // decodeUTF16Z reads a NUL-terminated UTF-16LE string and returns the bytes
 // after the terminator.
-func decodeUTF16Z(b []byte) (string, []byte, error) {
-	var u []uint16
+func decodeUTF16Z(b []byte, names *Names) (string, []byte, error) {
 	for i := 0; i+1 < len(b); i += 2 {
-		c := binary.LittleEndian.Uint16(b[i:])
-		if c == 0 {
-			return string(utf16.Decode(u)), b[i+2:], nil
+		if b[i] == 0 && b[i+1] == 0 {
+			return names.decode(b[:i]), b[i+2:], nil
 		}
-		u = append(u, c)
 	}
-	return string(utf16.Decode(u)), nil, fmt.Errorf("%w: name has no NUL terminator", ErrShort)
+	return names.decode(b[:len(b)&^1]), nil, fmt.Errorf("%w: name has no NUL terminator", ErrShort)
+}
+
+// decodeUTF16 decodes UTF-16LE code units (an odd trailing byte is ignored).
+func decodeUTF16(b []byte) string {
+	u := make([]uint16, 0, len(b)/2)
+	for i := 0; i+1 < len(b); i += 2 {
+		u = append(u, binary.LittleEndian.Uint16(b[i:]))
+	}
+	return string(utf16.Decode(u))
 }
 
 func appendUTF16Z(b []byte, s string) []byte {

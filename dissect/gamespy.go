@@ -93,6 +93,7 @@ func (g *GameSpy) Append(b []byte) []byte {
 		}
 		return b
 	}
+	start := len(b)
 	for _, f := range g.Fields {
 		b = append(append(append(b, '\\'), f.Key...), '\\')
 		b = append(b, f.Value...)
@@ -102,6 +103,15 @@ func (g *GameSpy) Append(b []byte) []byte {
 	}
 	if g.Final {
 		b = append(b, `\final\`...)
+	} else if g.QueryID == "" && len(g.Fields) > 0 && g.Fields[len(g.Fields)-1].Value == "" {
+		// A trailing empty value needs its closing backslash, or the
+		// reply would read back as a key without a value (found by
+		// FuzzGameSpy: \0\\).
+		b = append(b, '\\')
+	} else if len(b) == start {
+		// An empty reply: an empty query id keeps it a reply when read
+		// back (found by FuzzGameSpy: \queryid\\).
+		b = append(b, `\queryid\\`...)
 	}
 	return b
 }

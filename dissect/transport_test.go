@@ -312,7 +312,13 @@ func FuzzGameSpy(f *testing.F) {
 	f.Add([]byte(`\hostname\a\queryid\1.1\final\`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := ParseGameSpy(b)
-		if err == nil && !g.Query {
+		// An empty key cannot be written unambiguously (\\ also reads as
+		// an empty query), so only replies without one must round trip.
+		emptyKey := false
+		for _, f := range g.Fields {
+			emptyKey = emptyKey || f.Key == ""
+		}
+		if err == nil && !g.Query && !emptyKey {
 			g2, err2 := ParseGameSpy(g.Append(nil))
 			if err2 != nil || len(g2.Fields) != len(g.Fields) {
 				t.Fatalf("re-parse of %q: %v", g.Append(nil), err2)

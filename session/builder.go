@@ -42,7 +42,13 @@ type Options struct {
 	// one (defaults 1 s and 3).
 	BurstGap time.Duration
 	BurstMin int
+	// MaxSessions caps the sessions open at once (default 1024); beyond it
+	// the oldest open session is ended early (EndEvicted) and counted.
+	MaxSessions int
 }
+
+// DefaultMaxSessions is the default of Options.MaxSessions.
+const DefaultMaxSessions = 1024
 
 func (o Options) withDefaults() Options {
 	def := func(v *int, d int) {
@@ -66,6 +72,7 @@ func (o Options) withDefaults() Options {
 	def(&o.RelayMemory, 4096)
 	defDur(&o.BurstGap, time.Second)
 	def(&o.BurstMin, 3)
+	def(&o.MaxSessions, DefaultMaxSessions)
 	return o
 }
 
@@ -83,8 +90,12 @@ type Builder struct {
 	lastSweep time.Time
 	scratch   []byte
 	closing   []*live
+	cache     [sessionCacheSize]sessionCache
 
-	live, peak, emitted int
+	opened []*live // open order, for eviction; may hold closed sessions
+	head   int
+
+	live, peak, emitted, evicted int
 }
 
 // NewBuilder returns a Builder that hands each finished Session to emit
@@ -105,6 +116,43 @@ func (b *Builder) Totals() *Counts { return &b.total }
 func (b *Builder) Live() int    { return b.live }
 func (b *Builder) Peak() int    { return b.peak }
 func (b *Builder) Emitted() int { return b.emitted }
+
+// Evicted is the number of sessions ended early to honour MaxSessions.
+func (b *Builder) Evicted() int { return b.evicted }
+
+// sessionCache remembers the live session of recently seen (server, client)
+// pairs, so that steady traffic skips two map lookups per record. close
+// clears a session's entry.
+type sessionCache struct {
+	server, client netip.AddrPort
+	l              *live
+}
+
+const sessionCacheSize = 64 // a power of two
+
+func sessionSlot(server, client netip.AddrPort) int {
+	a, b := server.Addr().As16(), client.Addr().As16()
+	h := uint32(a[15]) ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
+	h ^= h >> 7
+	return int(h & (sessionCacheSize - 1))
+}
+
+// lookup finds the live session of a pair (nil if none) and its server.
+func (b *Builder) lookup(server, client netip.AddrPort) (*server, *live) {
+	c := &b.cache[sessionSlot(server, client)]
+	if c.l != nil && c.server == server && c.client == client {
+		return c.l.srv, c.l
+	}
+	srv := b.servers[server]
+	var l *live
+	if srv != nil {
+		l = srv.sessions[client]
+	}
+	if l != nil {
+		*c = sessionCache{server: server, client: client, l: l}
+	}
+	return srv, l
+}
 
 // server is what a Builder knows about one server: its live sessions, the
 // client messages it may relay, and the kills already reported.
@@ -172,11 +220,7 @@ func (b *Builder) Add(r *flow.Record) {
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
-	srv := b.servers[r.Server]
-	var l *live
-	if srv != nil {
-		l = srv.sessions[r.Client]
-	}
+	srv, l := b.lookup(r.Server, r.Client)
 	if r.Kind != flow.KindMessage {
 		// Damage never opens a session: lost fragment sets are reported at
 		// the end, long after their session may have closed.
@@ -228,6 +272,11 @@ func (b *Builder) open(srv *server, r *flow.Record) *live {
 	// A session seen from its first step has a connect request or a slot
 	// assignment first; anything else means it began before the capture.
 	s.MidCapture = !(isConnectRequest(r) || (r.Control != nil && r.Control.Kind == "slot-assignment"))
+	b.makeRoom(r)
+	if b.servers[r.Server] != srv { // evicting emptied and dropped it
+		srv = &server{sessions: map[netip.AddrPort]*live{}}
+		b.servers[r.Server] = srv
+	}
 	l := &live{s: s, srv: srv, opts: &b.opts}
 	for d := range 2 {
 		for ch := range 2 {
@@ -239,9 +288,47 @@ func (b *Builder) open(srv *server, r *flow.Record) *live {
 	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
 	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
+	b.cache[sessionSlot(r.Server, r.Client)] = sessionCache{server: r.Server, client: r.Client, l: l}
+	b.opened = append(b.opened, l)
 	b.live++
 	b.peak = max(b.peak, b.live)
 	return l
+}
+
+// makeRoom ends the oldest open sessions until one more fits.
+func (b *Builder) makeRoom(r *flow.Record) {
+	for b.live >= b.opts.MaxSessions && b.head < len(b.opened) {
+		l := b.opened[b.head]
+		b.opened[b.head] = nil
+		b.head++
+		if l.closed {
+			continue
+		}
+		if !l.ending {
+			l.end(EndEvicted, l.s.LastSeen, 0, "", fmt.Sprintf("ended early: more than %d sessions open at once", b.opts.MaxSessions))
+		}
+		b.evicted++
+		b.close(l)
+	}
+	b.compactOpened()
+}
+
+// compactOpened drops the closed sessions (and the evicted head) from
+// opened once they make up most of it, so that it stays proportional to
+// the open sessions.
+func (b *Builder) compactOpened() {
+	if len(b.opened)-b.head <= 2*b.live+64 && (b.head <= 64 || b.head <= len(b.opened)/2) {
+		return
+	}
+	kept := b.opened[:0]
+	for _, l := range b.opened[b.head:] {
+		if l != nil && !l.closed {
+			kept = append(kept, l)
+		}
+	}
+	clear(b.opened[len(kept):])
+	b.opened = kept
+	b.head = 0
 }
 
 // sweep closes the sessions that timed out or finished lingering.
@@ -294,6 +381,9 @@ func (s *Session) endTime() time.Time {
 
 func (b *Builder) close(l *live) {
 	srv := l.srv
+	if c := &b.cache[sessionSlot(l.s.Server, l.s.Client)]; c.l == l {
+		*c = sessionCache{}
+	}
 	if srv.sessions[l.s.Client] == l {
 		delete(srv.sessions, l.s.Client)
 	}
@@ -301,6 +391,7 @@ func (b *Builder) close(l *live) {
 		delete(b.servers, l.s.Server)
 	}
 	l.finish()
+	l.closed = true
 	b.live--
 	b.emitted++
 	b.emit(l.s)
@@ -322,13 +413,16 @@ func (b *Builder) Finish() {
 		}
 	}
 	b.flushClosing()
+	clear(b.opened)
+	b.opened, b.head = b.opened[:0], 0
 }
 
 // live is a session being built.
 type live struct {
-	s    *Session
-	srv  *server
-	opts *Options
+	closed bool // handed to emit
+	s      *Session
+	srv    *server
+	opts   *Options
 
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState

@@ -49,6 +49,7 @@ const (
 	EndTimeout    EndReason = "timeout"    // no traffic for Options.Timeout of capture time
 	EndReconnect  EndReason = "reconnect"  // the same client endpoint connected again
 	EndOpen       EndReason = "open"       // still going when the capture ended
+	EndEvicted    EndReason = "evicted"    // ended early to honour Options.MaxSessions
 )
 
 // Phases are the times a session reached each step of the join, in protocol

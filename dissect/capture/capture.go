@@ -159,21 +159,22 @@ type Options struct {
 	FragmentTimeout time.Duration
 }
 
+// Defaults of Options.
 const (
-	defaultMaxFragmentSets  = 1024
-	defaultMaxFragmentBytes = 4 << 20
-	defaultFragmentTimeout  = 30 * time.Second
+	DefaultMaxFragmentSets  = 1024
+	DefaultMaxFragmentBytes = 4 << 20
+	DefaultFragmentTimeout  = 30 * time.Second
 )
 
 func (o Options) withDefaults() Options {
 	if o.MaxFragmentSets <= 0 {
-		o.MaxFragmentSets = defaultMaxFragmentSets
+		o.MaxFragmentSets = DefaultMaxFragmentSets
 	}
 	if o.MaxFragmentBytes <= 0 {
-		o.MaxFragmentBytes = defaultMaxFragmentBytes
+		o.MaxFragmentBytes = DefaultMaxFragmentBytes
 	}
 	if o.FragmentTimeout == 0 {
-		o.FragmentTimeout = defaultFragmentTimeout
+		o.FragmentTimeout = DefaultFragmentTimeout
 	}
 	return o
 }

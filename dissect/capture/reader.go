@@ -71,12 +71,15 @@ type InterfaceInfo struct {
 }
 
 // Open opens a capture file. Close the Reader when done.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return OpenWithOptions(path, Options{}) }
+
+// OpenWithOptions opens a capture file with the given reassembly caps.
+func OpenWithOptions(path string, opts Options) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewReader(f)
+	r, err := NewReaderWithOptions(f, opts)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

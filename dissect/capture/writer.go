@@ -1,6 +1,11 @@
 // This file holds Writer, which writes UDP/IPv4 datagrams (fragmenting them
-// at the MTU) or raw records to a pcap or pcapng file through gopacket's
-// pcapgo writers. Its output depends only on its inputs, byte for byte.
+// at the MTU) or raw records to a pcap or pcapng file. Its output depends
+// only on its inputs, byte for byte.
+//
+// The file formats are written here rather than through gopacket's pcapgo
+// writers: those pull in gopacket/layers, whose 5 MB of pointer-holding
+// tables every garbage collection of every bcwire command had to scan (and
+// keep resident), for nothing the reading side uses.
 
 package capture
 
@@ -11,10 +16,6 @@ import (
 	"io"
 	"net/netip"
 	"time"
-
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 )
 
 // Format is a capture file format.
@@ -49,13 +50,13 @@ type Writer struct {
 	// NewWriter sets it to 1500.
 	MTU int
 
-	link  LinkType
-	bw    *bufio.Writer // buffers the unbuffered pcapgo.Writer
-	pcap  *pcapgo.Writer
-	ng    *pcapgo.NgWriter
-	ipID  uint16 // last IP identification used
-	ipBuf []byte // scratch: UDP header + payload
-	frame []byte // scratch: one link-layer frame
+	link   LinkType
+	format Format
+	bw     *bufio.Writer
+	hdr    [32]byte // scratch: one record header
+	ipID   uint16   // last IP identification used
+	ipBuf  []byte   // scratch: UDP header + payload
+	frame  []byte   // scratch: one link-layer frame
 }
 
 // NewWriter writes the file header and returns a Writer. link must be
@@ -66,51 +67,106 @@ func NewWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
 	default:
 		return nil, fmt.Errorf("capture: cannot write link type %v", link)
 	}
-	wr := &Writer{MTU: defaultMTU, link: link}
-	lt := layers.LinkType(link) // every supported value fits gopacket's uint8
+	wr := &Writer{MTU: defaultMTU, link: link, format: format, bw: bufio.NewWriter(w)}
+	var h []byte
 	switch format {
 	case PCAP:
-		wr.bw = bufio.NewWriter(w)
-		wr.pcap = pcapgo.NewWriterNanos(wr.bw)
-		if err := wr.pcap.WriteFileHeader(writerSnapLen, lt); err != nil {
-			return nil, err
-		}
+		// Little-endian, nanosecond time stamps, version 2.4.
+		h = binary.LittleEndian.AppendUint32(h, 0xA1B23C4D)
+		h = binary.LittleEndian.AppendUint16(h, 2)
+		h = binary.LittleEndian.AppendUint16(h, 4)
+		h = binary.LittleEndian.AppendUint32(h, 0) // time zone
+		h = binary.LittleEndian.AppendUint32(h, 0) // accuracy
+		h = binary.LittleEndian.AppendUint32(h, writerSnapLen)
+		h = binary.LittleEndian.AppendUint32(h, uint32(link))
 	case PCAPNG:
-		// Fixed section and interface options: pcapgo's defaults record the
-		// build's GOOS/GOARCH, which would make the output host-dependent.
-		var err error
-		wr.ng, err = pcapgo.NewNgWriterInterface(w,
-			pcapgo.NgInterface{Name: "bcwire0", LinkType: lt, SnapLength: writerSnapLen},
-			pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "bcwire"}})
-		if err != nil {
-			return nil, err
-		}
+		// One section (its application named, nothing host-dependent) and
+		// one interface with nanosecond time stamps.
+		h = appendNgBlock(h, ngBlockSHB, func(b []byte) []byte {
+			b = binary.LittleEndian.AppendUint32(b, 0x1A2B3C4D) // byte-order magic
+			b = binary.LittleEndian.AppendUint16(b, 1)
+			b = binary.LittleEndian.AppendUint16(b, 0)
+			b = binary.LittleEndian.AppendUint64(b, ^uint64(0)) // section length unknown
+			b = appendNgOption(b, 4, []byte("bcwire"))          // shb_userappl
+			return appendNgOption(b, 0, nil)
+		})
+		h = appendNgBlock(h, ngBlockIDB, func(b []byte) []byte {
+			b = binary.LittleEndian.AppendUint16(b, uint16(link))
+			b = binary.LittleEndian.AppendUint16(b, 0)
+			b = binary.LittleEndian.AppendUint32(b, writerSnapLen)
+			b = appendNgOption(b, 2, []byte("bcwire0")) // if_name
+			b = appendNgOption(b, 9, []byte{9})         // if_tsresol: nanoseconds
+			return appendNgOption(b, 0, nil)
+		})
 	default:
 		return nil, fmt.Errorf("capture: unknown format %v", format)
+	}
+	if _, err := wr.bw.Write(h); err != nil {
+		return nil, err
 	}
 	return wr, nil
 }
 
-// Flush writes out buffered data.
-func (w *Writer) Flush() error {
-	if w.ng != nil {
-		return w.ng.Flush()
-	}
-	return w.bw.Flush()
+// appendNgBlock appends a pcapng block of type typ whose body body appends.
+func appendNgBlock(b []byte, typ uint32, body func([]byte) []byte) []byte {
+	start := len(b)
+	b = binary.LittleEndian.AppendUint32(b, typ)
+	b = binary.LittleEndian.AppendUint32(b, 0) // length, set below
+	b = body(b)
+	n := uint32(len(b) - start + 4)
+	binary.LittleEndian.PutUint32(b[start+4:], n)
+	return binary.LittleEndian.AppendUint32(b, n)
 }
 
+// appendNgOption appends one option padded to 32 bits (code 0 ends the
+// list).
+func appendNgOption(b []byte, code uint16, v []byte) []byte {
+	b = binary.LittleEndian.AppendUint16(b, code)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(v)))
+	b = append(b, v...)
+	return append(b, make([]byte, pad4(len(v)))...)
+}
+
+func pad4(n int) int { return (4 - n%4) % 4 }
+
+// Flush writes out buffered data.
+func (w *Writer) Flush() error { return w.bw.Flush() }
+
 // WriteRaw writes one record holding data as-is (it must start with the
-// Writer's link-layer header). A zero t is written as the Unix epoch, since
-// pcapgo would otherwise substitute the current time.
+// Writer's link-layer header). A zero t is written as the Unix epoch.
 func (w *Writer) WriteRaw(t time.Time, data []byte) error {
 	if t.IsZero() {
 		t = time.Unix(0, 0)
 	}
-	ci := gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(data), Length: len(data)}
-	if w.ng != nil {
-		return w.ng.WritePacket(ci, data)
+	if len(data) > writerSnapLen {
+		return fmt.Errorf("capture: record of %d bytes exceeds the snap length %d", len(data), writerSnapLen)
 	}
-	return w.pcap.WritePacket(ci, data)
+	h := w.hdr[:0]
+	n := uint32(len(data))
+	if w.format == PCAP {
+		h = binary.LittleEndian.AppendUint32(h, uint32(t.Unix()))
+		h = binary.LittleEndian.AppendUint32(h, uint32(t.Nanosecond()))
+		h = binary.LittleEndian.AppendUint32(h, n)
+		h = binary.LittleEndian.AppendUint32(h, n)
+		w.bw.Write(h)
+		_, err := w.bw.Write(data)
+		return err
+	}
+	ts := uint64(t.UnixNano())
+	total := uint32(32 + len(data) + pad4(len(data)))
+	h = binary.LittleEndian.AppendUint32(h, ngBlockEPB)
+	h = binary.LittleEndian.AppendUint32(h, total)
+	h = binary.LittleEndian.AppendUint32(h, 0) // interface
+	h = binary.LittleEndian.AppendUint32(h, uint32(ts>>32))
+	h = binary.LittleEndian.AppendUint32(h, uint32(ts))
+	h = binary.LittleEndian.AppendUint32(h, n)
+	h = binary.LittleEndian.AppendUint32(h, n)
+	w.bw.Write(h)
+	w.bw.Write(data)
+	h = append(w.hdr[:0], make([]byte, pad4(len(data)))...)
+	h = binary.LittleEndian.AppendUint32(h, total)
+	_, err := w.bw.Write(h)
+	return err
 }
 
 // WriteUDP writes one UDP/IPv4 datagram: a record per IPv4 packet, several

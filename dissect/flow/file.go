@@ -60,14 +60,21 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		t.Datagram(p.Frame, p.Time, p.Src, p.Dst, p.Payload, count)
 	}
 	if !stopped {
-		t.Finish(count)
-		for _, f := range src.Incomplete() {
-			rec = Record{Kind: KindLost, Frame: f.FirstFrame, Time: f.FirstTime,
-				Err: fmt.Errorf("IPv4 datagram %s -> %s id %d never completed: %d fragments, %d bytes", f.Src, f.Dst, f.ID, f.Fragments, f.Bytes)}
-			count(&rec)
-		}
+		finish(src, t, count)
 	}
 	sum.Capture = src.Stats()
 	sum.Flow = t.Stats()
 	return sum, nil
+}
+
+// finish reports what never completed: fragmented game messages, then IPv4
+// datagrams.
+func finish(src Source, t *Tracker, count func(*Record)) {
+	t.Finish(count)
+	var rec Record
+	for _, f := range src.Incomplete() {
+		rec = Record{Kind: KindLost, Frame: f.FirstFrame, Time: f.FirstTime,
+			Err: fmt.Errorf("IPv4 datagram %s -> %s id %d never completed: %d fragments, %d bytes", f.Src, f.Dst, f.ID, f.Fragments, f.Bytes)}
+		count(&rec)
+	}
 }

@@ -74,7 +74,21 @@ type Options struct {
 	// oldest set is evicted (and reported) first. Defaults 1024 and 4 MiB.
 	MaxFragmentSets  int
 	MaxFragmentBytes int
+	// MaxFlows caps the client/server flows followed at once (default
+	// 16384) and MaxServers the servers known at once, each with its game
+	// decoder (default 1024); beyond them the oldest is forgotten and
+	// counted. Forced servers are never forgotten.
+	MaxFlows   int
+	MaxServers int
 }
+
+// Default caps.
+const (
+	DefaultMaxFragmentSets  = 1024
+	DefaultMaxFragmentBytes = 4 << 20
+	DefaultMaxFlows         = 16384
+	DefaultMaxServers       = 1024
+)
 
 // Stats counts what a Tracker saw.
 type Stats struct {
@@ -90,6 +104,8 @@ type Stats struct {
 	DuplicateFrags   int
 	FragmentsEvicted int // unfinished sets dropped to honour the caps
 	FragmentsLost    int // sets never completed (reported by Finish)
+	FlowsEvicted     int // flows forgotten to honour MaxFlows
+	ServersEvicted   int // servers forgotten to honour MaxServers
 	Servers          int
 	Flows            int
 }
@@ -98,6 +114,28 @@ type flowKey struct{ server, client netip.AddrPort }
 
 type flowState struct {
 	key flowKey
+	dec *game.Decoder // the server's decoder (shared by its flows)
+}
+
+// pairCache remembers, for recently seen (src, dst) pairs, the flow and the
+// direction orient decided, so that steady traffic skips the map lookups.
+// An entry is only valid while no server has been added since (gen).
+type pairCache struct {
+	src, dst netip.AddrPort
+	gen      uint32
+	fs       *flowState
+	dir      game.Direction
+}
+
+const pairCacheSize = 64 // a power of two
+
+// pairSlot picks the cache slot of a pair from the cheap parts of it.
+func pairSlot(src, dst netip.AddrPort) int {
+	a, b := src.Addr().As16(), dst.Addr().As16()
+	h := uint32(a[15]) ^ uint32(a[14])<<3 ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^
+		uint32(src.Port()) ^ uint32(dst.Port())<<2
+	h ^= h >> 7
+	return int(h & (pairCacheSize - 1))
 }
 
 // fragKey names one fragmented message: its flow, direction and sequence
@@ -118,22 +156,34 @@ type Tracker struct {
 	decoders map[netip.AddrPort]*game.Decoder
 	frags    *dissect.Reassembler[fragKey]
 	stats    Stats
+	gen      uint32 // bumped whenever servers or flows change
+	cache    [pairCacheSize]pairCache
 
-	buf  []byte
-	dg   dissect.Datagram
-	rec  Record
-	ctl  dissect.Control
-	gs   dissect.GameSpy
-	game game.Result
+	flowOrder   fifo[flowKey]        // creation order of flows, for eviction
+	serverOrder fifo[netip.AddrPort] // order in which servers were learnt
+
+	buf   []byte
+	dg    dissect.Datagram
+	rec   Record
+	ctl   dissect.Control
+	gs    dissect.GameSpy
+	game  game.Result
+	names dissect.Names
 }
 
 // New returns a Tracker.
 func New(opts Options) *Tracker {
 	if opts.MaxFragmentSets <= 0 {
-		opts.MaxFragmentSets = 1024
+		opts.MaxFragmentSets = DefaultMaxFragmentSets
 	}
 	if opts.MaxFragmentBytes <= 0 {
-		opts.MaxFragmentBytes = 4 << 20
+		opts.MaxFragmentBytes = DefaultMaxFragmentBytes
+	}
+	if opts.MaxFlows <= 0 {
+		opts.MaxFlows = DefaultMaxFlows
+	}
+	if opts.MaxServers <= 0 {
+		opts.MaxServers = DefaultMaxServers
 	}
 	t := &Tracker{
 		opts:     opts,
@@ -168,27 +218,32 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 		t.gamespy(frame, ts, src, dst, payload, emit)
 		return
 	}
-	t.buf = append(t.buf[:0], payload...)
-	dissect.Decrypt(t.buf, t.buf)
-	plain := t.buf
+	if cap(t.buf) < len(payload) {
+		t.buf = make([]byte, len(payload), max(len(payload), 2048))
+	}
+	t.buf = t.buf[:len(payload)]
+	dissect.Decrypt(t.buf, payload)
+	err := t.dg.Parse(t.buf)
+	t.decrypted(frame, ts, src, dst, t.buf, &t.dg, err, emit)
+}
 
-	server, client, ok := t.orient(src, dst, plain)
+// decrypted is Datagram after decryption and splitting (which RunParallel
+// does on other goroutines): plain is the decrypted datagram, dg its
+// messages and perr the splitting error. plain and dg must stay valid until
+// decrypted returns.
+func (t *Tracker) decrypted(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, dg *dissect.Datagram, perr error, emit func(*Record)) {
+	fs, dir, ok := t.lookup(src, dst, plain)
 	if !ok {
 		t.stats.OtherUDP++
 		return
 	}
-	fs := t.flow(server, client)
-	dir := game.ClientToServer
-	if src == server {
-		dir = game.ServerToClient
-	}
+	server, client := fs.key.server, fs.key.client
 	t.stats.Datagrams++
 
-	err := t.dg.Parse(plain)
 	base := Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
-		Dir: dir, Peer: t.dg.Peer, MsgCount: int(t.dg.Count)}
-	for i := range t.dg.Messages {
-		m := &t.dg.Messages[i]
+		Dir: dir, Peer: dg.Peer, MsgCount: int(dg.Count)}
+	for i := range dg.Messages {
+		m := &dg.Messages[i]
 		t.rec = base
 		t.rec.Kind = KindMessage
 		t.rec.MsgIndex = i
@@ -200,13 +255,13 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 		}
 		emit(&t.rec)
 	}
-	if err != nil {
+	if perr != nil {
 		t.stats.Damaged++
 		t.rec = base
 		t.rec.Kind = KindDamaged
-		t.rec.MsgIndex = len(t.dg.Messages)
+		t.rec.MsgIndex = len(dg.Messages)
 		t.rec.Raw = plain
-		t.rec.Err = err
+		t.rec.Err = perr
 		emit(&t.rec)
 	}
 }
@@ -236,9 +291,9 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 			rec.Reassembled = res.Count
 			t.stats.Reassembled++
 		}
-		t.decodeGame(rec, payload)
+		t.decodeGame(fs, rec, payload)
 	default:
-		ctl, err := dissect.ParseControl(m)
+		ctl, err := dissect.ParseControlNames(m, &t.names)
 		t.ctl = ctl
 		rec.Control = &t.ctl
 		if err != nil {
@@ -247,7 +302,7 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 	}
 }
 
-func (t *Tracker) decodeGame(rec *Record, payload []byte) {
+func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	t.stats.GameMessages++
 	if len(payload) == 0 {
 		// No opcode byte at all: nothing to name, only the damage.
@@ -255,12 +310,7 @@ func (t *Tracker) decodeGame(rec *Record, payload []byte) {
 		rec.Err = fmt.Errorf("empty game message: %w", &dissect.Error{Offset: rec.Msg.HeaderLen(), What: "opcode", Err: dissect.ErrShort})
 		return
 	}
-	dec := t.decoders[rec.Server]
-	if dec == nil {
-		dec = game.NewDecoder()
-		t.decoders[rec.Server] = dec
-	}
-	t.game = dec.Decode(payload, rec.Dir)
+	t.game = fs.dec.Decode(payload, rec.Dir)
 	rec.Game = &t.game
 	if t.game.Err != nil {
 		t.stats.GameErrors++
@@ -281,7 +331,7 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 	if !t.servers[server] && t.servers[client] { // a known server wins over guesswork
 		server, client = client, server
 	}
-	t.servers[server] = true
+	t.addServer(server)
 	dir := game.ClientToServer
 	if src == server {
 		dir = game.ServerToClient
@@ -292,19 +342,74 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 	emit(&t.rec)
 }
 
+// lookup finds the flow of a datagram from src to dst and its direction,
+// from the pair cache when it can.
+func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
+	c := &t.cache[pairSlot(src, dst)]
+	if c.fs != nil && c.gen == t.gen && c.src == src && c.dst == dst {
+		return c.fs, c.dir, true
+	}
+	server, client, stable, ok := t.orient(src, dst, plain)
+	if !ok {
+		return nil, 0, false
+	}
+	fs := t.flow(server, client)
+	dir := game.ClientToServer
+	if src == server {
+		dir = game.ServerToClient
+	}
+	if stable {
+		*c = pairCache{src: src, dst: dst, gen: t.gen, fs: fs, dir: dir}
+	}
+	return fs, dir, true
+}
+
+func (t *Tracker) addServer(ep netip.AddrPort) {
+	if t.servers[ep] {
+		return
+	}
+	for len(t.servers) >= t.opts.MaxServers+len(t.forced) {
+		old, ok := t.serverOrder.pop()
+		if !ok {
+			break
+		}
+		if t.servers[old] && !t.forced[old] {
+			delete(t.servers, old)
+			delete(t.decoders, old) // flows still using it keep their pointer
+			t.stats.ServersEvicted++
+		}
+	}
+	t.servers[ep] = true
+	t.serverOrder.push(ep)
+	t.gen++
+}
+
+// decoder is the game decoder of a server (its state, such as the ships it
+// created, is per server).
+func (t *Tracker) decoder(server netip.AddrPort) *game.Decoder {
+	dec := t.decoders[server]
+	if dec == nil {
+		dec = game.NewDecoder()
+		t.decoders[server] = dec
+	}
+	return dec
+}
+
 // orient decides which endpoint is the server. The peer byte is sent in
 // clear and says who sent the datagram: 0x01 is the server, 0xFF a client
-// still connecting, 0x02 and up a client's wire slot.
-func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client netip.AddrPort, ok bool) {
+// still connecting, 0x02 and up a client's wire slot. stable reports that
+// the answer depends only on the known servers, not on this datagram's
+// content, so that it holds for the pair until a server is added.
+func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client netip.AddrPort, stable, ok bool) {
 	switch {
 	case t.servers[src] && !t.servers[dst]:
-		return src, dst, true
+		return src, dst, true, true
 	case t.servers[dst] && !t.servers[src]:
-		return dst, src, true
+		return dst, src, true, true
 	case t.forced[src]:
-		return src, dst, true
+		return src, dst, true, true
 	case t.forced[dst]:
-		return dst, src, true
+		return dst, src, true, true
 	}
 	if len(plain) < 2 || !t.looksLikeBC(plain) {
 		// An unknown flow whose first datagram does not parse is not
@@ -312,13 +417,13 @@ func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client 
 		// stock port.
 		switch {
 		case src.Port() == DefaultPort:
-			t.servers[src] = true
-			return src, dst, true
+			t.addServer(src)
+			return src, dst, false, true
 		case dst.Port() == DefaultPort:
-			t.servers[dst] = true
-			return dst, src, true
+			t.addServer(dst)
+			return dst, src, false, true
 		}
-		return netip.AddrPort{}, netip.AddrPort{}, false
+		return netip.AddrPort{}, netip.AddrPort{}, false, false
 	}
 	switch {
 	case plain[0] == 0x01:
@@ -332,8 +437,8 @@ func (t *Tracker) orient(src, dst netip.AddrPort, plain []byte) (server, client 
 			server, client = dst, src
 		}
 	}
-	t.servers[server] = true
-	return server, client, true
+	t.addServer(server)
+	return server, client, false, true
 }
 
 // looksLikeBC reports whether a decrypted datagram from an unknown flow
@@ -351,10 +456,48 @@ func (t *Tracker) flow(server, client netip.AddrPort) *flowState {
 	k := flowKey{server, client}
 	fs := t.flows[k]
 	if fs == nil {
-		fs = &flowState{key: k}
+		for len(t.flows) >= t.opts.MaxFlows {
+			old, ok := t.flowOrder.pop()
+			if !ok {
+				break
+			}
+			if t.flows[old] != nil {
+				delete(t.flows, old)
+				t.stats.FlowsEvicted++
+				t.gen++ // the pair cache may point at it
+			}
+		}
+		fs = &flowState{key: k, dec: t.decoder(server)}
 		t.flows[k] = fs
+		t.flowOrder.push(k)
 	}
 	return fs
+}
+
+// fifo is a queue of keys in insertion order; its storage is compacted as
+// the head advances, so it stays proportional to what it holds.
+type fifo[K any] struct {
+	q    []K
+	head int
+}
+
+func (f *fifo[K]) push(k K) { f.q = append(f.q, k) }
+
+func (f *fifo[K]) pop() (K, bool) {
+	var zero K
+	if f.head >= len(f.q) {
+		return zero, false
+	}
+	k := f.q[f.head]
+	f.q[f.head] = zero
+	f.head++
+	if f.head > 1024 && f.head > len(f.q)/2 {
+		n := copy(f.q, f.q[f.head:])
+		clear(f.q[n:])
+		f.q = f.q[:n]
+		f.head = 0
+	}
+	return k, true
 }
 
 // Finish reports every fragmented message that never completed.

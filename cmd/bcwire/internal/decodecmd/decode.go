@@ -32,6 +32,7 @@ type Options struct {
 	Servers []string
 	Count   int // 0 = all
 	Quiet   bool
+	Caps    cliutil.Caps
 }
 
 // NewCmdDecode builds the cobra command.
@@ -82,6 +83,7 @@ errors.`,
 	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as the server, and show only its flows (default: detect servers)")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after printing COUNT lines")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary on stderr")
+	o.Caps.AddFlags(f, false)
 	return cmd
 }
 
@@ -166,6 +168,9 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if err := o.Caps.Check(); err != nil {
+		return err
+	}
 	format := report.DecodeText
 	switch {
 	case o.JSON:
@@ -196,13 +201,20 @@ func Run(o *Options) error {
 
 	damaged := 0
 	for _, path := range o.Files {
-		rd, err := capture.Open(path)
+		rd, err := capture.OpenWithOptions(path, o.Caps.Capture())
 		if err != nil {
 			p.Flush()
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 		}
-		tr := flow.New(flow.Options{Servers: servers})
-		sum, err := flow.Run(rd, tr, emit)
+		fopts := o.Caps.Flow()
+		fopts.Servers = servers
+		tr := flow.New(fopts)
+		var sum flow.Summary
+		if o.Caps.Workers > 1 {
+			sum, err = flow.RunParallel(rd, tr, o.Caps.Workers, emit)
+		} else {
+			sum, err = flow.Run(rd, tr, emit)
+		}
 		rd.Close()
 		if err != nil {
 			p.Flush()
@@ -245,6 +257,10 @@ func printSummary(io *report.IO, path string, s flow.Summary) {
 	if s.Damage > 0 {
 		fmt.Fprintf(io.Err, "; %d DAMAGED (%d capture records, %d datagrams, %d game messages, %d lost fragment sets, %d fragment sets evicted)",
 			s.Damage, c.Damaged, f.Damaged, f.GameErrors, f.FragmentsLost+c.FragmentsIncomplete, f.FragmentsEvicted+c.FragmentsEvicted)
+	}
+	if f.FlowsEvicted+f.ServersEvicted > 0 || (s.Damage == 0 && f.FragmentsEvicted+c.FragmentsEvicted > 0) {
+		fmt.Fprintf(io.Err, "; caps evicted %d fragment sets, %d IPv4 fragment sets, %d flows, %d servers",
+			f.FragmentsEvicted, c.FragmentsEvicted, f.FlowsEvicted, f.ServersEvicted)
 	}
 	fmt.Fprintln(io.Err)
 }

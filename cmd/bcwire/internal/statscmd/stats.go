@@ -18,6 +18,7 @@ type Options struct {
 	NoSessions bool // text: totals only
 	Servers    []string
 	Quiet      bool
+	Caps       cliutil.Caps
 }
 
 // NewCmdStats builds the cobra command.
@@ -61,6 +62,7 @@ usage or I/O errors.`,
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
 	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	o.Caps.AddFlags(f, true)
 	return cmd
 }
 
@@ -70,9 +72,12 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if err := o.Caps.Check(); err != nil {
+		return err
+	}
 	p := report.NewStatsPrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON, !o.NoSessions)
 	res, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
-		Session: session.Options{}}, p.Session)
+		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture()}, p.Session)
 	if err != nil {
 		p.Flush()
 		return err

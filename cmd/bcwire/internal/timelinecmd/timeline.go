@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
@@ -121,6 +122,13 @@ type ScanOptions struct {
 	// Record, when set, also sees every record (the HTML report counts
 	// message rates from them).
 	Record func(r *flow.Record)
+	// Workers > 1 decrypts and splits datagrams on that many goroutines
+	// (flow.RunParallel); the output is the same.
+	Workers int
+	// Flow and Capture carry the caps (fragment sets, flows, IPv4
+	// reassembly); Flow.Servers is set from Servers.
+	Flow    flow.Options
+	Capture capture.Options
 }
 
 // ScanResult is what Scan found in all the files.
@@ -171,7 +179,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		size = st.Size()
 	}
 	cr := &countingReader{r: f}
-	rd, err := capture.NewReader(cr)
+	rd, err := capture.NewReaderWithOptions(cr, o.Capture)
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 	}
@@ -189,8 +197,16 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		}
 	})
 	damaged, listed, n := 0, 0, 0
-	tr := flow.New(flow.Options{Servers: o.Servers})
-	sum, err := flow.Run(rd, tr, func(r *flow.Record) bool {
+	fopts := o.Flow
+	fopts.Servers = o.Servers
+	tr := flow.New(fopts)
+	run := flow.Run
+	if o.Workers > 1 {
+		run = func(src flow.Source, t *flow.Tracker, emit func(*flow.Record) bool) (flow.Summary, error) {
+			return flow.RunParallel(src, t, o.Workers, emit)
+		}
+	}
+	sum, err := run(rd, tr, func(r *flow.Record) bool {
 		if r.Err != nil {
 			damaged++
 			if listed < o.MaxDamageLines {
@@ -204,7 +220,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 			o.Record(r)
 		}
 		if n++; n&1023 == 0 {
-			prog.Update(cr.n)
+			prog.Update(cr.n.Load())
 		}
 		return emitErr == nil
 	})
@@ -229,9 +245,23 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		if damaged > 0 {
 			fmt.Fprintf(o.IO.Err, "; %d DAMAGED", damaged)
 		}
+		if ev := EvictionText(sum, b.Evicted()); ev != "" {
+			fmt.Fprintf(o.IO.Err, "; %s", ev)
+		}
 		fmt.Fprintln(o.IO.Err)
 	}
 	return nil
+}
+
+// EvictionText says what the caps made the decoder forget, or "" when
+// nothing was.
+func EvictionText(sum flow.Summary, sessions int) string {
+	c, f := sum.Capture, sum.Flow
+	if c.FragmentsEvicted+f.FragmentsEvicted+f.FlowsEvicted+f.ServersEvicted+sessions == 0 {
+		return ""
+	}
+	return fmt.Sprintf("caps evicted %d fragment sets, %d IPv4 fragment sets, %d flows, %d servers, %d sessions",
+		f.FragmentsEvicted, c.FragmentsEvicted, f.FlowsEvicted, f.ServersEvicted, sessions)
 }
 
 // damageText names the packet and says what is wrong with it.
@@ -249,13 +279,16 @@ func damageText(r *flow.Record) string {
 	return where + ": " + r.Err.Error()
 }
 
+// countingReader counts the bytes read, for the progress indicator; the
+// count is atomic because with workers the reading runs on another
+// goroutine.
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }

@@ -1,0 +1,128 @@
+// Package bench holds the whole-pipeline benchmarks and the comparison
+// script (compare.sh). The end-to-end `stats` benchmark lives in
+// cmd/bcwire/internal/statscmd (it needs the internal package). The benchmarks are not pass/fail tests: run them with
+//
+//	go test -run '^$' -bench . -benchmem ./bench/
+package bench
+
+import (
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/session"
+)
+
+var battle = filepath.Join("..", "testdata", "pcaps", "battle.pcap")
+
+// BenchmarkFileRun is capture reading plus the flow Tracker plus the session
+// Builder (what stats does, without printing), for the allocation count.
+func BenchmarkFileRun(b *testing.B) {
+	st, err := os.Stat(battle)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dg := countDatagrams(b)
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		rd, err := capture.Open(battle)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bl := session.NewBuilder(session.Options{}, func(*session.Session) {})
+		tr := flow.New(flow.Options{})
+		if _, err := flow.Run(rd, tr, func(r *flow.Record) bool { bl.Add(r); return true }); err != nil {
+			b.Fatal(err)
+		}
+		bl.Finish()
+		rd.Close()
+	}
+	b.ReportMetric(float64(dg)*float64(b.N)/b.Elapsed().Seconds(), "datagrams/s")
+}
+
+func countDatagrams(tb testing.TB) int {
+	rd, err := capture.Open(battle)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rd.Close()
+	n := 0
+	for {
+		_, err := rd.Next()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n++
+	}
+}
+
+type datagram struct {
+	frame    int
+	ts       time.Time
+	src, dst netip.AddrPort
+	payload  []byte
+}
+
+func loadBattle(tb testing.TB) []datagram {
+	rd, err := capture.Open(battle)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rd.Close()
+	var out []datagram
+	for {
+		p, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, datagram{p.Frame, p.Time, p.Src, p.Dst, append([]byte(nil), p.Payload...)})
+	}
+}
+
+// BenchmarkPipelineSteady runs the second half of the battle (four players
+// in game) through a Tracker and a session Builder, over and over with the
+// clock moved on each pass so that the sessions simply continue. One op is
+// one pass; steady state allocates only the strings of the few chat,
+// ship-creation and player-leave messages.
+func BenchmarkPipelineSteady(b *testing.B) {
+	all := loadBattle(b)
+	dgs := all[len(all)/3 : 2*len(all)/3]
+	span := dgs[len(dgs)-1].ts.Sub(dgs[0].ts) + 100*time.Millisecond
+	n := 0
+	for _, d := range dgs {
+		n += len(d.payload)
+	}
+	tr := flow.New(flow.Options{})
+	bl := session.NewBuilder(session.Options{}, nil)
+	emit := func(r *flow.Record) { bl.Add(r) }
+	shift := time.Duration(0)
+	pass := func() {
+		for _, d := range dgs {
+			tr.Datagram(d.frame, d.ts.Add(shift), d.src, d.dst, d.payload, emit)
+		}
+		shift += span
+	}
+	for _, d := range all[:len(all)/3] {
+		tr.Datagram(d.frame, d.ts, d.src, d.dst, d.payload, emit)
+	}
+	pass()
+	pass()
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		pass()
+	}
+	b.ReportMetric(float64(len(dgs))*float64(b.N)/b.Elapsed().Seconds(), "datagrams/s")
+}

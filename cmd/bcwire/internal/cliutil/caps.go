@@ -1,0 +1,62 @@
+package cliutil
+
+import (
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/session"
+	"github.com/spf13/pflag"
+)
+
+// Caps are the memory caps and the worker count that the reading commands
+// share as flags. Zero values take the defaults of the packages (and one
+// worker).
+type Caps struct {
+	Workers         int
+	FragmentSets    int
+	FragmentBytes   int
+	Flows           int
+	Servers         int
+	Sessions        int
+	IPFragmentSets  int
+	IPFragmentBytes int
+}
+
+// AddFlags registers the flags; sessions adds --max-sessions (for commands
+// that build sessions).
+func (c *Caps) AddFlags(f *pflag.FlagSet, sessions bool) {
+	f.IntVar(&c.Workers, "workers", 1, "decrypt and split datagrams on N goroutines (the output is the same); useful on large captures")
+	f.IntVar(&c.FragmentSets, "max-frag-sets", flow.DefaultMaxFragmentSets, "cap on unfinished fragmented game messages held at once (oldest evicted first)")
+	f.IntVar(&c.FragmentBytes, "max-frag-bytes", flow.DefaultMaxFragmentBytes, "cap on the bytes of unfinished fragmented game messages")
+	f.IntVar(&c.Flows, "max-flows", flow.DefaultMaxFlows, "cap on client/server flows followed at once (oldest forgotten first)")
+	f.IntVar(&c.Servers, "max-servers", flow.DefaultMaxServers, "cap on servers known at once (oldest forgotten first)")
+	if sessions {
+		f.IntVar(&c.Sessions, "max-sessions", session.DefaultMaxSessions, "cap on sessions open at once (the oldest is ended early)")
+	}
+	f.IntVar(&c.IPFragmentSets, "max-ip-frag-sets", capture.DefaultMaxFragmentSets, "cap on IPv4 datagrams being reassembled at once")
+	f.IntVar(&c.IPFragmentBytes, "max-ip-frag-bytes", capture.DefaultMaxFragmentBytes, "cap on the bytes buffered for IPv4 reassembly")
+}
+
+// Check rejects nonsensical values.
+func (c *Caps) Check() error {
+	switch {
+	case c.Workers < 0 || c.Workers > 256:
+		return Usage("--workers %d: use 1 to 256", c.Workers)
+	case c.FragmentSets < 0, c.FragmentBytes < 0, c.Flows < 0, c.Servers < 0, c.IPFragmentSets < 0, c.IPFragmentBytes < 0, c.Sessions < 0:
+		return Usage("the --max-* caps must be positive")
+	}
+	return nil
+}
+
+// Flow, Capture and Session turn the caps into the packages' options.
+func (c *Caps) Flow() flow.Options {
+	return flow.Options{MaxFragmentSets: c.FragmentSets, MaxFragmentBytes: c.FragmentBytes, MaxFlows: c.Flows, MaxServers: c.Servers}
+}
+
+func (c *Caps) Capture() capture.Options {
+	return capture.Options{MaxFragmentSets: c.IPFragmentSets, MaxFragmentBytes: c.IPFragmentBytes}
+}
+
+func (c *Caps) Session(o session.Options) session.Options {
+	o.MaxSessions = c.Sessions
+	return o
+}

@@ -1,0 +1,199 @@
+package flow
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/capture"
+)
+
+// RunParallel is Run with the stateless work spread over goroutines: one
+// reads the capture, workers decrypt and split the datagrams in batches,
+// and the calling goroutine does everything that depends on order (flows,
+// reassembly, game decoding, emit) exactly as Run does, batch by batch in
+// capture order. The records, their order and the Summary are the same as
+// Run's. workers < 1 means 1; a fixed number of batches is recycled, so
+// memory stays bounded and steady state allocates nothing.
+func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (Summary, error) {
+	workers = max(workers, 1)
+	nb := 2*workers + 2
+	p := &pipeline{
+		free:  make(chan *batch, nb),
+		work:  make(chan *batch, nb),
+		order: make(chan *batch, nb),
+		done:  make(chan struct{}),
+	}
+	for range nb {
+		p.free <- &batch{ready: make(chan struct{}, 1)}
+	}
+	p.wg.Add(1 + workers)
+	go p.read(src)
+	for range workers {
+		go p.decrypt()
+	}
+
+	var sum Summary
+	stopped := false
+	count := func(r *Record) {
+		if r.Err != nil {
+			sum.Damage++
+		}
+		if !stopped && !emit(r) {
+			stopped = true
+		}
+	}
+	var rec Record
+	var stopStats capture.Stats // what the source had read when emit stopped the run
+	for b := range p.order {
+		<-b.ready
+		for i := range b.items {
+			it := &b.items[i]
+			switch {
+			case it.perr != nil:
+				rec = Record{Kind: KindDamaged, Frame: it.perr.Frame, Err: fmt.Errorf("capture record: %w", it.perr)}
+				count(&rec)
+			case it.gamespy:
+				t.gamespy(it.frame, it.ts, it.src, it.dst, b.raw[it.off:it.off+it.n], count)
+			default:
+				t.decrypted(it.frame, it.ts, it.src, it.dst, b.plain[it.off:it.off+it.n], &it.dg, it.err, count)
+			}
+			if stopped {
+				stopStats = it.stats
+				break
+			}
+		}
+		p.free <- b
+		if stopped {
+			break
+		}
+	}
+	close(p.done)
+	p.wg.Wait() // the reader no longer touches src
+	if p.err != nil {
+		return sum, p.err
+	}
+	sum.Capture = stopStats
+	if !stopped {
+		finish(src, t, count)
+		sum.Capture = src.Stats()
+	}
+	sum.Flow = t.Stats()
+	return sum, nil
+}
+
+// batchItems and batchBytes bound one batch.
+const (
+	batchItems = 256
+	batchBytes = 64 << 10
+)
+
+type batch struct {
+	items []item
+	raw   []byte // the payloads as read
+	plain []byte // the same, decrypted (GameSpy datagrams are left out)
+	ready chan struct{}
+}
+
+// next extends items by one, keeping the message storage that slot's
+// Datagram had in an earlier use of the batch.
+func (b *batch) next() *item {
+	if len(b.items) < cap(b.items) {
+		b.items = b.items[:len(b.items)+1]
+	} else {
+		b.items = append(b.items, item{})
+	}
+	return &b.items[len(b.items)-1]
+}
+
+type item struct {
+	frame    int
+	ts       time.Time
+	src, dst netip.AddrPort
+	off, n   int // payload position in raw and plain
+	gamespy  bool
+	dg       dissect.Datagram
+	err      error
+	perr     *capture.PacketError
+	stats    capture.Stats // the source's counts after reading this item, as Run would report them if emit stopped here
+}
+
+type pipeline struct {
+	free, work, order chan *batch
+	done              chan struct{}
+	wg                sync.WaitGroup
+	err               error // a reading failure that ends the capture
+}
+
+// read fills batches from src in capture order.
+func (p *pipeline) read(src Source) {
+	defer p.wg.Done()
+	defer close(p.work)
+	defer close(p.order)
+	for {
+		var b *batch
+		select {
+		case b = <-p.free:
+		case <-p.done:
+			return
+		}
+		b.items, b.raw = b.items[:0], b.raw[:0]
+		end := false
+		for len(b.items) < batchItems && len(b.raw) < batchBytes {
+			pk, err := src.Next()
+			if err == io.EOF {
+				end = true
+				break
+			}
+			if err != nil {
+				var pe *capture.PacketError
+				if !errors.As(err, &pe) {
+					p.err = err
+					end = true
+					break
+				}
+				cp := *pe
+				*b.next() = item{perr: &cp, stats: src.Stats()}
+				continue
+			}
+			it := b.next()
+			*it = item{frame: pk.Frame, ts: pk.Time, src: pk.Src, dst: pk.Dst, off: len(b.raw), n: len(pk.Payload),
+				gamespy: dissect.IsGameSpy(pk.Payload), dg: it.dg, stats: src.Stats()}
+			b.raw = append(b.raw, pk.Payload...)
+		}
+		if len(b.items) > 0 {
+			p.order <- b // never blocks: at most nb batches exist
+			p.work <- b
+		} else {
+			p.free <- b
+		}
+		if end {
+			return
+		}
+	}
+}
+
+// decrypt decrypts and splits the datagrams of each batch.
+func (p *pipeline) decrypt() {
+	defer p.wg.Done()
+	for b := range p.work {
+		if cap(b.plain) < len(b.raw) {
+			b.plain = make([]byte, len(b.raw), cap(b.raw))
+		}
+		b.plain = b.plain[:len(b.raw)]
+		for i := range b.items {
+			it := &b.items[i]
+			if it.perr != nil || it.gamespy {
+				continue
+			}
+			plain := b.plain[it.off : it.off+it.n : it.off+it.n]
+			dissect.Decrypt(plain, b.raw[it.off:it.off+it.n])
+			it.err = it.dg.Parse(plain)
+		}
+		b.ready <- struct{}{}
+	}
+}
