@@ -404,6 +404,12 @@ func (a *adaptive) send(i int) error {
 			if a.haveSlot && dg.Peer != 0xFF {
 				out.Peer = a.slot
 			}
+			for j := range dg.Messages {
+				if dg.Messages[j].Type == dissect.TypeDisconnect {
+					a.waitOthers()
+					break
+				}
+			}
 			held := 0
 			for j := range dg.Messages {
 				m := dg.Messages[j]
@@ -443,6 +449,22 @@ func (a *adaptive) send(i int) error {
 	v.res.Steps = append(v.res.Steps, st)
 	v.res.Sent++
 	return nil
+}
+
+// waitOthers holds the session's disconnect until the sessions that
+// connected before it in the capture have their slots, or have reached
+// their own disconnect, or the run's context is done.
+func (a *adaptive) waitOthers() {
+	if a.v.slotted != nil {
+		a.v.slotted() // no slot will come after this: never wait on each other
+	}
+	for _, ch := range a.v.beforeLeave {
+		select {
+		case <-ch:
+		case <-a.v.done:
+			return
+		}
+	}
 }
 
 // checksumAnswer is the checksum response to send in place of the
@@ -568,6 +590,9 @@ func (a *adaptive) receive(data []byte) error {
 		switch {
 		case (d.Type == dissect.TypeConnectAck || d.Type == dissect.TypeConnect) && len(d.Payload) == 1:
 			a.slot, a.haveSlot = d.Payload[0], true
+			if a.v.slotted != nil {
+				a.v.slotted()
+			}
 		case d.Type == dissect.TypeData && len(d.Payload) > 1 && d.Payload[0] == byte(game.OpChecksumRequest):
 			a.requested[d.Payload[1]] = true
 		}

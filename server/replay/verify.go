@@ -249,6 +249,18 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 		}
 	}
 	sent := clientPayloads(c)
+	// Join and leave order: a session's disconnect waits until every
+	// session that connected before it in the capture has been given its
+	// slot, so that slots, rosters and player lists are the captured ones
+	// however fast the sessions run.
+	slotted := make([]chan struct{}, len(c.Sessions))
+	for i := range slotted {
+		slotted[i] = make(chan struct{})
+	}
+	connectAt, leaveAt := make([]time.Time, len(c.Sessions)), make([]time.Time, len(c.Sessions))
+	for i, sc := range c.Sessions {
+		connectAt[i], leaveAt[i] = controlTimes(sc)
+	}
 	if opts.Listen == nil {
 		ip, err := localIPFor(opts.Target)
 		if err != nil {
@@ -299,6 +311,14 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 				}
 			}
 			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others}
+			var once2 sync.Once
+			v.slotted = func() { once2.Do(func() { close(slotted[i]) }) }
+			defer v.slotted()
+			for j := range c.Sessions {
+				if j != i && !connectAt[j].IsZero() && !leaveAt[i].IsZero() && connectAt[j].Before(leaveAt[i]) {
+					v.beforeLeave = append(v.beforeLeave, slotted[j])
+				}
+			}
 			r, err := v.run(ctx)
 			res.Sessions[i], errs[i] = r, err
 			if errors.Is(err, ErrUnreachable) {
@@ -393,10 +413,16 @@ type verifier struct {
 	gameinit bool
 	frame    int
 	others   map[string]bool // game payloads the other sessions' clients send
-	asked    map[game.ChecksumRound]bool
-	answered map[game.ChecksumRound]bool
-	inFrame  map[game.Opcode]bool // server opcodes of the current datagram
-	inFrameN int
+	// slotted tells the other sessions this one has its slot (or ended);
+	// beforeLeave are the sessions whose slot must come before this
+	// session's disconnect.
+	slotted     func()
+	beforeLeave []chan struct{}
+	done        <-chan struct{} // the run's context is done
+	asked       map[game.ChecksumRound]bool
+	answered    map[game.ChecksumRound]bool
+	inFrame     map[game.Opcode]bool // server opcodes of the current datagram
+	inFrameN    int
 
 	buf      []byte
 	received int // datagrams received in the whole session
@@ -448,6 +474,32 @@ func (v *verifier) joinFacts(r *flow.Record) {
 	if v.inFrame[game.OpChecksumComplete] && v.inFrame[game.OpSettings] && v.inFrame[game.OpGameInit] {
 		v.res.Bundle = true
 	}
+}
+
+// controlTimes returns the capture times of the client's connect request
+// and of its disconnect (zero when absent).
+func controlTimes(sc *Script) (connect, leave time.Time) {
+	for j := range sc.Steps {
+		d := &sc.Steps[j]
+		if !d.IsClient() || d.GameSpy {
+			continue
+		}
+		var dg dissect.Datagram
+		_ = dg.Parse(d.Plain)
+		for k := range dg.Messages {
+			switch dg.Messages[k].Type {
+			case dissect.TypeConnect, dissect.TypeConnectAck:
+				if connect.IsZero() && dg.Peer == 0xFF {
+					connect = sc.Start.Add(d.At)
+				}
+			case dissect.TypeDisconnect:
+				if leave.IsZero() {
+					leave = sc.Start.Add(d.At)
+				}
+			}
+		}
+	}
+	return connect, leave
 }
 
 // clientPayloads lists, per session, the unfragmented game messages its
@@ -523,6 +575,7 @@ func (v *verifier) run(ctx context.Context) (*SessionResult, error) {
 	stop := context.AfterFunc(ctx, func() { _ = v.pc.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
 	v.start = time.Now()
+	v.done = ctx.Done()
 	var err error
 	if v.opts.Mode == ModeAdaptive {
 		err = v.runAdaptive(ctx)
