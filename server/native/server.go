@@ -611,7 +611,12 @@ func (s *Server) hostUpdates(now time.Time, to *peer) {
 	if to.phase != phGame || now.Before(to.nextUpdate) || len(s.ships) == 0 {
 		return
 	}
-	to.nextUpdate = now.Add(s.t.HostUpdate)
+	// On a schedule, so a tick that fires a little early or late does
+	// not skip a round (ticks and updates share the 100ms period).
+	to.nextUpdate = to.nextUpdate.Add(s.t.HostUpdate)
+	if !to.nextUpdate.After(now) {
+		to.nextUpdate = now.Add(s.t.HostUpdate - s.t.Tick/2)
+	}
 	ids := make([]game.ObjectID, 0, len(s.ships))
 	for id := range s.ships {
 		ids = append(ids, id)
