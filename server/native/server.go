@@ -7,10 +7,16 @@
 // the stock server that server/synth simulates, so a capture of it compares
 // cleanly with a stock-like one.
 //
-// The server simulates no game: it relays what clients send (StateUpdates
-// included, since there is no host simulation to derive its own from) and
-// keeps only what the protocol needs: slots, checksum state, ships for late
-// joiners, teams for team chat, scores for the join roster.
+// The server simulates no game: it relays what clients send and keeps only
+// what the protocol needs: slots, checksum state, ships for late joiners,
+// teams for team chat, scores for the join roster. Like the stock host it
+// keeps the clients' StateUpdates (0x1C) and CollisionEffects (0x15) rather
+// than relaying them, and sends its own StateUpdates about every live ship
+// to every client in the game, ten a second (Timing.HostUpdate): the
+// subsystem round-robin (flag 0x20) at full health, since it simulates no
+// damage, and, about ships the receiver does not own, the motion the
+// owner last reported (delta, forward, up, speed, cloak changes). It never
+// sends the client-only weapon flag 0x80.
 //
 // The core (HandleDatagram, Tick, Exec) does no I/O and reads no clock:
 // callers pass the time and receive datagrams through a send function, so
@@ -52,6 +58,9 @@ type Timing struct {
 	// OrderWait is how long a gap in a client's reliable sequence may stay
 	// open before the messages after it are handed on anyway (10s).
 	OrderWait time.Duration
+	// HostUpdate is the interval of the host's StateUpdates about each
+	// live ship to each client in the game (100ms: ten a second, as stock).
+	HostUpdate time.Duration
 }
 
 func (t Timing) withDefaults() Timing {
@@ -67,6 +76,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.Linger, 3*time.Second)
 	def(&t.OrderWait, 10*time.Second)
 	def(&t.HandshakeTimeout, 10*time.Second)
+	def(&t.HostUpdate, 100*time.Millisecond)
 	if t.MaxRetries <= 0 {
 		t.MaxRetries = 8
 	}
@@ -136,11 +146,24 @@ type peer struct {
 	closeAt       time.Time
 	score         game.Score
 	dirty         bool
+	nextUpdate    time.Time // the next host StateUpdates to this client
 }
 
 type ship struct {
 	owner   *peer
-	payload []byte // the ObjCreate(Team) message as the owner sent it
+	payload []byte         // the ObjCreate(Team) message as the owner sent it
+	spec    *game.ShipSpec // from the ObjCreate species; nil when unknown
+
+	// The motion the owner last reported, passed on in the host's
+	// StateUpdates to the other clients: the position change since the
+	// last absolute position (zero right after one), orientation, speed.
+	moving    bool // the owner has reported motion
+	delta     dissect.CV4
+	fwd, up   dissect.Dir3
+	speed     dissect.CF16
+	cloaked   bool
+	rr        map[*peer]int  // subsystem round-robin position per receiver
+	cloakSent map[*peer]bool // cloak state last sent to each receiver
 }
 
 // Stats count what the server has done.
@@ -150,6 +173,7 @@ type Stats struct {
 	Dropped                   int // datagrams ignored: garbage, unknown sources, rate limited
 	Joined                    int // clients that reached the game
 	Relayed                   int // copies of client game messages forwarded
+	HostUpdates               int // the host's own StateUpdates sent
 	Refused                   int // connects refused (server full)
 	Retransmits               int
 }
@@ -482,13 +506,24 @@ func (s *Server) gameMessage(now time.Time, p *peer, d *transport.Delivery) {
 	case game.OpChecksumResponse, game.OpNewPlayerInGame, game.OpPythonEvent2:
 		// For the host only (0x0D dispatches there without relay).
 		return
+	case game.OpStateUpdate:
+		// Kept, as the stock host keeps them: it sends its own (see
+		// hostUpdates) with the motion learnt here.
+		s.learnMotion(p, payload)
+		return
+	case game.OpCollisionEffect:
+		// Kept: the stock host applies collision damage itself and tells
+		// the clients through its own messages, which a server that
+		// simulates no damage has none of.
+		return
 	case game.OpTeamChat:
 		s.relay(p, payload, d.Reliable, true)
 		return
 	case game.OpObjCreate, game.OpObjCreateTeam:
 		if r := s.dec.Decode(payload, game.ClientToServer); r.Err == nil {
 			if oc, ok := r.Msg.(*game.ObjCreate); ok && oc.Class == game.ClassShip {
-				s.ships[oc.Object] = &ship{owner: p, payload: append([]byte(nil), payload...)}
+				s.ships[oc.Object] = &ship{owner: p, payload: append([]byte(nil), payload...),
+					spec: game.ShipBySpecies(oc.Species), rr: map[*peer]int{}, cloakSent: map[*peer]bool{}}
 				if oc.HasTeam {
 					p.team = int(oc.Team)
 				}
@@ -509,6 +544,91 @@ func (s *Server) gameMessage(now time.Time, p *peer, d *transport.Delivery) {
 		}
 	}
 	s.relay(p, payload, d.Reliable, false)
+}
+
+// learnMotion keeps the motion in a StateUpdate that p sent about its own
+// ship.
+func (s *Server) learnMotion(p *peer, payload []byte) {
+	r := s.dec.Decode(payload, game.ClientToServer)
+	if r.Err != nil {
+		return
+	}
+	m, ok := r.Msg.(*game.StateUpdate)
+	if !ok {
+		return
+	}
+	sh := s.ships[m.Object]
+	if sh == nil || sh.owner != p {
+		return
+	}
+	switch {
+	case m.Flags&game.StatePosition != 0:
+		sh.delta, sh.moving = dissect.EncodeCV4(dissect.Vec3{}), true
+	case m.Flags&game.StateDelta != 0:
+		sh.delta, sh.moving = m.Delta, true
+	}
+	if m.Flags&game.StateForward != 0 {
+		sh.fwd = m.Forward
+	}
+	if m.Flags&game.StateUp != 0 {
+		sh.up = m.Up
+	}
+	if m.Flags&game.StateSpeed != 0 {
+		sh.speed = m.Speed
+	}
+	if m.Flags&game.StateCloak != 0 {
+		sh.cloaked = m.Cloaked
+	}
+}
+
+// hostUpdate is the host's StateUpdate about sh for to: the next batch of
+// the subsystem round-robin at full health, and the owner's motion when to
+// is someone else. Nil when there is nothing to say.
+func (s *Server) hostUpdate(now time.Time, sh *ship, id game.ObjectID, to *peer) *game.StateUpdate {
+	m := &game.StateUpdate{Object: id, GameTime: s.gameTime(now)}
+	own := to == sh.owner
+	if !own && sh.moving {
+		m.Flags = game.StateDelta | game.StateForward | game.StateUp | game.StateSpeed
+		m.Delta, m.Forward, m.Up, m.Speed = sh.delta, sh.fwd, sh.up, sh.speed
+		if sh.cloakSent[to] != sh.cloaked {
+			m.Flags |= game.StateCloak
+			m.Cloaked = sh.cloaked
+			sh.cloakSent[to] = sh.cloaked
+		}
+	}
+	if sh.spec != nil {
+		sh.rr[to] = m.FillSubsystems(sh.spec, sh.rr[to], nil, own)
+	}
+	if m.Flags == 0 {
+		return nil
+	}
+	return m
+}
+
+// hostUpdates queues to's StateUpdates about every live ship, unreliable,
+// in object order.
+func (s *Server) hostUpdates(now time.Time, to *peer) {
+	if to.phase != phGame || now.Before(to.nextUpdate) || len(s.ships) == 0 {
+		return
+	}
+	// On a schedule, so a tick that fires a little early or late does
+	// not skip a round (ticks and updates share the 100ms period).
+	to.nextUpdate = to.nextUpdate.Add(s.t.HostUpdate)
+	if !to.nextUpdate.After(now) {
+		to.nextUpdate = now.Add(s.t.HostUpdate - s.t.Tick/2)
+	}
+	ids := make([]game.ObjectID, 0, len(s.ships))
+	for id := range s.ships {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if m := s.hostUpdate(now, s.ships[id], id, to); m != nil {
+			to.conn.Queue(dissect.TypeData, m.Append(nil), false, false)
+			to.dirty = true
+			s.stats.HostUpdates++
+		}
+	}
 }
 
 func (s *Server) shipGone(id game.ObjectID) {
@@ -662,6 +782,7 @@ func (s *Server) Tick(now time.Time) {
 			for _, d := range p.order.Flush(now, nil) {
 				s.deliver(now, p, &d)
 			}
+			s.hostUpdates(now, p)
 		}
 		if p.conn.Pending() {
 			p.dirty = true

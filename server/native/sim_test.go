@@ -435,3 +435,86 @@ func TestTimeLimitEndsGame(t *testing.T) {
 		t.Fatal("no END_GAME at the time limit")
 	}
 }
+
+// The host keeps the clients' StateUpdates and CollisionEffects and sends
+// its own StateUpdates, as the stock host does: subsystems (0x20) about
+// every ship, the owner's motion about the others' ships, never 0x80.
+func TestHostStateUpdates(t *testing.T) {
+	n := newSim(t, native.Options{})
+	a, _ := n.join("A")
+	b, _ := n.join("B")
+	sa := a.Snapshot()
+	ship := shipMsg(sa.GameSlot, 0, "A", 0)
+	a.Send(n.now, ship, true)
+	n.run(50 * time.Millisecond)
+	id := game.PlayerObjectID(sa.GameSlot)
+	delta := dissect.EncodeCV4(dissect.Vec3{X: 1.5, Y: -2, Z: 0.25})
+	up := &game.StateUpdate{Object: id, GameTime: 3, Flags: game.StateDelta | game.StateForward | game.StateUp | game.StateSpeed | game.StateCloak | game.StateWeapons,
+		Delta: delta, Forward: dissect.Dir3{0, 127, 0}, Up: dissect.Dir3{0, 0, 127}, Speed: dissect.EncodeCF16(6.5), Cloaked: true,
+		Weapons: []game.WeaponHealth{{Index: 0, Health: 0xFF}}}
+	upBytes := up.Append(nil)
+	coll := (&game.CollisionEffect{Class: game.EventClassCollision, Code: game.ETCollisionEffect, Target: id,
+		Contacts: []dissect.Contact{{Dir: dissect.Dir3{13, 126, 0}, Mag: 217}}, Force: 1281}).Append(nil)
+	a.Send(n.now, upBytes, false)
+	a.Send(n.now, coll, true)
+	n.run(time.Second)
+
+	if received(b.Snapshot(), upBytes) != 0 || received(b.Snapshot(), coll) != 0 {
+		t.Fatal("the client's StateUpdate or CollisionEffect was relayed")
+	}
+	spec := game.ShipBySpecies(1)
+	if spec == nil {
+		t.Fatal("species 1 has no ship spec")
+	}
+	check := func(who string, c *testclient.Client, own bool) {
+		t.Helper()
+		dec := game.NewDecoder()
+		dec.Decode(ship, game.ServerToClient) // the class, for the subsystems
+		var ups []*game.StateUpdate
+		for _, m := range c.Snapshot().Received {
+			if game.Opcode(m.Payload[0]) != game.OpStateUpdate {
+				continue
+			}
+			r := dec.Decode(m.Payload, game.ServerToClient)
+			if r.Err != nil {
+				t.Fatalf("%s: host StateUpdate % X: %v", who, m.Payload, r.Err)
+			}
+			u := *r.Msg.(*game.StateUpdate) // the decoder reuses its messages
+			ups = append(ups, &u)
+		}
+		// About 10 a second for the one ship.
+		if len(ups) < 8 || len(ups) > 13 {
+			t.Fatalf("%s: %d host StateUpdates in about a second, want about 10", who, len(ups))
+		}
+		cloaks := 0
+		for i, u := range ups {
+			if u.Object != id || u.Flags&game.StateSubsystems == 0 || u.Flags&game.StateWeapons != 0 {
+				t.Fatalf("%s: update %d: object %v flags %v: want the ship, 0x20, never 0x80", who, i, u.Object, u.Flags)
+			}
+			motion := u.Flags&(game.StateDelta|game.StateForward|game.StateUp|game.StateSpeed) != 0
+			if own && (motion || u.Flags&game.StateCloak != 0) {
+				t.Errorf("%s: update %d about its own ship carries motion: %v", who, i, u.Flags)
+			}
+			if !own && i > 0 {
+				if !motion || u.Delta != delta || u.Speed != up.Speed || u.Forward != up.Forward {
+					t.Errorf("%s: update %d: %v: want the owner's motion", who, i, u)
+				}
+			}
+			if u.Flags&game.StateCloak != 0 {
+				cloaks++
+			}
+		}
+		if !own && cloaks != 1 {
+			t.Errorf("%s: %d updates with the cloak flag, want 1 (the change)", who, cloaks)
+		}
+		// The round-robin walks the subsystem list.
+		if ups[0].SubsystemStart != 0 || ups[1].SubsystemStart == 0 {
+			t.Errorf("%s: round-robin starts %d, %d", who, ups[0].SubsystemStart, ups[1].SubsystemStart)
+		}
+	}
+	check("owner", a, true)
+	check("other", b, false)
+	if st := n.srv.Stats(); st.HostUpdates == 0 {
+		t.Errorf("stats: %+v", st)
+	}
+}

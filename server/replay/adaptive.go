@@ -37,6 +37,22 @@ import (
 // dropped and fragments reassembled by a transport.Conn), in any bundling
 // and with any sequence numbers. A message may be matched up to two client
 // datagrams early or late.
+//
+// Captured server messages come in two sorts. Answers (the messages of a
+// datagram that answered a client datagram, see Datagram.Answer) are
+// awaited: the client sends its next datagram once they have arrived, or
+// after the answer timeout. Paced messages - keepalives and StateUpdates,
+// which a server sends on its own clock, and everything else it sent
+// unprompted, such as other clients' relayed traffic - are never waited
+// for: each arriving message that no answer accounts for is matched with
+// the oldest outstanding paced message of the same kind that says the
+// same, whatever window it is in. With capture timing a paced message not
+// matched by its captured offset plus the answer timeout is missing (or
+// different, when a message of its kind arrived and matched nothing).
+// With asap timing the client runs ahead of the server's clock, so paced
+// messages still outstanding when the session ends are "not due" rather
+// than missing - unless a message of their kind arrived and matched
+// nothing, which makes them different.
 
 // ackKey names what an ACK acknowledges.
 type ackKey struct {
@@ -67,6 +83,11 @@ type expMsg struct {
 	payload []byte
 	due     time.Time
 	done    bool
+	paced   bool   // not an answer to the client: awaited only when the client ACKs it (see need)
+	key     ackKey // reliable, unfragmented: what an ACK of it names
+	rel     bool
+	clock   bool   // paced by the server's clock or by another client: may be not due
+	kind    string // see kindOf
 }
 
 // adaptive is the state of one adaptive session.
@@ -88,21 +109,81 @@ type adaptive struct {
 	exp        []*expMsg // in window order
 	extra      []extraMsg
 	dec1, dec2 *game.Decoder
-	win        int // groups sent so far
-	got        int // messages received since the last window closed
+	win        int       // groups sent so far
+	got        int       // messages received since the last window closed
+	lastAnswer time.Time // when an awaited answer last arrived
+	sentAt     time.Time // when the last client datagram went
+	// need are the paced messages the client datagram about to be sent
+	// ACKs in the capture: they are awaited for the answer timeout from
+	// the last client datagram, except kinds that already failed to come
+	// in time once (gaveUp), so a server that never sends a kind of
+	// message does not stall the run at every one.
+	need   []*expMsg
+	gaveUp map[string]bool
 }
 
 type extraMsg struct {
 	win     int // the window it arrived in
+	at      time.Time
 	typ     dissect.TransportType
 	seq     uint16
 	payload []byte
 }
 
+// kindOf names the kind of a message for pairing: GameSpy, a control
+// type, a game opcode, and for StateUpdates the object too.
+func kindOf(typ dissect.TransportType, payload []byte) string {
+	switch {
+	case typ == 0xFF:
+		return "gamespy"
+	case typ != dissect.TypeData || len(payload) == 0:
+		return typ.String()
+	case game.Opcode(payload[0]) == game.OpStateUpdate && len(payload) >= 5:
+		return fmt.Sprintf("%02X:% X", payload[0], payload[1:5])
+	}
+	return fmt.Sprintf("%02X", payload[0])
+}
+
+// answerKind reports whether a message in a datagram that answered a
+// client datagram is an answer to it: control messages other than
+// keepalives, GameSpy replies, and the game messages of the join
+// (checksum rounds, the 0x28 + Settings + GameInit bundle, MISSION_INIT
+// and what comes with it). Game traffic in such a datagram - relayed
+// messages, the host's own events - happens to follow the client datagram
+// but answers nothing.
+func answerKind(typ dissect.TransportType, payload []byte, withMissionInit bool) bool {
+	switch {
+	case typ == 0xFF:
+		return true
+	case typ == dissect.TypePeerInfo:
+		return false
+	case typ != dissect.TypeData:
+		return true
+	case len(payload) == 0:
+		return false
+	}
+	switch game.Opcode(payload[0]) {
+	case game.OpSettings, game.OpGameInit, game.OpChecksumRequest, game.OpSystemChecksumFail, game.OpVersionMismatch,
+		game.OpChecksumComplete, game.OpMissionInit:
+		return true
+	case game.OpDeletePlayerUI, game.OpScore:
+		// "new player in game" and the roster come with MISSION_INIT;
+		// elsewhere they are about other players.
+		return withMissionInit
+	}
+	return false
+}
+
+// pacedKind reports whether messages of this kind follow the server's
+// clock whatever datagram they travel in: keepalives and StateUpdates.
+func pacedKind(typ dissect.TransportType, payload []byte) bool {
+	return typ == dissect.TypePeerInfo || (typ == dissect.TypeData && len(payload) > 0 && game.Opcode(payload[0]) == game.OpStateUpdate)
+}
+
 func (v *verifier) runAdaptive(ctx context.Context) error {
 	a := &adaptive{v: v, rx: transport.NewConn(0xFF, transport.Options{}), acker: transport.NewConn(0xFF, transport.Options{}),
 		captured: map[ackKey]bool{}, received: map[ackKey]bool{}, owed: map[ackKey]bool{},
-		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{},
+		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{}, gaveUp: map[string]bool{},
 		dec1: game.NewDecoder(), dec2: game.NewDecoder()}
 	a.prepare()
 	steps := v.script.Steps
@@ -119,8 +200,14 @@ func (v *verifier) runAdaptive(ctx context.Context) error {
 		if a.win == 0 {
 			_ = sleepCtx(ctx, time.Until(floor))
 		} else {
+			a.needFor(d)
 			if err := a.await(ctx, floor); err != nil {
 				return err
+			}
+			for _, e := range a.need {
+				if !e.done {
+					a.gaveUp[e.kind] = true
+				}
 			}
 			if err := a.closeWindow(&silent); err != nil {
 				return err
@@ -134,13 +221,52 @@ func (v *verifier) runAdaptive(ctx context.Context) error {
 		if err := a.send(i); err != nil {
 			return err
 		}
+		a.sentAt = time.Now()
 		a.win++
 		a.setDue()
 	}
-	if err := a.await(ctx, time.Time{}); err != nil {
+	var floor time.Time
+	if v.opts.Timing == TimingCapture {
+		// Paced messages after the last client datagram: until the last
+		// one's offset and the answer timeout.
+		for _, e := range a.exp {
+			if !e.done && e.paced {
+				if t := v.start.Add(steps[e.step].At).Add(v.opts.AnswerTimeout); t.After(floor) {
+					floor = t
+				}
+			}
+		}
+	}
+	if err := a.await(ctx, floor); err != nil {
 		return err
 	}
 	return a.closeWindow(&silent)
+}
+
+// needFor lists the paced messages that client datagram d ACKs in the
+// capture and that are still awaited.
+func (a *adaptive) needFor(d *Datagram) {
+	a.need = a.need[:0]
+	if d.GameSpy {
+		return
+	}
+	var dg dissect.Datagram
+	if dg.Parse(d.Plain) != nil {
+		return
+	}
+	for j := range dg.Messages {
+		m := &dg.Messages[j]
+		if m.Type != dissect.TypeAck {
+			continue
+		}
+		k := ackKeyOfAck(m)
+		for _, e := range a.exp {
+			if !e.done && e.paced && e.rel && e.key == k && !a.gaveUp[e.kind] {
+				a.need = append(a.need, e)
+				break
+			}
+		}
+	}
 }
 
 // prepare lists the captured server messages and the captured client's
@@ -157,7 +283,7 @@ func (a *adaptive) prepare() {
 			if d.IsClient() {
 				win++
 			} else {
-				a.exp = append(a.exp, &expMsg{step: i, win: win, typ: 0xFF, payload: d.Plain})
+				a.exp = append(a.exp, &expMsg{step: i, win: win, typ: 0xFF, payload: d.Plain, paced: !d.Answer, kind: "gamespy"})
 			}
 			continue
 		}
@@ -179,6 +305,12 @@ func (a *adaptive) prepare() {
 			}
 			continue
 		}
+		withMI := false
+		for j := range dg.Messages {
+			if m := &dg.Messages[j]; m.Type == dissect.TypeData && len(m.Payload) > 0 && game.Opcode(m.Payload[0]) == game.OpMissionInit {
+				withMI = true
+			}
+		}
 		for j := range dg.Messages {
 			m := &dg.Messages[j]
 			if m.Type == dissect.TypeAck {
@@ -197,7 +329,10 @@ func (a *adaptive) prepare() {
 					continue
 				}
 			}
-			a.exp = append(a.exp, &expMsg{step: i, win: win, typ: m.Type, seq: m.Seq, payload: append([]byte(nil), payload...)})
+			a.exp = append(a.exp, &expMsg{step: i, win: win, typ: m.Type, seq: m.Seq, payload: append([]byte(nil), payload...),
+				paced: !d.Answer || !answerKind(m.Type, payload, withMI), kind: kindOf(m.Type, payload),
+				key: ackKeyOf(m), rel: m.Reliable && !m.Fragment,
+				clock: pacedKind(m.Type, payload) || (m.Type == dissect.TypeData && a.v.others[string(payload)])})
 		}
 	}
 }
@@ -269,6 +404,12 @@ func (a *adaptive) send(i int) error {
 			if a.haveSlot && dg.Peer != 0xFF {
 				out.Peer = a.slot
 			}
+			for j := range dg.Messages {
+				if dg.Messages[j].Type == dissect.TypeDisconnect {
+					a.waitOthers()
+					break
+				}
+			}
 			held := 0
 			for j := range dg.Messages {
 				m := dg.Messages[j]
@@ -310,6 +451,22 @@ func (a *adaptive) send(i int) error {
 	return nil
 }
 
+// waitOthers holds the session's disconnect until the sessions that
+// connected before it in the capture have their slots, or have reached
+// their own disconnect, or the run's context is done.
+func (a *adaptive) waitOthers() {
+	if a.v.slotted != nil {
+		a.v.slotted() // no slot will come after this: never wait on each other
+	}
+	for _, ch := range a.v.beforeLeave {
+		select {
+		case <-ch:
+		case <-a.v.done:
+			return
+		}
+	}
+}
+
 // checksumAnswer is the checksum response to send in place of the
 // captured one: the same when the server asked for that round, else the
 // captured response to a round it asked for and has not had.
@@ -340,11 +497,22 @@ func (a *adaptive) await(ctx context.Context, floor time.Time) error {
 		now := time.Now()
 		complete := true
 		last := progress
+		if a.lastAnswer.After(last) {
+			last = a.lastAnswer // only awaited answers extend the wait
+		}
 		for _, e := range a.within(a.win, a.win) {
-			if !e.done {
+			if !e.done && !e.paced {
 				complete = false
 				if e.due.After(last) {
 					last = e.due
+				}
+			}
+		}
+		for _, e := range a.need {
+			if !e.done {
+				complete = false
+				if a.sentAt.After(last) {
+					last = a.sentAt
 				}
 			}
 		}
@@ -382,7 +550,6 @@ func (a *adaptive) await(ctx context.Context, floor time.Time) error {
 		data := append([]byte(nil), v.buf[:n]...)
 		v.received++
 		v.observe(v.opts.Target, v.local, data)
-		progress = time.Now()
 		if err := a.receive(data); err != nil {
 			return err
 		}
@@ -417,9 +584,15 @@ func (a *adaptive) receive(data []byte) error {
 	a.rx.Flush(0) // its own ACKs are not sent: the captured ones are
 	for _, d := range ds {
 		a.got++
+		if d.Type == dissect.TypeData && a.v.others[string(d.Payload)] {
+			a.v.res.Relayed++
+		}
 		switch {
 		case (d.Type == dissect.TypeConnectAck || d.Type == dissect.TypeConnect) && len(d.Payload) == 1:
 			a.slot, a.haveSlot = d.Payload[0], true
+			if a.v.slotted != nil {
+				a.v.slotted()
+			}
 		case d.Type == dissect.TypeData && len(d.Payload) > 1 && d.Payload[0] == byte(game.OpChecksumRequest):
 			a.requested[d.Payload[1]] = true
 		}
@@ -449,18 +622,31 @@ func (a *adaptive) receive(data []byte) error {
 // bytes and number), equivalent (same decoded content), else held.
 func (a *adaptive) match(m extraMsg) {
 	var equiv *expMsg
-	for _, e := range a.within(a.win-2, a.win+2) {
-		if e.done || e.typ != m.typ {
-			continue
+	kind := kindOf(m.typ, m.payload)
+	near := a.within(a.win-2, a.win+2)
+	// The messages awaited around now, then the paced ones of the same
+	// kind, oldest first.
+	cands := make([]*expMsg, 0, len(near))
+	for _, e := range near {
+		if !e.done && e.typ == m.typ {
+			cands = append(cands, e)
 		}
+	}
+	for _, e := range a.exp {
+		if !e.done && e.paced && e.kind == kind && (e.win < a.win-2 || e.win > a.win+2) {
+			cands = append(cands, e)
+		}
+	}
+	for _, e := range cands {
 		if bytes.Equal(e.payload, m.payload) && e.seq == m.seq {
 			a.record(e, StatusIdentical, m, "")
 			return
 		}
-		if equiv == nil && m.typ != 0xFF {
-			if ok, _ := comparePayloads(m.typ, false, m.payload, e.payload, game.ServerToClient, a.v.opts.Comparer, a.dec1, a.dec2); ok {
-				equiv = e
-			}
+	}
+	for _, e := range cands {
+		if a.equivalent(m, e) {
+			equiv = e
+			break
 		}
 	}
 	if equiv != nil {
@@ -471,8 +657,24 @@ func (a *adaptive) match(m extraMsg) {
 		a.record(equiv, StatusEquivalent, m, detail)
 		return
 	}
-	m.win = a.win
+	m.win, m.at = a.win, time.Now()
 	a.extra = append(a.extra, m)
+}
+
+// equivalent reports whether m says what e says.
+func (a *adaptive) equivalent(m extraMsg, e *expMsg) bool {
+	if m.typ != e.typ {
+		return false
+	}
+	if bytes.Equal(m.payload, e.payload) {
+		return true
+	}
+	if m.typ == 0xFF {
+		ok, _ := compareGameSpy(m.payload, e.payload, a.v.opts.Comparer)
+		return ok
+	}
+	ok, _ := comparePayloads(m.typ, false, m.payload, e.payload, game.ServerToClient, a.v.opts.Comparer, a.dec1, a.dec2)
+	return ok
 }
 
 func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
@@ -492,6 +694,9 @@ func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
 
 func (a *adaptive) record(e *expMsg, status string, m extraMsg, detail string) {
 	e.done = true
+	if !e.paced {
+		a.lastAnswer = time.Now()
+	}
 	st := Step{Step: e.step, Frame: a.v.script.Steps[e.step].Frame, Dir: "S->C", Status: status, AtMS: a.v.since(), Detail: detail}
 	if status != StatusIdentical {
 		st.Expected = msgLines(e.typ, e.seq, e.payload)
@@ -500,14 +705,22 @@ func (a *adaptive) record(e *expMsg, status string, m extraMsg, detail string) {
 	a.v.res.Steps = append(a.v.res.Steps, st)
 }
 
-// closeWindow settles the messages awaited two client datagrams ago (all
-// of them after the last one), so that a server that sends later than
-// captured is still matched: each still awaited is paired with a message
-// that arrived and matched nothing (different) or marked missing; messages
-// that matched nothing and are as old are unexpected.
+// closeWindow settles what can be settled now. Answers awaited two client
+// datagrams ago (all of them after the last one), so that a server that
+// sends later than captured is still matched; paced messages once their
+// captured offset plus the answer timeout has passed (capture timing) or
+// at the session's end. Each is paired with a message of its kind that
+// arrived and matched nothing (different), else it is missing (not due:
+// paced, asap timing). Messages that matched nothing and are as old are
+// unexpected.
 func (a *adaptive) closeWindow(silent *int) error {
 	v := a.v
-	expectedHere := len(a.within(a.win, a.win)) > 0
+	expectedHere := false
+	for _, e := range a.within(a.win, a.win) {
+		if !e.paced {
+			expectedHere = true
+		}
+	}
 	if expectedHere && a.got == 0 {
 		*silent++
 		if v.first && v.received == 0 {
@@ -520,27 +733,39 @@ func (a *adaptive) closeWindow(silent *int) error {
 	a.got = 0
 	v.startedOnce()
 	final := a.final()
+	now := time.Now()
 	at := v.since()
-	settle := a.exp
-	if !final {
-		settle = a.within(0, a.win-2)
-	}
-	for _, e := range settle {
+	capture := v.opts.Timing == TimingCapture
+	for _, e := range a.exp {
 		if e.done {
+			continue
+		}
+		switch {
+		case final:
+		case e.paced && capture:
+			if now.Before(v.start.Add(v.script.Steps[e.step].At).Add(v.opts.AnswerTimeout)) {
+				continue
+			}
+		case e.paced:
+			continue
+		case e.win > a.win-2:
 			continue
 		}
 		e.done = true
 		st := Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C", AtMS: at, Expected: msgLines(e.typ, e.seq, e.payload)}
-		if len(a.extra) > 0 {
-			m := a.extra[0]
-			a.extra = a.extra[1:]
+		if j := a.extraOf(e.kind); j >= 0 {
+			m := a.extra[j]
+			a.extra = append(a.extra[:j], a.extra[j+1:]...)
 			st.Status = StatusDifferent
 			st.Got = msgLines(m.typ, m.seq, m.payload)
-			if m.typ != e.typ {
-				st.Detail = fmt.Sprintf("type %s, captured %s", m.typ, e.typ)
-			} else if m.typ != 0xFF {
+			if m.typ == 0xFF {
+				_, st.Detail = compareGameSpy(m.payload, e.payload, v.opts.Comparer)
+			} else {
 				_, st.Detail = comparePayloads(m.typ, false, m.payload, e.payload, game.ServerToClient, v.opts.Comparer, game.NewDecoder(), game.NewDecoder())
 			}
+		} else if e.clock && !capture {
+			st.Status = StatusNotDue
+			st.Detail = "sent on the server's clock or unprompted; the session ended first (asap timing)"
 		} else {
 			st.Status = StatusMissing
 			st.Detail = "not received"
@@ -549,7 +774,8 @@ func (a *adaptive) closeWindow(silent *int) error {
 	}
 	kept := a.extra[:0]
 	for _, m := range a.extra {
-		if final || m.win <= a.win-2 {
+		old := m.win <= a.win-2 && (!capture || now.Sub(m.at) >= v.opts.AnswerTimeout)
+		if final || (old && !a.awaitsKind(m)) {
 			v.res.Steps = append(v.res.Steps, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at, Got: msgLines(m.typ, m.seq, m.payload)})
 			continue
 		}
@@ -557,6 +783,30 @@ func (a *adaptive) closeWindow(silent *int) error {
 	}
 	a.extra = kept
 	return nil
+}
+
+// extraOf is the index of the oldest unmatched arrival of kind, or -1.
+func (a *adaptive) extraOf(kind string) int {
+	for j, m := range a.extra {
+		if kindOf(m.typ, m.payload) == kind {
+			return j
+		}
+	}
+	return -1
+}
+
+// awaitsKind reports whether a paced message of m's kind is still
+// outstanding: m waits to be paired with it when it settles (at its
+// captured offset plus the answer timeout, or at the end with asap
+// timing).
+func (a *adaptive) awaitsKind(m extraMsg) bool {
+	k := kindOf(m.typ, m.payload)
+	for _, e := range a.exp {
+		if !e.done && e.paced && e.kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // final reports whether every client datagram has been sent.

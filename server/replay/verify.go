@@ -12,9 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/diff"
 )
 
 // Mode is how Verify plays and compares.
@@ -61,7 +63,10 @@ type VerifyOptions struct {
 	// GiveUp abandons a session after this many steps in a row that
 	// expected answers and received nothing (default 5).
 	GiveUp int
-	// Comparer judges decoded game messages (default DefaultComparer).
+	// Comparer judges decoded game messages: by default, in adaptive mode,
+	// a RulesComparer with session/diff's DefaultRules (the diff engine's
+	// tolerances, plus GameSpyIgnore), in exact mode DefaultComparer
+	// (field for field, game time aside).
 	Comparer Comparer
 	// Listen opens each session's socket. The default listens on UDP port
 	// 0 of the local address that routes to Target.
@@ -79,6 +84,11 @@ const (
 	StatusDifferent  = "different"  // something else arrived in its place
 	StatusMissing    = "missing"    // nothing arrived for it
 	StatusUnexpected = "unexpected" // a datagram arrived that nothing in the capture accounts for
+	// StatusNotDue (adaptive, asap timing): a message the server sends on
+	// its own clock or unprompted (keepalive, StateUpdate, another
+	// client's relayed traffic) that the session ended before; not a
+	// divergence, since an asap client runs ahead of the server's clock.
+	StatusNotDue = "not-due"
 )
 
 // Step is one step of a verified session.
@@ -139,6 +149,7 @@ type Counts struct {
 	Different  int `json:"different"`
 	Missing    int `json:"missing"`
 	Unexpected int `json:"unexpected"`
+	NotDue     int `json:"not_due"`
 }
 
 // OK reports whether nothing differed.
@@ -156,6 +167,8 @@ func (c *Counts) add(status string) {
 		c.Missing++
 	case StatusUnexpected:
 		c.Unexpected++
+	case StatusNotDue:
+		c.NotDue++
 	}
 }
 
@@ -168,6 +181,16 @@ type SessionResult struct {
 	// received from the server).
 	Joined bool           `json:"joined"`
 	Phases session.Phases `json:"phases"`
+	// ChecksumRounds counts the checksum rounds the server asked for and
+	// the client answered; Bundle is ChecksumComplete (0x28), Settings and
+	// GameInit arriving in one datagram; MissionInit is MISSION_INIT
+	// arriving.
+	ChecksumRounds int  `json:"checksum_rounds"`
+	Bundle         bool `json:"bundle"`
+	MissionInit    bool `json:"mission_init"`
+	// Relayed counts the game messages received that another captured
+	// session's client sent: relayed traffic (adaptive mode).
+	Relayed int `json:"relayed"`
 	Counts
 	Sent    int `json:"sent"`     // client datagrams (or messages) sent
 	NotSent int `json:"not_sent"` // client steps not played (abandoned session)
@@ -219,7 +242,24 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 		opts.GiveUp = 5
 	}
 	if opts.Comparer == nil {
-		opts.Comparer = DefaultComparer{}
+		if opts.Mode == ModeAdaptive {
+			opts.Comparer = NewRulesComparer(diff.DefaultRules())
+		} else {
+			opts.Comparer = DefaultComparer{}
+		}
+	}
+	sent := clientPayloads(c)
+	// Join and leave order: a session's disconnect waits until every
+	// session that connected before it in the capture has been given its
+	// slot, so that slots, rosters and player lists are the captured ones
+	// however fast the sessions run.
+	slotted := make([]chan struct{}, len(c.Sessions))
+	for i := range slotted {
+		slotted[i] = make(chan struct{})
+	}
+	connectAt, leaveAt := make([]time.Time, len(c.Sessions)), make([]time.Time, len(c.Sessions))
+	for i, sc := range c.Sessions {
+		connectAt[i], leaveAt[i] = controlTimes(sc)
 	}
 	if opts.Listen == nil {
 		ip, err := localIPFor(opts.Target)
@@ -262,7 +302,23 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 					return
 				}
 			}
-			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0}
+			others := map[string]bool{}
+			for j, set := range sent {
+				if j != i {
+					for k := range set {
+						others[k] = true
+					}
+				}
+			}
+			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others}
+			var once2 sync.Once
+			v.slotted = func() { once2.Do(func() { close(slotted[i]) }) }
+			defer v.slotted()
+			for j := range c.Sessions {
+				if j != i && !connectAt[j].IsZero() && !leaveAt[i].IsZero() && connectAt[j].Before(leaveAt[i]) {
+					v.beforeLeave = append(v.beforeLeave, slotted[j])
+				}
+			}
 			r, err := v.run(ctx)
 			res.Sessions[i], errs[i] = r, err
 			if errors.Is(err, ErrUnreachable) {
@@ -299,6 +355,7 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 		sum.Different += s.Different
 		sum.Missing += s.Missing
 		sum.Unexpected += s.Unexpected
+		sum.NotDue += s.NotDue
 		if s.OK() && s.Abandoned == "" {
 			sum.SessionsOK++
 			if s.Equivalent == 0 {
@@ -355,6 +412,17 @@ type verifier struct {
 	settings bool
 	gameinit bool
 	frame    int
+	others   map[string]bool // game payloads the other sessions' clients send
+	// slotted tells the other sessions this one has its slot (or ended);
+	// beforeLeave are the sessions whose slot must come before this
+	// session's disconnect.
+	slotted     func()
+	beforeLeave []chan struct{}
+	done        <-chan struct{} // the run's context is done
+	asked       map[game.ChecksumRound]bool
+	answered    map[game.ChecksumRound]bool
+	inFrame     map[game.Opcode]bool // server opcodes of the current datagram
+	inFrameN    int
 
 	buf      []byte
 	received int // datagrams received in the whole session
@@ -368,16 +436,93 @@ func (v *verifier) since() float64 {
 func (v *verifier) observe(src, dst netip.AddrPort, wire []byte) {
 	v.frame++
 	v.tracker.Datagram(v.frame, time.Now(), src, dst, wire, func(r *flow.Record) {
-		if r.Dir == game.ServerToClient && r.Game != nil && r.Game.Err == nil {
-			switch r.Game.Msg.Opcode() {
-			case game.OpSettings:
-				v.settings = true
-			case game.OpGameInit:
-				v.gameinit = true
-			}
+		if r.Game != nil && r.Game.Err == nil {
+			v.joinFacts(r)
 		}
 		v.builder.Add(r)
 	})
+}
+
+// joinFacts notes the join steps a live record shows.
+func (v *verifier) joinFacts(r *flow.Record) {
+	if v.asked == nil {
+		v.asked, v.answered, v.inFrame = map[game.ChecksumRound]bool{}, map[game.ChecksumRound]bool{}, map[game.Opcode]bool{}
+	}
+	if r.Dir == game.ClientToServer {
+		if m, ok := r.Game.Msg.(*game.ChecksumResponse); ok && v.asked[m.Round] && !v.answered[m.Round] {
+			v.answered[m.Round] = true
+			v.res.ChecksumRounds++
+		}
+		return
+	}
+	if r.Frame != v.inFrameN {
+		clear(v.inFrame)
+		v.inFrameN = r.Frame
+	}
+	op := r.Game.Msg.Opcode()
+	v.inFrame[op] = true
+	switch op {
+	case game.OpSettings:
+		v.settings = true
+	case game.OpGameInit:
+		v.gameinit = true
+	case game.OpMissionInit:
+		v.res.MissionInit = true
+	case game.OpChecksumRequest:
+		v.asked[r.Game.Msg.(*game.ChecksumRequest).Round] = true
+	}
+	if v.inFrame[game.OpChecksumComplete] && v.inFrame[game.OpSettings] && v.inFrame[game.OpGameInit] {
+		v.res.Bundle = true
+	}
+}
+
+// controlTimes returns the capture times of the client's connect request
+// and of its disconnect (zero when absent).
+func controlTimes(sc *Script) (connect, leave time.Time) {
+	for j := range sc.Steps {
+		d := &sc.Steps[j]
+		if !d.IsClient() || d.GameSpy {
+			continue
+		}
+		var dg dissect.Datagram
+		_ = dg.Parse(d.Plain)
+		for k := range dg.Messages {
+			switch dg.Messages[k].Type {
+			case dissect.TypeConnect, dissect.TypeConnectAck:
+				if connect.IsZero() && dg.Peer == 0xFF {
+					connect = sc.Start.Add(d.At)
+				}
+			case dissect.TypeDisconnect:
+				if leave.IsZero() {
+					leave = sc.Start.Add(d.At)
+				}
+			}
+		}
+	}
+	return connect, leave
+}
+
+// clientPayloads lists, per session, the unfragmented game messages its
+// client sent.
+func clientPayloads(c *Capture) []map[string]bool {
+	out := make([]map[string]bool, len(c.Sessions))
+	for i, sc := range c.Sessions {
+		out[i] = map[string]bool{}
+		for j := range sc.Steps {
+			d := &sc.Steps[j]
+			if !d.IsClient() || d.GameSpy {
+				continue
+			}
+			var dg dissect.Datagram
+			_ = dg.Parse(d.Plain)
+			for k := range dg.Messages {
+				if m := &dg.Messages[k]; m.Type == dissect.TypeData && !m.Fragment && len(m.Payload) > 0 {
+					out[i][string(m.Payload)] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (v *verifier) setup() error {
@@ -430,6 +575,7 @@ func (v *verifier) run(ctx context.Context) (*SessionResult, error) {
 	stop := context.AfterFunc(ctx, func() { _ = v.pc.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
 	v.start = time.Now()
+	v.done = ctx.Done()
 	var err error
 	if v.opts.Mode == ModeAdaptive {
 		err = v.runAdaptive(ctx)

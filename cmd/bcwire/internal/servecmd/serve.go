@@ -63,8 +63,10 @@ as the stock server does: connect reply with checksum round 0, the five
 checksum rounds one at a time, 0x28 + Settings + GameInit in one datagram,
 then MISSION_INIT, DeletePlayerUI and the scores on NewPlayerInGame, and
 every live ship for late joiners. In the game it relays each client's game
-messages unchanged to the others (team chat to the team only); it simulates
-nothing itself. Reliable delivery, ACKs, fragmentation, bundling,
+messages unchanged to the others (team chat to the team only), except, as
+the stock host, StateUpdates and CollisionEffects: it keeps those and sends
+its own StateUpdates, ten a second per ship, with the subsystems at full
+health (it simulates no damage) and the motion each owner reported. Reliable delivery, ACKs, fragmentation, bundling,
 keepalives (one a second), the 45 s silence timeout and graceful
 disconnects follow the stock transport. Unknown sources get at most one
 small reply a second.

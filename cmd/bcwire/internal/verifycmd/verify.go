@@ -21,6 +21,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
+	"github.com/bcwire/bcwire/session/diff"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +38,7 @@ type Options struct {
 	GiveUp   int
 	MaxShown int
 	Verbose  bool
+	Rules    string
 
 	// Listen, when set, opens each session's socket (tests); the default
 	// listens on the local address that routes to the target.
@@ -125,6 +127,7 @@ differed, 2 for usage or I/O errors and when the target never answers.`,
 	f.IntVar(&o.GiveUp, "give-up", 5, "abandon a session after this many client datagrams in a row get no answer")
 	f.IntVar(&o.MaxShown, "show", 5, "divergences shown per session in the text report (0: only the first)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "list every step in the text report")
+	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
 	return cmd
 }
 
@@ -166,8 +169,19 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
+	var cmp replay.Comparer
+	if o.Rules != "" {
+		if mode != replay.ModeAdaptive {
+			return cliutil.Usage("--rules applies to --mode adaptive")
+		}
+		r, err := diff.LoadRules(o.Rules)
+		if err != nil {
+			return cliutil.Usage("--rules: %v", err)
+		}
+		cmp = replay.NewRulesComparer(r)
+	}
 	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: target, Mode: mode, Timing: timing,
-		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen})
+		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp})
 	if err != nil {
 		if errors.Is(err, replay.ErrUnreachable) {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
@@ -229,8 +243,12 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 		if s.Joined {
 			joined = "joined"
 		}
-		fmt.Fprintf(w, "session %d  %s as %s  %s  %d identical, %d equivalent, %d different, %d missing, %d unexpected  (%d client datagrams sent)\n",
-			s.Session, s.Captured, s.Client, joined, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, s.Sent)
+		fmt.Fprintf(w, "session %d  %s as %s  %s  %d identical, %d equivalent, %d different, %d missing, %d unexpected%s  (%d client datagrams sent)\n",
+			s.Session, s.Captured, s.Client, joined, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, notDue(s.NotDue), s.Sent)
+		if r.Mode == replay.ModeAdaptive.String() {
+			fmt.Fprintf(w, "  join: %d checksum rounds, 0x28+Settings+GameInit in one datagram: %s, MISSION_INIT: %s; %d relayed game messages received\n",
+				s.ChecksumRounds, yes(s.Bundle), yes(s.MissionInit), s.Relayed)
+		}
 		if s.Abandoned != "" {
 			fmt.Fprintf(w, "  abandoned: %s; %d client datagrams not sent\n", s.Abandoned, s.NotSent)
 		}
@@ -266,8 +284,23 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 	case sm.Equivalent > 0:
 		verdict = "all identical or equivalent"
 	}
-	fmt.Fprintf(w, "total: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected: %s\n",
-		sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, verdict)
+	fmt.Fprintf(w, "total: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected%s: %s\n",
+		sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, notDue(sm.NotDue), verdict)
+}
+
+// notDue shows the messages an asap run ended before (adaptive mode).
+func notDue(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d not due", n)
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "NO"
 }
 
 func indent(s string) string {
