@@ -7,7 +7,8 @@ import (
 
 // GameSpy queries and replies share the game's UDP port and travel in clear.
 // Both are backslash-separated: a query is `\status\` (a key with no value),
-// a reply is `\key\value\key\value...\final\`, usually with `\queryid\N.M`.
+// a reply is `\key\value\key\value...\final\`, usually followed by
+// `\queryid\N.M`.
 
 // GameSpyField is one key and value, in wire order.
 type GameSpyField struct {
@@ -84,8 +85,9 @@ func isQuery(parts [][]byte) bool {
 	return true
 }
 
-// Append encodes g. A reply ends with \queryid\ (when set) and \final\ (when
-// Final), as stock replies do.
+// Append encodes g. A reply ends with \final\ (when Final) and then
+// \queryid\ (when set, with no backslash after its value), the order of
+// stock replies.
 func (g *GameSpy) Append(b []byte) []byte {
 	if g.Query {
 		for _, f := range g.Fields {
@@ -98,17 +100,19 @@ func (g *GameSpy) Append(b []byte) []byte {
 		b = append(append(append(b, '\\'), f.Key...), '\\')
 		b = append(b, f.Value...)
 	}
-	if g.QueryID != "" {
-		b = append(append(b, `\queryid\`...), g.QueryID...)
-	}
 	if g.Final {
 		b = append(b, `\final\`...)
-	} else if g.QueryID == "" && len(g.Fields) > 0 && g.Fields[len(g.Fields)-1].Value == "" {
+	}
+	switch {
+	case g.QueryID != "":
+		b = append(append(b, `\queryid\`...), g.QueryID...)
+	case g.Final:
+	case len(g.Fields) > 0 && g.Fields[len(g.Fields)-1].Value == "":
 		// A trailing empty value needs its closing backslash, or the
 		// reply would read back as a key without a value (found by
 		// FuzzGameSpy: \0\\).
 		b = append(b, '\\')
-	} else if len(b) == start {
+	case len(b) == start:
 		// An empty reply: an empty query id keeps it a reply when read
 		// back (found by FuzzGameSpy: \queryid\\).
 		b = append(b, `\queryid\\`...)

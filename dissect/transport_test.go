@@ -263,7 +263,7 @@ func TestGameSpy(t *testing.T) {
 	if err != nil || !q.Query || q.Kind != "status" || string(q.Append(nil)) != `\status\` {
 		t.Fatalf("query: %+v %v", q, err)
 	}
-	reply := `\gamename\bcommander\hostname\My Server\numplayers\2\maxplayers\8\hostport\22101\queryid\1.1\final\`
+	reply := `\gamename\bcommander\hostname\My Server\numplayers\2\maxplayers\8\gamemode\openplaying\final\\queryid\1.1`
 	r, err := ParseGameSpy([]byte(reply))
 	if err != nil || r.Query || r.QueryID != "1.1" || !r.Final || len(r.Fields) != 5 || r.Fields[1].Value != "My Server" {
 		t.Fatalf("reply: %+v %v", r, err)
@@ -310,6 +310,7 @@ func FuzzDatagram(f *testing.F) {
 func FuzzGameSpy(f *testing.F) {
 	f.Add([]byte(`\basic\`))
 	f.Add([]byte(`\hostname\a\queryid\1.1\final\`))
+	f.Add([]byte(`\hostname\a\final\\queryid\1.1`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := ParseGameSpy(b)
 		// An empty key cannot be written unambiguously (\\ also reads as

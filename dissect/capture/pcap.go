@@ -107,6 +107,11 @@ func (s *pcapSource) next() (record, error) {
 	frac := s.order.Uint32(h[4:8])
 	caplen := s.order.Uint32(h[8:12])
 	origLen := int(s.order.Uint32(h[12:16])) // h is invalid once we read on
+	// Only a plausible header's time stamp anchors resynchronisation: a
+	// record read out of step (after a damaged length that was not absurd)
+	// has junk there, and anchoring on it would reject every real header
+	// after the next absurd one.
+	anchor := s.plausible(h)
 	if caplen > s.maxLen {
 		// Step one byte past the header's start and look for the next
 		// plausible header on the following call.
@@ -124,7 +129,9 @@ func (s *pcapSource) next() (record, error) {
 		return record{}, &recordError{off, true,
 			fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
 	}
-	s.lastSec, s.haveLast = sec, true
+	if anchor {
+		s.lastSec, s.haveLast = sec, true
+	}
 	return record{data: data, time: s.time(sec, frac), linkType: s.link, origLen: origLen, offset: off}, nil
 }
 

@@ -77,15 +77,6 @@ func (c Config) match() stock.Match {
 	return m
 }
 
-// mapDisplayName is the last dotted part of the mission script
-// (Multiplayer.Episode.Mission1.Mission1 is shown as Mission1).
-func mapDisplayName(script string) string {
-	if i := strings.LastIndexByte(script, '.'); i >= 0 {
-		return script[i+1:]
-	}
-	return script
-}
-
 // LoadConfig reads a TOML (.toml) or YAML (.yaml, .yml) file over base:
 // keys the file does not set keep base's values. Unknown keys are an
 // error, so a typo does not pass silently.

@@ -453,10 +453,14 @@ func TestLiveGameSpy(t *testing.T) {
 	}
 	time.Sleep(1100 * time.Millisecond) // the client's keepalive names it
 	want := map[string]map[string]string{
-		"status":  {"gamename": "bcommander", "hostname": "test server", "mapname": "Mission1", "numplayers": "1", "maxplayers": "8", "gametype": "Deathmatch", "password": "1", "player_0": "Sisko", "hostport": fmt.Sprint(ls.addr.Port())},
-		"basic":   {"gamename": "bcommander", "gamever": "60"},
-		"info":    {"hostname": "test server", "hostport": fmt.Sprint(ls.addr.Port()), "numplayers": "1"},
-		"rules":   {"fraglimit": "10", "timelimit": "-1", "password": "1"},
+		"status": {"gamename": "bcommander", "gamever": "60", "location": "0", "hostname": "*test server",
+			"missionscript": stock.DefaultMap, "mapname": "Mission1", "numplayers": "1", "maxplayers": "8",
+			"gamemode": "openplaying", "timelimit": "-1", "fraglimit": "10", "system": "Multi1", "password": "1",
+			"player_0": "Sisko"},
+		"info": {"gamename": "bcommander", "gamever": "60", "location": "0"},
+		"basic": {"hostname": "*test server", "missionscript": stock.DefaultMap, "mapname": "Mission1",
+			"numplayers": "1", "maxplayers": "8", "gamemode": "openplaying"},
+		"rules":   {"fraglimit": "10", "timelimit": "-1", "system": "Multi1", "password": "1"},
 		"players": {"player_0": "Sisko"},
 	}
 	for kind, fields := range want {
@@ -489,8 +493,8 @@ func TestLiveGameSpy(t *testing.T) {
 				t.Errorf("\\%s\\: %s=%q, want %q (%v)", kind, k, got[k], v, g.Fields)
 			}
 		}
-		if !g.Final || g.QueryID == "" {
-			t.Errorf("\\%s\\: final %v queryid %q", kind, g.Final, g.QueryID)
+		if !g.Final || g.QueryID != "1.1" || len(g.Fields) != len(fields) {
+			t.Errorf("\\%s\\: final %v queryid %q, %d fields (%v)", kind, g.Final, g.QueryID, len(g.Fields), g.Fields)
 		}
 		// A second query within the second gets no answer.
 		if _, err := query(); err == nil {

@@ -28,7 +28,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -180,24 +179,23 @@ type Stats struct {
 
 // Server is the native server. Its methods are safe for concurrent use.
 type Server struct {
-	mu     sync.Mutex
-	o      Options
-	t      Timing
-	match  stock.Match
-	log    *slog.Logger
-	start  time.Time
-	local  netip.AddrPort
-	send   func(to netip.AddrPort, wire []byte)
-	peers  map[netip.AddrPort]*peer
-	ships  map[game.ObjectID]*ship
-	lim    limiter
-	dg     dissect.Datagram
-	plain  []byte
-	dec    *game.Decoder
-	endAt  time.Time
-	ended  bool
-	stats  Stats
-	queryN int
+	mu    sync.Mutex
+	o     Options
+	t     Timing
+	match stock.Match
+	log   *slog.Logger
+	start time.Time
+	local netip.AddrPort
+	send  func(to netip.AddrPort, wire []byte)
+	peers map[netip.AddrPort]*peer
+	ships map[game.ObjectID]*ship
+	lim   limiter
+	dg    dissect.Datagram
+	plain []byte
+	dec   *game.Decoder
+	endAt time.Time
+	ended bool
+	stats Stats
 }
 
 // New returns a server. local is the address it serves on (for Tap; any
@@ -823,26 +821,29 @@ func (s *Server) gamespy(now time.Time, from netip.AddrPort, b []byte) {
 	s.stats.GameSpy++
 	id := q.QueryID
 	if id == "" {
-		s.queryN++
-		id = strconv.Itoa(s.queryN) + ".1"
+		id = "1.1"
 	}
 	s.sendWire(now, from, stock.GameSpyReply(q.Kind, s.serverInfo(), id))
 	s.log.Debug("gamespy", "client", from, "query", q.Kind)
 }
 
+// serverInfo is what GameSpy replies say about this server: its match, its
+// name, the players connected, and the game mode, which is "openplaying"
+// while someone is in the game and the match has not ended, "settings"
+// otherwise.
 func (s *Server) serverInfo() stock.ServerInfo {
-	in := stock.ServerInfo{Hostname: s.o.Config.Name, HostPort: s.o.Config.Port,
-		MapName: mapDisplayName(s.match.Map), MaxPlayers: s.match.MaxPlayers,
-		Password: s.o.Config.Password != "", TimeLimit: s.match.TimeLimit, FragLimit: s.match.FragLimit}
-	if s.local.IsValid() && s.local.Port() != 0 {
-		in.HostPort = int(s.local.Port())
-	}
+	in := s.match.ServerInfo()
+	in.Hostname, in.Password = s.o.Config.Name, s.o.Config.Password != ""
+	in.GameMode = stock.GameModeSettings
 	for _, p := range s.sortedPeers() {
 		if p.phase != phClosing {
 			in.NumPlayers++
 			if p.name != "" {
 				in.Players = append(in.Players, p.name)
 			}
+		}
+		if p.phase == phGame && !s.ended {
+			in.GameMode = stock.GameModePlaying
 		}
 	}
 	return in

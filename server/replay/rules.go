@@ -11,12 +11,18 @@ import (
 
 // GameSpyIgnore are the GameSpy reply fields that say how a server is
 // configured or how busy it is, not how it speaks the protocol: its name
-// and port, the map shown, player counts and names, and the reply's query
-// id (a count of the queries the server has answered). RulesComparer
-// tolerates them; every other key, and the order of the keys, must agree.
+// (with the '*' a password adds), the mission and map shown, player counts
+// and names, the game mode (settings or openplaying, depending on whether a
+// game is running when the query comes) and the reply's query id.
+// RulesComparer tolerates them; every other key, and the order of the keys,
+// must agree. The time and frag limits and the star system are compared:
+// they are the match settings that MISSION_INIT carries too, and the
+// default rules compare those there, so a server set up for a different
+// match is reported either way.
 var GameSpyIgnore = []string{
-	"gamespy.hostname", "gamespy.hostport", "gamespy.mapname",
-	"gamespy.numplayers", "gamespy.maxplayers", "gamespy.player_*", "gamespy.queryid",
+	"gamespy.hostname", "gamespy.missionscript", "gamespy.mapname",
+	"gamespy.numplayers", "gamespy.maxplayers", "gamespy.gamemode",
+	"gamespy.player_*", "gamespy.queryid",
 }
 
 // RulesComparer judges messages under the diff engine's tolerances

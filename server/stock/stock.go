@@ -14,6 +14,7 @@ import (
 	"hash/fnv"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
@@ -79,6 +80,9 @@ type Match struct {
 	TimeLimit int
 	FragLimit int
 	System    uint8 // star system index of MISSION_INIT, 1 when 0
+	// SystemName is the star system's script name that GameSpy replies
+	// give, DefaultSystem when empty.
+	SystemName string
 }
 
 // DefaultMatch is the stock dedicated server's default: Deathmatch on
@@ -95,6 +99,9 @@ func (m Match) withDefaults() Match {
 	}
 	if m.System == 0 {
 		m.System = 1
+	}
+	if m.SystemName == "" {
+		m.SystemName = DefaultSystem
 	}
 	return m
 }
@@ -189,39 +196,123 @@ const (
 	BootChecksum byte = 4
 )
 
+// DefaultSystem is the star system script name GameSpy replies give when
+// none is configured: Multi1, the first of the stock multiplayer systems.
+const DefaultSystem = "Multi1"
+
+// GameSpy game modes: a server whose game is running reports
+// GameModePlaying, one in its settings lobby GameModeSettings.
+const (
+	GameModePlaying  = "openplaying"
+	GameModeSettings = "settings"
+)
+
 // ServerInfo is what GameSpy replies report.
 type ServerInfo struct {
-	Hostname   string
-	HostPort   int
-	MapName    string // display name, DefaultMapName when empty
-	GameType   string // "Deathmatch" when empty
-	NumPlayers int
-	MaxPlayers int
-	Password   bool
-	TimeLimit  int // minutes; negative: none
-	FragLimit  int // negative: none
-	// Players are the connected players' names. A \status\ reply lists them
-	// as player_N only when set.
+	Hostname      string // without the '*' a password adds
+	Location      int    // region code, 0
+	MissionScript string // DefaultMap when empty
+	MapName       string // display name, DefaultMapName when empty
+	NumPlayers    int
+	MaxPlayers    int
+	GameMode      string // GameModePlaying or GameModeSettings (when empty)
+	TimeLimit     int    // minutes; negative: none (sent as -1)
+	FragLimit     int    // kills; negative: none (sent as -2)
+	System        string // star system script name, DefaultSystem when empty
+	Password      bool
+	// Players are the connected players' names, sent as player_0, player_1
+	// and so on.
 	Players []string
 }
 
-// GameSpyReply answers a plaintext GameSpy query of kind (basic, info,
-// rules, players, status; anything else is answered as basic) with the
-// given queryid. \basic\ gives the game name and version, \info\ the
-// server, map and player counts, \rules\ the limits, \players\ the names,
-// and \status\ all of it in the order the stock server uses.
+// ServerInfo is the part of a GameSpy reply that m decides (mission
+// script, map name, player limit, limits and system); the caller adds the
+// host name, the players and the game mode.
+func (m Match) ServerInfo() ServerInfo {
+	m = m.withDefaults()
+	return ServerInfo{MissionScript: m.Map, MapName: MapDisplayName(m.Map), MaxPlayers: m.MaxPlayers,
+		TimeLimit: m.TimeLimit, FragLimit: m.FragLimit, System: m.SystemName}
+}
+
+// MapDisplayName is the last dotted part of a mission script
+// (Multiplayer.Episode.Mission1.Mission1 is shown as Mission1).
+func MapDisplayName(script string) string {
+	if i := strings.LastIndexByte(script, '.'); i >= 0 {
+		return script[i+1:]
+	}
+	return script
+}
+
+// GameSpyReply answers a plaintext GameSpy query of kind with the given
+// queryid (callers echo the query's own, or use "1.1" when it had none).
+//
+// Fields and order follow OpenBC's GameSpy protocol document
+// (docs/protocol/gamespy-protocol.md), whose \status\ order was checked
+// against a capture of the stock server:
+//
+//   - info: gamename (bcommander), gamever (60), location
+//   - basic: hostname ('*' in front when a password is set),
+//     missionscript, mapname, numplayers, maxplayers, gamemode
+//   - rules: timelimit (-1: none), fraglimit (-2: none), system,
+//     password (0 or 1)
+//   - players: player_N for each player
+//   - status: info, basic, rules and players, in that order
+//   - echo: the query echoed, \echo\ with an empty value (a query that
+//     carries text after \echo\ does not parse as a query here)
+//
+// Any other kind is answered as basic. The reply ends with \final\ and
+// then \queryid\ (dissect.GameSpy.Append's order). Backslashes, which
+// would split a value into new fields, are dropped from values.
 func GameSpyReply(kind string, info ServerInfo, queryID string) []byte {
+	if info.MissionScript == "" {
+		info.MissionScript = DefaultMap
+	}
 	if info.MapName == "" {
 		info.MapName = DefaultMapName
 	}
-	if info.GameType == "" {
-		info.GameType = "Deathmatch"
+	if info.GameMode == "" {
+		info.GameMode = GameModeSettings
+	}
+	if info.System == "" {
+		info.System = DefaultSystem
 	}
 	r := dissect.GameSpy{Final: true, QueryID: queryID}
-	add := func(k, v string) { r.Fields = append(r.Fields, dissect.GameSpyField{Key: k, Value: v}) }
-	pw := "0"
-	if info.Password {
-		pw = "1"
+	add := func(k, v string) {
+		r.Fields = append(r.Fields, dissect.GameSpyField{Key: k, Value: strings.ReplaceAll(v, `\`, "")})
+	}
+	infoFields := func() {
+		add("gamename", "bcommander")
+		add("gamever", "60")
+		add("location", strconv.Itoa(info.Location))
+	}
+	basicFields := func() {
+		host := info.Hostname
+		if info.Password {
+			host = "*" + host
+		}
+		add("hostname", host)
+		add("missionscript", info.MissionScript)
+		add("mapname", info.MapName)
+		add("numplayers", strconv.Itoa(info.NumPlayers))
+		add("maxplayers", strconv.Itoa(info.MaxPlayers))
+		add("gamemode", info.GameMode)
+	}
+	rules := func() {
+		tl, fl := info.TimeLimit, info.FragLimit
+		if tl < 0 {
+			tl = -1
+		}
+		if fl < 0 {
+			fl = -2
+		}
+		pw := "0"
+		if info.Password {
+			pw = "1"
+		}
+		add("timelimit", strconv.Itoa(tl))
+		add("fraglimit", strconv.Itoa(fl))
+		add("system", info.System)
+		add("password", pw)
 	}
 	players := func() {
 		for i, n := range info.Players {
@@ -230,32 +321,20 @@ func GameSpyReply(kind string, info ServerInfo, queryID string) []byte {
 	}
 	switch kind {
 	case "info":
-		add("hostname", info.Hostname)
-		add("hostport", strconv.Itoa(info.HostPort))
-		add("mapname", info.MapName)
-		add("gametype", info.GameType)
-		add("numplayers", strconv.Itoa(info.NumPlayers))
-		add("maxplayers", strconv.Itoa(info.MaxPlayers))
+		infoFields()
 	case "rules":
-		add("timelimit", strconv.Itoa(info.TimeLimit))
-		add("fraglimit", strconv.Itoa(info.FragLimit))
-		add("password", pw)
+		rules()
 	case "players":
 		players()
 	case "status":
-		add("gamename", "bcommander")
-		add("gamever", "60")
-		add("hostname", info.Hostname)
-		add("hostport", strconv.Itoa(info.HostPort))
-		add("mapname", info.MapName)
-		add("gametype", info.GameType)
-		add("numplayers", strconv.Itoa(info.NumPlayers))
-		add("maxplayers", strconv.Itoa(info.MaxPlayers))
-		add("password", pw)
+		infoFields()
+		basicFields()
+		rules()
 		players()
+	case "echo":
+		add("echo", "")
 	default:
-		add("gamename", "bcommander")
-		add("gamever", "60")
+		basicFields()
 	}
 	return r.Append(nil)
 }

@@ -87,7 +87,8 @@ func TestMatchesStockLikeCapture(t *testing.T) {
 	check("SCORE", (&game.Score{PlayerID: 2}).Append(nil), score)
 	id := stock.Identity(2, client.Addr(), "Cady2")
 	check("keepalive", dissect.AppendControl(nil, &id), identity)
-	info := stock.ServerInfo{Hostname: "bcwire synthetic server", HostPort: 22101, MaxPlayers: 8}
+	info := m.ServerInfo()
+	info.Hostname = "bcwire synthetic server"
 	check("GameSpy status", stock.GameSpyReply("status", info, "1.1"), reply)
 	if b := m.JoinBundle(1, 0); len(b) != 3 || b[0].Opcode() != game.OpChecksumComplete || b[2].Opcode() != game.OpGameInit {
 		t.Errorf("join bundle %v", b)
@@ -114,5 +115,56 @@ func TestBuildersNeverPanic(t *testing.T) {
 	}
 	if stock.RoundIndex(0xFF) != 4 || stock.RoundIndex(7) != -1 {
 		t.Error("RoundIndex")
+	}
+}
+
+// TestGameSpyReply checks each query kind's reply against the field order
+// of OpenBC's GameSpy document: info (gamename, gamever, location), basic
+// (hostname, missionscript, mapname, numplayers, maxplayers, gamemode),
+// rules (timelimit, fraglimit, system, password), players (player_N),
+// status all four in that order, then \final\ and \queryid\.
+func TestGameSpyReply(t *testing.T) {
+	open := stock.ServerInfo{Hostname: "Open", NumPlayers: 0, MaxPlayers: 8,
+		TimeLimit: -1, FragLimit: -1}
+	locked := stock.ServerInfo{Hostname: "Locked", MissionScript: "Multiplayer.Episode.Mission2.Mission2",
+		MapName: "Mission2", NumPlayers: 2, MaxPlayers: 6, GameMode: stock.GameModePlaying,
+		TimeLimit: 30, FragLimit: 5, System: "Multi3", Password: true, Players: []string{"Sisko", "Kira"}}
+	for _, c := range []struct {
+		kind string
+		info stock.ServerInfo
+		id   string
+		want string
+	}{
+		{"info", locked, "1.1", `\gamename\bcommander\gamever\60\location\0\final\\queryid\1.1`},
+		{"basic", open, "1.1", `\hostname\Open\missionscript\Multiplayer.Episode.Mission1.Mission1\mapname\Mission1` +
+			`\numplayers\0\maxplayers\8\gamemode\settings\final\\queryid\1.1`},
+		{"basic", locked, "2.1", `\hostname\*Locked\missionscript\Multiplayer.Episode.Mission2.Mission2\mapname\Mission2` +
+			`\numplayers\2\maxplayers\6\gamemode\openplaying\final\\queryid\2.1`},
+		{"rules", open, "1.1", `\timelimit\-1\fraglimit\-2\system\Multi1\password\0\final\\queryid\1.1`},
+		{"rules", locked, "1.1", `\timelimit\30\fraglimit\5\system\Multi3\password\1\final\\queryid\1.1`},
+		{"players", locked, "1.1", `\player_0\Sisko\player_1\Kira\final\\queryid\1.1`},
+		{"players", open, "1.1", `\final\\queryid\1.1`},
+		{"status", open, "1.1", `\gamename\bcommander\gamever\60\location\0` +
+			`\hostname\Open\missionscript\Multiplayer.Episode.Mission1.Mission1\mapname\Mission1` +
+			`\numplayers\0\maxplayers\8\gamemode\settings` +
+			`\timelimit\-1\fraglimit\-2\system\Multi1\password\0\final\\queryid\1.1`},
+		{"status", locked, "7.1", `\gamename\bcommander\gamever\60\location\0` +
+			`\hostname\*Locked\missionscript\Multiplayer.Episode.Mission2.Mission2\mapname\Mission2` +
+			`\numplayers\2\maxplayers\6\gamemode\openplaying` +
+			`\timelimit\30\fraglimit\5\system\Multi3\password\1` +
+			`\player_0\Sisko\player_1\Kira\final\\queryid\7.1`},
+		{"echo", locked, "1.1", `\echo\\final\\queryid\1.1`},
+		// A value's backslash would start a new field.
+		{"players", stock.ServerInfo{Players: []string{`a\numplayers\9`}}, "1.1", `\player_0\anumplayers9\final\\queryid\1.1`},
+	} {
+		if got := string(stock.GameSpyReply(c.kind, c.info, c.id)); got != c.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", c.kind, c.info.Hostname, got, c.want)
+		}
+	}
+	// The match fills what it decides.
+	in := stock.DefaultMatch.ServerInfo()
+	if in.MissionScript != stock.DefaultMap || in.MapName != "Mission1" || in.MaxPlayers != 8 ||
+		in.TimeLimit != -1 || in.FragLimit != 10 || in.System != "Multi1" {
+		t.Errorf("DefaultMatch.ServerInfo() = %+v", in)
 	}
 }

@@ -241,7 +241,7 @@ func (p *player) start() {
 	if p.index%2 == 1 {
 		query = []byte(`\basic\`)
 	}
-	s.gamespyExchange(p, query, s.game.gamespyReply(string(query[1:len(query)-1]), p.index))
+	s.gamespyExchange(p, query, s.game.gamespyReply(string(query[1:len(query)-1])))
 	s.at(200*time.Millisecond, func() {
 		req := dissect.Control{Kind: "connect-request", Addr: p.addr.Addr(), Port: p.addr.Port(), Reserved: make([]byte, 4)}
 		p.conn.Queue(dissect.TypeConnectAck, dissect.AppendControl(nil, &req), true, true)

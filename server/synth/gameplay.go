@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -33,17 +32,23 @@ func (g *gameState) gameTime() float32 {
 	return 76.1 + float32(g.s.now.Seconds())
 }
 
-// gamespyReply answers a \status\ or \basic\ query.
-func (g *gameState) gamespyReply(kind string, index int) []byte {
-	joined := 0
+// gamespyReply answers a \status\ or \basic\ query: the default match,
+// the players connected so far (by name, in join order), and the game mode,
+// "openplaying" once someone is in the game. The queries carry no query
+// id, so the reply's is 1.1.
+func (g *gameState) gamespyReply(kind string) []byte {
+	info := stock.DefaultMatch.ServerInfo()
+	info.Hostname, info.GameMode = "bcwire synthetic server", stock.GameModeSettings
 	for _, p := range g.s.players {
 		if p.connected && !p.gone {
-			joined++
+			info.NumPlayers++
+			info.Players = append(info.Players, p.name)
+		}
+		if p.inGame() {
+			info.GameMode = stock.GameModePlaying
 		}
 	}
-	info := stock.ServerInfo{Hostname: "bcwire synthetic server", HostPort: int(g.s.cfg.Server.Port()),
-		NumPlayers: joined, MaxPlayers: 8}
-	return stock.GameSpyReply(kind, info, strconv.Itoa(index+1)+".1")
+	return stock.GameSpyReply(kind, info, "1.1")
 }
 
 // checksumResponse is a stock client's answer to checksum round round of
