@@ -3,9 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"sort"
 	"time"
 
@@ -529,27 +527,13 @@ func (a *adaptive) await(ctx context.Context, floor time.Time) error {
 		} else if !now.Before(floor) {
 			return nil
 		}
-		if err := v.pc.SetReadDeadline(wake); err != nil {
+		data, err := v.readAnswer(ctx, wake)
+		if err != nil {
 			return err
 		}
-		n, addr, err := v.pc.ReadFrom(v.buf)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return fmt.Errorf("session %d: %w", v.script.Index+1, err)
-		}
-		ua, ok := addr.(*net.UDPAddr)
-		if !ok || !sameEndpoint(ua.AddrPort(), v.opts.Target) {
+		if data == nil {
 			continue
 		}
-		data := append([]byte(nil), v.buf[:n]...)
-		v.received++
-		v.observe(v.opts.Target, v.local, data)
 		if err := a.receive(data); err != nil {
 			return err
 		}

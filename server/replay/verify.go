@@ -728,27 +728,13 @@ func (v *verifier) await(ctx context.Context, w *window, floor time.Time) error 
 		} else if !now.Before(floor) {
 			return nil
 		}
-		if err := v.pc.SetReadDeadline(wake); err != nil {
+		data, err := v.readAnswer(ctx, wake)
+		if err != nil {
 			return err
 		}
-		n, addr, err := v.pc.ReadFrom(v.buf)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return fmt.Errorf("session %d: %w", v.script.Index+1, err)
-		}
-		ua, ok := addr.(*net.UDPAddr)
-		if !ok || !sameEndpoint(ua.AddrPort(), v.opts.Target) {
+		if data == nil {
 			continue
 		}
-		data := append([]byte(nil), v.buf[:n]...)
-		v.received++
-		v.observe(v.opts.Target, v.local, data)
 		v.match(w, data)
 	}
 }
@@ -766,6 +752,34 @@ func minTime(a, b time.Time) time.Time {
 
 // match places one received datagram in the window: identical to an
 // awaited datagram, else equivalent to one, else held for closeWindow.
+// readAnswer waits until wake for one datagram from the target and
+// records it. It returns nil data and no error on a timeout or a datagram
+// from anywhere else.
+func (v *verifier) readAnswer(ctx context.Context, wake time.Time) ([]byte, error) {
+	if err := v.pc.SetReadDeadline(wake); err != nil {
+		return nil, err
+	}
+	n, addr, err := v.pc.ReadFrom(v.buf)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("session %d: %w", v.script.Index+1, err)
+	}
+	ua, ok := addr.(*net.UDPAddr)
+	if !ok || !sameEndpoint(ua.AddrPort(), v.opts.Target) {
+		return nil, nil
+	}
+	data := append([]byte(nil), v.buf[:n]...)
+	v.received++
+	v.observe(v.opts.Target, v.local, data)
+	return data, nil
+}
+
 func (v *verifier) match(w *window, data []byte) {
 	w.got++
 	w.progress = time.Now()
