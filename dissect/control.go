@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -170,4 +171,27 @@ func appendUTF16Z(b []byte, s string) []byte {
 		b = binary.LittleEndian.AppendUint16(b, c)
 	}
 	return append(b, 0, 0)
+}
+
+// String is the one-line text form of c, as the decode output shows it:
+// the kind, then the fields present (slot, ip, port, name, extra bytes).
+func (c *Control) String() string {
+	var sb strings.Builder
+	sb.WriteString(c.Kind)
+	if c.Slot != nil {
+		fmt.Fprintf(&sb, " slot=%d", *c.Slot)
+	}
+	if c.Addr.IsValid() {
+		fmt.Fprintf(&sb, " ip=%s", c.Addr)
+	}
+	if c.Port != 0 {
+		fmt.Fprintf(&sb, " port=%d", c.Port)
+	}
+	if c.Name != "" {
+		fmt.Fprintf(&sb, " name=%q", c.Name)
+	}
+	if len(c.Extra) > 0 {
+		fmt.Fprintf(&sb, " data=%X", c.Extra)
+	}
+	return sb.String()
 }

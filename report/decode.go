@@ -177,30 +177,9 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 		}
 	case r.Control != nil:
 		b = append(b, "  "...)
-		b = append(b, controlText(r.Control)...)
+		b = append(b, r.Control.String()...)
 	}
 	return b
-}
-
-func controlText(c *dissect.Control) string {
-	var buf bytes.Buffer
-	buf.WriteString(c.Kind)
-	if c.Slot != nil {
-		fmt.Fprintf(&buf, " slot=%d", *c.Slot)
-	}
-	if c.Addr.IsValid() {
-		fmt.Fprintf(&buf, " ip=%s", c.Addr)
-	}
-	if c.Port != 0 {
-		fmt.Fprintf(&buf, " port=%d", c.Port)
-	}
-	if c.Name != "" {
-		fmt.Fprintf(&buf, " name=%q", c.Name)
-	}
-	if len(c.Extra) > 0 {
-		fmt.Fprintf(&buf, " data=%X", c.Extra)
-	}
-	return buf.String()
 }
 
 // appendFields writes the game message's fields one per line, indented, in

@@ -671,7 +671,7 @@ func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
 		if err != nil {
 			return []string{fmt.Sprintf("%s seq=%d raw % X", typ, seq, payload)}
 		}
-		return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, controlString(&c))}
+		return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, c.String())}
 	}
 	return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, gameString(payload, game.ServerToClient, game.NewDecoder()))}
 }

@@ -121,7 +121,7 @@ func comparePayloads(t dissect.TransportType, fragment bool, a, b []byte, dir ga
 		if ca.Kind == cb.Kind && bytes.Equal(maskControl(&ca), maskControl(&cb)) {
 			return true, ""
 		}
-		return false, fmt.Sprintf("%s, captured %s", controlString(&ca), controlString(&cb))
+		return false, fmt.Sprintf("%s, captured %s", ca.String(), cb.String())
 	case fragment || len(a) == 0 || len(b) == 0:
 		return false, "fragment bytes differ"
 	}

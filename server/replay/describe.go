@@ -78,7 +78,7 @@ func describeMessage(m *dissect.Message, dir game.Direction, dec *game.Decoder) 
 			fmt.Fprintf(&sb, "  raw % X", m.Payload)
 			return sb.String()
 		}
-		sb.WriteString("  " + controlString(&c))
+		sb.WriteString("  " + c.String())
 		return sb.String()
 	}
 	if m.Fragment {
@@ -114,27 +114,6 @@ func gameString(payload []byte, dir game.Direction, dec *game.Decoder) string {
 		s += fmt.Sprintf(" unparsed=%X", r.Unparsed)
 	}
 	return s
-}
-
-func controlString(c *dissect.Control) string {
-	var sb strings.Builder
-	sb.WriteString(c.Kind)
-	if c.Slot != nil {
-		fmt.Fprintf(&sb, " slot=%d", *c.Slot)
-	}
-	if c.Addr.IsValid() {
-		fmt.Fprintf(&sb, " ip=%s", c.Addr)
-	}
-	if c.Port != 0 {
-		fmt.Fprintf(&sb, " port=%d", c.Port)
-	}
-	if c.Name != "" {
-		fmt.Fprintf(&sb, " name=%q", c.Name)
-	}
-	if len(c.Extra) > 0 {
-		fmt.Fprintf(&sb, " extra=% X", c.Extra)
-	}
-	return sb.String()
 }
 
 // SideBySide lays two decodings out in two columns headed left and right.
