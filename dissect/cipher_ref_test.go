@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -79,6 +80,29 @@ func checkAgainstRef(t *testing.T, b []byte) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("Decrypt(%X) = %X, reference %X", b, got, want)
 	}
+	// DecryptPair, with b beside a shorter, an equal and a longer datagram,
+	// in both positions.
+	for _, other := range [][]byte{b[:len(b)/2], reversed(b), append(reversed(b), 0x5A, 0xA5)} {
+		wantOther := make([]byte, len(other))
+		refDecrypt(wantOther, other)
+		gotOther := make([]byte, len(other))
+		clear(got)
+		DecryptPair(got, b, gotOther, other)
+		if !bytes.Equal(got, want) || !bytes.Equal(gotOther, wantOther) {
+			t.Fatalf("DecryptPair(%X, %X) = %X, %X; reference %X, %X", b, other, got, gotOther, want, wantOther)
+		}
+		clear(got)
+		DecryptPair(gotOther, other, got, b)
+		if !bytes.Equal(got, want) || !bytes.Equal(gotOther, wantOther) {
+			t.Fatalf("DecryptPair(%X, %X) = %X, %X; reference %X, %X", other, b, gotOther, got, wantOther, want)
+		}
+	}
+}
+
+func reversed(b []byte) []byte {
+	r := bytes.Clone(b)
+	slices.Reverse(r)
+	return r
 }
 
 func TestCipherMatchesReference(t *testing.T) {

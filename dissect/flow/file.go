@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
+	"time"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
 )
 
@@ -31,6 +34,12 @@ type Source interface {
 // capture records become KindDamaged records and never stop the run. emit
 // returning false stops early (for -c COUNT). The error is only for reading
 // failures that end the capture (not damage, which is counted).
+//
+// When the source already holds the next record in memory (a file; see
+// capture.Reader.Buffered), Run reads one datagram ahead and decrypts the two
+// together with dissect.DecryptPair, nearly doubling the cipher's throughput.
+// Decryption depends on nothing but the datagram, so the records, and their
+// order, are exactly those of one-at-a-time decoding.
 func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	var sum Summary
 	stopped := false
@@ -42,29 +51,95 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			stopped = true
 		}
 	}
+	buffered, _ := src.(interface{ Buffered() int })
+	var ahead [2]heldDatagram
 	var rec Record
+	// The capture counters before the datagram read ahead: if emit stops the
+	// run before that datagram's turn, it was never read as far as the
+	// caller can tell.
+	var beforeAhead capture.Stats
 	for !stopped {
-		p, err := src.Next()
-		if err == io.EOF {
-			break
+		// Take one datagram, and a second one if it is already in memory.
+		n := 0
+		var err error
+		for n < len(ahead) {
+			if n > 0 {
+				if buffered == nil || buffered.Buffered() == 0 {
+					break
+				}
+				beforeAhead = src.Stats()
+			}
+			var p *capture.Packet
+			if p, err = src.Next(); err != nil {
+				break
+			}
+			ahead[n].hold(p)
+			n++
 		}
-		if err != nil {
+		if n == 2 && !ahead[0].gameSpy && !ahead[1].gameSpy {
+			a, b := &ahead[0], &ahead[1]
+			a.plain, b.plain = grow(a.plain, len(a.raw)), grow(b.plain, len(b.raw))
+			dissect.DecryptPair(a.plain, a.raw, b.plain, b.raw)
+			a.decrypted, b.decrypted = true, true
+		}
+		fed := 0
+		for ; fed < n && !stopped; fed++ {
+			ahead[fed].feed(t, count)
+		}
+		// Stopped with the read-ahead datagram (or damage) not yet reported.
+		if stopped && fed == 1 && (n == 2 || err != nil && err != io.EOF) {
+			sum.Capture = beforeAhead
+			sum.Flow = t.Stats()
+			return sum, nil
+		}
+		switch {
+		case err == io.EOF:
+			if !stopped {
+				finish(src, t, count)
+			}
+			sum.Capture = src.Stats()
+			sum.Flow = t.Stats()
+			return sum, nil
+		case err != nil && !stopped:
 			var pe *capture.PacketError
 			if !errors.As(err, &pe) {
 				return sum, err
 			}
 			rec = Record{Kind: KindDamaged, Frame: pe.Frame, Err: fmt.Errorf("capture record: %w", pe)}
 			count(&rec)
-			continue
 		}
-		t.Datagram(p.Frame, p.Time, p.Src, p.Dst, p.Payload, count)
-	}
-	if !stopped {
-		finish(src, t, count)
 	}
 	sum.Capture = src.Stats()
 	sum.Flow = t.Stats()
 	return sum, nil
+}
+
+// heldDatagram is a datagram read ahead of its turn: the source's Packet is
+// only valid until its next call, so the payload is copied (into a buffer
+// reused from datagram to datagram).
+type heldDatagram struct {
+	frame      int
+	ts         time.Time
+	src, dst   netip.AddrPort
+	raw, plain []byte
+	gameSpy    bool // not encrypted
+	decrypted  bool // plain holds raw decrypted
+}
+
+func (h *heldDatagram) hold(p *capture.Packet) {
+	h.frame, h.ts, h.src, h.dst = p.Frame, p.Time, p.Src, p.Dst
+	h.raw = append(h.raw[:0], p.Payload...)
+	h.gameSpy = dissect.IsGameSpy(h.raw)
+	h.decrypted = false
+}
+
+// feed passes the datagram to t, decrypting it first if that is still to do.
+func (h *heldDatagram) feed(t *Tracker, emit func(*Record)) {
+	if !h.decrypted {
+		t.Datagram(h.frame, h.ts, h.src, h.dst, h.raw, emit)
+		return
+	}
+	t.plain(h.frame, h.ts, h.src, h.dst, h.plain, emit)
 }
 
 // finish reports what never completed: fragmented game messages, then IPv4

@@ -218,13 +218,24 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 		t.gamespy(frame, ts, src, dst, payload, emit)
 		return
 	}
-	if cap(t.buf) < len(payload) {
-		t.buf = make([]byte, len(payload), max(len(payload), 2048))
-	}
-	t.buf = t.buf[:len(payload)]
+	t.buf = grow(t.buf, len(payload))
 	dissect.Decrypt(t.buf, payload)
-	err := t.dg.Parse(t.buf)
-	t.decrypted(frame, ts, src, dst, t.buf, &t.dg, err, emit)
+	t.plain(frame, ts, src, dst, t.buf, emit)
+}
+
+// plain is Datagram after decryption: plain is the decrypted datagram, which
+// must stay valid until plain returns.
+func (t *Tracker) plain(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, emit func(*Record)) {
+	err := t.dg.Parse(plain)
+	t.decrypted(frame, ts, src, dst, plain, &t.dg, err, emit)
+}
+
+// grow returns b resized to n bytes, reallocating only when it is too small.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n, max(n, 2048))
+	}
+	return b[:n]
 }
 
 // decrypted is Datagram after decryption and splitting (which RunParallel
