@@ -251,30 +251,39 @@ func (t *Tracker) decrypted(frame int, ts time.Time, src, dst netip.AddrPort, pl
 	server, client := fs.key.server, fs.key.client
 	t.stats.Datagrams++
 
-	base := Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
+	// The datagram's fields are set once; each message then resets only its
+	// own (a whole Record is ~250 bytes with pointers, too much to copy per
+	// message). Consumers must not modify the record they are given.
+	r := &t.rec
+	*r = Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
 		Dir: dir, Peer: dg.Peer, MsgCount: int(dg.Count)}
 	for i := range dg.Messages {
 		m := &dg.Messages[i]
-		t.rec = base
-		t.rec.Kind = KindMessage
-		t.rec.MsgIndex = i
-		t.rec.Msg = m
-		t.message(fs, &t.rec, m)
+		r.resetMessage(KindMessage, i)
+		r.Msg = m
+		t.message(fs, r, m)
 		t.stats.Messages++
-		if t.rec.Warning != "" {
+		if r.Warning != "" {
 			t.stats.Warnings++
 		}
-		emit(&t.rec)
+		emit(r)
 	}
 	if perr != nil {
 		t.stats.Damaged++
-		t.rec = base
-		t.rec.Kind = KindDamaged
-		t.rec.MsgIndex = len(dg.Messages)
-		t.rec.Raw = plain
-		t.rec.Err = perr
-		emit(&t.rec)
+		r.resetMessage(KindDamaged, len(dg.Messages))
+		r.Raw = plain
+		r.Err = perr
+		emit(r)
 	}
+}
+
+// resetMessage clears the fields that describe one message of a datagram,
+// keeping the datagram's own.
+func (r *Record) resetMessage(kind Kind, index int) {
+	r.Kind, r.MsgIndex = kind, index
+	r.Msg, r.Control, r.Game, r.GameSpy = nil, nil, nil, nil
+	r.Reassembled, r.DuplicateFragment = 0, false
+	r.Raw, r.Err, r.Warning = nil, nil, ""
 }
 
 // message fills in the decoded content of one transport message.

@@ -1,8 +1,12 @@
 package flow
 
 import (
+	"errors"
 	"fmt"
+	"net/netip"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/bcwire/bcwire/dissect/capture"
 )
@@ -93,4 +97,63 @@ func TestReadAheadOnlyWhenBuffered(t *testing.T) {
 			t.Errorf("%s: %d reads with read-ahead, %d without", name, ahead.nexts, pipe.nexts)
 		}
 	}
+}
+
+// resetMessage must clear every field except the datagram's own, so that a
+// field added to Record later is not carried from one message to the next.
+func TestResetMessageClearsEveryMessageField(t *testing.T) {
+	datagramFields := map[string]bool{"Frame": true, "Time": true, "Src": true, "Dst": true,
+		"Server": true, "Client": true, "Dir": true, "Peer": true, "MsgCount": true}
+	var r Record
+	v := reflect.ValueOf(&r).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int64, reflect.Uint8:
+			if f.CanInt() {
+				f.SetInt(7)
+			} else {
+				f.SetUint(7)
+			}
+		case reflect.String:
+			f.SetString("x")
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+		case reflect.Slice:
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+		case reflect.Interface:
+			f.Set(reflect.ValueOf(errors.New("x")))
+		case reflect.Struct:
+			f.Set(reflect.ValueOf(fieldSample(t, f.Type())))
+		default:
+			t.Fatalf("field %s: kind %s not handled by this test", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	r.resetMessage(KindDamaged, 3)
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		switch {
+		case name == "Kind" || name == "MsgIndex":
+		case datagramFields[name] && v.Field(i).IsZero():
+			t.Errorf("resetMessage cleared the datagram field %s", name)
+		case !datagramFields[name] && !v.Field(i).IsZero():
+			t.Errorf("resetMessage kept the message field %s", name)
+		}
+	}
+	if r.Kind != KindDamaged || r.MsgIndex != 3 {
+		t.Errorf("kind %v index %d", r.Kind, r.MsgIndex)
+	}
+}
+
+func fieldSample(t *testing.T, typ reflect.Type) any {
+	switch typ {
+	case reflect.TypeFor[time.Time]():
+		return time.Unix(1, 0)
+	case reflect.TypeFor[netip.AddrPort]():
+		return netip.MustParseAddrPort("10.0.0.1:22101")
+	}
+	t.Fatalf("struct type %s not handled by this test", typ)
+	return nil
 }
