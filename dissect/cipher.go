@@ -129,8 +129,8 @@ func Encrypt(dst, src []byte) {
 // XOR, the fold of acc's two bytes), and the statements keep it that short:
 // the powers of b and fold^ciphertext are ready before the row arrives, and
 // fold^ciphertext joins the XOR tree at its first level (it only touches the
-// low byte, which the final fold keeps). DecryptPair runs two such chains side
-// by side for nearly twice the throughput.
+// low byte, which the final fold keeps). DecryptBatch runs two such chains side
+// by side for more throughput.
 func Decrypt(dst, src []byte) {
 	if len(src) == 0 {
 		return
@@ -157,25 +157,59 @@ func decryptFrom(dst, src []byte, i int, b, f uint32) {
 	}
 }
 
-// DecryptPair decrypts two independent datagrams at once: srcA into dstA and
-// srcB into dstB, each exactly as Decrypt would. One datagram's bytes form a
-// serial chain that leaves most of the CPU idle; interleaving two chains
-// fills it. Each dst must be at least as long as its src; a dst may be its
-// own src but must not overlap the other pair.
-func DecryptPair(dstA, srcA, dstB, srcB []byte) {
-	if len(srcA) == 0 || len(srcB) == 0 {
-		Decrypt(dstA, srcA)
-		Decrypt(dstB, srcB)
+// DecryptBatch decrypts src[k] into dst[k] for every k, each exactly as
+// Decrypt would. One datagram's bytes form a serial chain that leaves most
+// of the CPU idle, so DecryptBatch runs two chains side by side: two lanes
+// each take the next datagram of the batch as soon as theirs is done, so
+// that only the end of the last one runs alone. Each dst[k] must be at least
+// as long as src[k]; dst[k] may be src[k] but must not overlap any other.
+func DecryptBatch(dst, src [][]byte) {
+	var a, b lane
+	next := 0
+	// take loads the next non-empty datagram into l.
+	take := func(l *lane) bool {
+		for ; next < len(src); next++ {
+			if len(src[next]) == 0 {
+				continue
+			}
+			d, s := dst[next][:len(src[next])], src[next]
+			d[0] = s[0]
+			*l = lane{dst: d[1:], src: s[1:]}
+			next++
+			return true
+		}
+		return false
+	}
+	if !take(&a) {
 		return
 	}
-	dstA, dstB = dstA[:len(srcA)], dstB[:len(srcB)]
-	dstA[0], dstB[0] = srcA[0], srcB[0]
-	n := min(len(srcA), len(srcB))
-	var bA, fA, bB, fB uint32
-	i := 1
-	for ; i < n; i++ {
+	for take(&b) {
+		// Run both lanes until the shorter is done, then refill it.
+		for len(a.src) > 0 && len(b.src) > 0 {
+			n := min(len(a.src), len(b.src))
+			decryptTwo(&a, &b, n)
+		}
+		if len(a.src) == 0 {
+			a, b = b, a
+		}
+	}
+	decryptFrom(a.dst, a.src, 0, a.b, a.f)
+}
+
+// lane is one datagram being decrypted: the bytes still to do and the
+// cipher state reached.
+type lane struct {
+	dst, src []byte
+	b, f     uint32
+}
+
+// decryptTwo advances both lanes by n bytes, interleaving their chains.
+func decryptTwo(la, lb *lane, n int) {
+	dA, sA, dB, sB := la.dst[:n], la.src[:n], lb.dst[:n], lb.src[:n]
+	bA, fA, bB, fB := la.b, la.f, lb.b, lb.f
+	for i := range sA {
 		rA, rB := &cipherRows[fA&0xFF], &cipherRows[fB&0xFF]
-		fcA, fcB := fA^uint32(srcA[i]), fB^uint32(srcB[i])
+		fcA, fcB := fA^uint32(sA[i]), fB^uint32(sB[i])
 		accA := ((rA.x ^ fcA) ^ (bA + rA.t0)) ^
 			((bA*cipherM + rA.t1) ^ (bA*cipherM2 + rA.t2)) ^
 			((bA*cipherM3 + rA.t3) ^ (bA*cipherM4 + rA.t4))
@@ -183,10 +217,10 @@ func DecryptPair(dstA, srcA, dstB, srcB []byte) {
 			((bB*cipherM + rB.t1) ^ (bB*cipherM2 + rB.t2)) ^
 			((bB*cipherM3 + rB.t3) ^ (bB*cipherM4 + rB.t4))
 		nextA, nextB := (accA^accA>>8)&0xFF, (accB^accB>>8)&0xFF
-		dstA[i], dstB[i] = byte(nextA^fA), byte(nextB^fB)
+		dA[i], dB[i] = byte(nextA^fA), byte(nextB^fB)
 		bA, bB = bA*cipherM5+rA.v, bB*cipherM5+rB.v
 		fA, fB = nextA, nextB
 	}
-	decryptFrom(dstA, srcA, i, bA, fA)
-	decryptFrom(dstB, srcB, i, bB, fB)
+	la.dst, la.src, la.b, la.f = la.dst[n:], la.src[n:], bA, fA
+	lb.dst, lb.src, lb.b, lb.f = lb.dst[n:], lb.src[n:], bB, fB
 }

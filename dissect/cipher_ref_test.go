@@ -80,21 +80,22 @@ func checkAgainstRef(t *testing.T, b []byte) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("Decrypt(%X) = %X, reference %X", b, got, want)
 	}
-	// DecryptPair, with b beside a shorter, an equal and a longer datagram,
-	// in both positions.
-	for _, other := range [][]byte{b[:len(b)/2], reversed(b), append(reversed(b), 0x5A, 0xA5)} {
-		wantOther := make([]byte, len(other))
-		refDecrypt(wantOther, other)
-		gotOther := make([]byte, len(other))
-		clear(got)
-		DecryptPair(got, b, gotOther, other)
-		if !bytes.Equal(got, want) || !bytes.Equal(gotOther, wantOther) {
-			t.Fatalf("DecryptPair(%X, %X) = %X, %X; reference %X, %X", b, other, got, gotOther, want, wantOther)
+	// DecryptBatch, with b among shorter, equal, longer and empty
+	// datagrams, in every position.
+	others := [][]byte{b[:len(b)/2], reversed(b), append(reversed(b), 0x5A, 0xA5), nil, b[:min(1, len(b))]}
+	for pos := range len(others) + 1 {
+		src := slices.Insert(slices.Clone(others), pos, b)
+		dst := make([][]byte, len(src))
+		for i := range src {
+			dst[i] = make([]byte, len(src[i]))
 		}
-		clear(got)
-		DecryptPair(gotOther, other, got, b)
-		if !bytes.Equal(got, want) || !bytes.Equal(gotOther, wantOther) {
-			t.Fatalf("DecryptPair(%X, %X) = %X, %X; reference %X, %X", other, b, gotOther, got, wantOther, want)
+		DecryptBatch(dst, src)
+		for i := range src {
+			want := make([]byte, len(src[i]))
+			refDecrypt(want, src[i])
+			if !bytes.Equal(dst[i], want) {
+				t.Fatalf("DecryptBatch datagram %d of %d (%X) = %X, reference %X", i, len(src), src[i], dst[i], want)
+			}
 		}
 	}
 }

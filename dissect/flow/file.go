@@ -35,11 +35,11 @@ type Source interface {
 // returning false stops early (for -c COUNT). The error is only for reading
 // failures that end the capture (not damage, which is counted).
 //
-// When the source already holds the next record in memory (a file; see
-// capture.Reader.Buffered), Run reads one datagram ahead and decrypts the two
-// together with dissect.DecryptPair, nearly doubling the cipher's throughput.
-// Decryption depends on nothing but the datagram, so the records, and their
-// order, are exactly those of one-at-a-time decoding.
+// While the source already holds the next records in memory (a file; see
+// capture.Reader.Buffered), Run reads up to readAhead datagrams at once and
+// decrypts them together with dissect.DecryptBatch, which keeps two
+// decryptions in flight. Decryption depends on nothing but the datagram, so
+// the records, and their order, are exactly those of one-at-a-time decoding.
 func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	var sum Summary
 	stopped := false
@@ -52,43 +52,52 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		}
 	}
 	buffered, _ := src.(interface{ Buffered() int })
-	var ahead [2]heldDatagram
-	var rec Record
-	// The capture counters before the datagram read ahead: if emit stops the
-	// run before that datagram's turn, it was never read as far as the
-	// caller can tell.
-	var beforeAhead capture.Stats
+	var (
+		held [readAhead]heldDatagram
+		// statsBefore[k] is the capture counters before held[k] was read:
+		// if emit stops the run before a datagram's turn, it was never read
+		// as far as the caller can tell.
+		statsBefore [readAhead + 1]capture.Stats
+		plain, raw  [readAhead][]byte
+		rec         Record
+	)
 	for !stopped {
-		// Take one datagram, and a second one if it is already in memory.
+		// Take one datagram, and more while they are already in memory.
 		n := 0
 		var err error
-		for n < len(ahead) {
+		for n < readAhead {
 			if n > 0 {
 				if buffered == nil || buffered.Buffered() == 0 {
 					break
 				}
-				beforeAhead = src.Stats()
+				statsBefore[n] = src.Stats()
 			}
 			var p *capture.Packet
 			if p, err = src.Next(); err != nil {
 				break
 			}
-			ahead[n].hold(p)
+			held[n].hold(p)
 			n++
 		}
-		if n == 2 && !ahead[0].gameSpy && !ahead[1].gameSpy {
-			a, b := &ahead[0], &ahead[1]
-			a.plain, b.plain = grow(a.plain, len(a.raw)), grow(b.plain, len(b.raw))
-			dissect.DecryptPair(a.plain, a.raw, b.plain, b.raw)
-			a.decrypted, b.decrypted = true, true
+		if n > 1 {
+			k := 0
+			for i := range n {
+				if h := &held[i]; !h.gameSpy {
+					h.plain = grow(h.plain, len(h.raw))
+					plain[k], raw[k] = h.plain, h.raw
+					h.decrypted = true
+					k++
+				}
+			}
+			dissect.DecryptBatch(plain[:k], raw[:k])
 		}
 		fed := 0
 		for ; fed < n && !stopped; fed++ {
-			ahead[fed].feed(t, count)
+			held[fed].feed(t, count)
 		}
-		// Stopped with the read-ahead datagram (or damage) not yet reported.
-		if stopped && fed == 1 && (n == 2 || err != nil && err != io.EOF) {
-			sum.Capture = beforeAhead
+		// Stopped with datagrams (or damage) read ahead but not reported.
+		if stopped && (fed < n || err != nil && err != io.EOF) {
+			sum.Capture = statsBefore[fed]
 			sum.Flow = t.Stats()
 			return sum, nil
 		}
@@ -113,6 +122,11 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	sum.Flow = t.Stats()
 	return sum, nil
 }
+
+// readAhead is how many datagrams Run reads at once from a buffered source:
+// enough that DecryptBatch's two lanes rarely run alone, few enough that the
+// copies stay in the CPU cache.
+const readAhead = 8
 
 // heldDatagram is a datagram read ahead of its turn: the source's Packet is
 // only valid until its next call, so the payload is copied (into a buffer
