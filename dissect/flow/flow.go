@@ -8,6 +8,7 @@
 package flow
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"time"
@@ -127,15 +128,33 @@ type pairCache struct {
 	dir      game.Direction
 }
 
+// hit reports whether the entry holds the pair and is still valid.
+func (c *pairCache) hit(src, dst netip.AddrPort, gen uint32) bool {
+	return c.fs != nil && c.gen == gen && c.src == src && c.dst == dst
+}
+
 const pairCacheSize = 64 // a power of two
 
-// pairSlot picks the cache slot of a pair from the cheap parts of it.
+// pairSlot picks the cache slot of a pair: a multiplicative hash of both
+// addresses and ports, so that the few pairs of a game (a server and up to
+// 16 clients, two directions each) rarely share a slot. The cache is
+// two-way set-associative: the slot returned is even, and a pair may sit in
+// it or in the odd one after it.
 func pairSlot(src, dst netip.AddrPort) int {
-	a, b := src.Addr().As16(), dst.Addr().As16()
-	h := uint32(a[15]) ^ uint32(a[14])<<3 ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^
-		uint32(src.Port()) ^ uint32(dst.Port())<<2
-	h ^= h >> 7
-	return int(h & (pairCacheSize - 1))
+	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
+		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
+	return int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
+}
+
+// addrBits folds an address into 64 bits for hashing (an IPv4 address as
+// it is, an IPv6 one by XOR of its halves).
+func addrBits(a netip.Addr) uint64 {
+	if a.Is4() {
+		v := a.As4()
+		return uint64(binary.BigEndian.Uint32(v[:]))
+	}
+	v := a.As16()
+	return binary.LittleEndian.Uint64(v[:8]) ^ binary.LittleEndian.Uint64(v[8:])
 }
 
 // fragKey names one fragmented message: its flow, direction and sequence
@@ -365,8 +384,11 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 // lookup finds the flow of a datagram from src to dst and its direction,
 // from the pair cache when it can.
 func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
-	c := &t.cache[pairSlot(src, dst)]
-	if c.fs != nil && c.gen == t.gen && c.src == src && c.dst == dst {
+	slot := pairSlot(src, dst)
+	if c := &t.cache[slot]; c.hit(src, dst, t.gen) {
+		return c.fs, c.dir, true
+	}
+	if c := &t.cache[slot+1]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
 	}
 	server, client, stable, ok := t.orient(src, dst, plain)
@@ -379,7 +401,9 @@ func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, gam
 		dir = game.ServerToClient
 	}
 	if stable {
-		*c = pairCache{src: src, dst: dst, gen: t.gen, fs: fs, dir: dir}
+		// The pair takes the slot; what was there moves to the other way.
+		t.cache[slot+1] = t.cache[slot]
+		t.cache[slot] = pairCache{src: src, dst: dst, gen: t.gen, fs: fs, dir: dir}
 	}
 	return fs, dir, true
 }
