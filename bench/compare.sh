@@ -8,6 +8,8 @@
 #   - tshark -n -r FILE -T fields -e udp.length   (a bare UDP pass, no BC decoding)
 #   - bcwire stats --json FILE          (full decode: decrypt, split, reassemble,
 #                                        decode every opcode, build sessions)
+#   - the same pinned to one core with taskset (the Go runtime, its garbage
+#     collector included, then shares that core)
 #   - bcwire stats --json --workers 2 FILE
 #   - bcwire stats FILE                 (the text tables)
 #   - bcwire decode --json FILE > /dev/null
@@ -55,12 +57,13 @@ measure() {
 printf '%-34s %10s %20s %12s\n' "run" "wall" "speed" "peak RSS"
 measure "tshark" tshark -n -r "$FILE" -T fields -e udp.length
 measure "bcwire_stats_json" "$WORK/bcwire" stats --json -q "$FILE"
+measure "bcwire_stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json -q "$FILE"
 measure "bcwire_stats_json_workers2" "$WORK/bcwire" stats --json -q --workers 2 "$FILE"
 measure "bcwire_stats_text" "$WORK/bcwire" stats -q "$FILE"
 measure "bcwire_stats_text_workers2" "$WORK/bcwire" stats -q --workers 2 "$FILE"
 measure "bcwire_decode_json" "$WORK/bcwire" decode --json -q "$FILE"
 echo
-for v in bcwire_stats_json bcwire_stats_json_workers2 bcwire_stats_text bcwire_stats_text_workers2 bcwire_decode_json; do
+for v in bcwire_stats_json bcwire_stats_json_one_core bcwire_stats_json_workers2 bcwire_stats_text bcwire_stats_text_workers2 bcwire_decode_json; do
   eval "t=\$T_$v"
   printf '%-34s %6.1fx faster than tshark\n' "$v" "$(awk "BEGIN{print $T_tshark/$t}")"
 done

@@ -63,12 +63,18 @@ const (
 	cipherM5        = cipherM4 * cipherM & 0xFFFF
 )
 
-// The per-fold tables, indexed by the running plaintext XOR byte (kept as
-// separate arrays so that a byte index addresses them directly): cipherX is
-// the XOR of the five updated key words, cipherT0..cipherT4 the constant
-// terms of the five rounds' sums, cipherV the constant term of the next
-// byte's B.
-var cipherX, cipherT0, cipherT1, cipherT2, cipherT3, cipherT4, cipherV [256]uint32
+// cipherRow is what one value of the running plaintext XOR (the fold)
+// fixes: x is the XOR of the five updated key words, t0..t4 the constant
+// terms of the five rounds' sums, v the constant term of the next byte's B.
+// One row is 32 bytes, so a byte costs one cache line and one base address
+// (seven separate arrays cost seven address computations per byte).
+type cipherRow struct {
+	x, t0, t1, t2, t3, t4, v uint32
+	_                        uint32 // pads the row to 32 bytes
+}
+
+// cipherRows is indexed by the fold byte.
+var cipherRows [256]cipherRow
 
 func init() {
 	for f := range 256 {
@@ -87,10 +93,8 @@ func init() {
 		for k := 1; k < 5; k++ {
 			t[k] = t[k-1]*cipherM + uint32(k)*cipherM + c2[k-1] + c2[k]
 		}
-		cipherX[f] = x
-		cipherT0[f], cipherT1[f], cipherT2[f], cipherT3[f], cipherT4[f] = t[0], t[1], t[2], t[3], t[4]
 		// B' = a' + sum_5*M = c2[4] + (B*M^4 + t[4])*M.
-		cipherV[f] = t[4]*cipherM + c2[4]
+		cipherRows[f] = cipherRow{x: x, t0: t[0], t1: t[1], t2: t[2], t3: t[3], t4: t[4], v: t[4]*cipherM + c2[4]}
 	}
 }
 
@@ -106,12 +110,13 @@ func Encrypt(dst, src []byte) {
 	var b uint32 // a + sum*M of the reference form; both start at 0
 	var f uint8  // running plaintext XOR
 	for i := 1; i < len(src); i++ {
-		acc := cipherX[f] ^ (b + cipherT0[f]) ^
-			((b*cipherM + cipherT1[f]) ^ (b*cipherM2 + cipherT2[f])) ^
-			((b*cipherM3 + cipherT3[f]) ^ (b*cipherM4 + cipherT4[f]))
+		r := &cipherRows[f]
+		acc := r.x ^ (b + r.t0) ^
+			((b*cipherM + r.t1) ^ (b*cipherM2 + r.t2)) ^
+			((b*cipherM3 + r.t3) ^ (b*cipherM4 + r.t4))
 		p := src[i]
 		dst[i] = p ^ byte(acc) ^ byte(acc>>8)
-		b = b*cipherM5 + cipherV[f]
+		b = b*cipherM5 + r.v
 		f ^= p
 	}
 }
@@ -120,28 +125,102 @@ func Encrypt(dst, src []byte) {
 // must be at least len(src) long; dst and src may be the same slice.
 //
 // Here the next byte's fold depends on this byte's keystream, so the loop is
-// bound by that chain's latency; the statements are arranged to keep it
-// short: the powers of b and fold^ciphertext are ready before the table
-// loads return, and the six terms are XORed as a tree.
+// bound by the latency of that chain (one row load, an add, three levels of
+// XOR, the fold of acc's two bytes), and the statements keep it that short:
+// the powers of b and fold^ciphertext are ready before the row arrives, and
+// fold^ciphertext joins the XOR tree at its first level (it only touches the
+// low byte, which the final fold keeps). DecryptBatch runs two such chains side
+// by side for more throughput.
 func Decrypt(dst, src []byte) {
 	if len(src) == 0 {
 		return
 	}
 	dst = dst[:len(src)]
 	dst[0] = src[0]
-	var b uint32
-	var f uint8
-	for i := 1; i < len(src); i++ {
+	decryptFrom(dst, src, 1, 0, 0)
+}
+
+// decryptFrom decrypts src[i:] into dst[i:] from the state (b, f) reached
+// at byte i; len(dst) must equal len(src).
+func decryptFrom(dst, src []byte, i int, b, f uint32) {
+	for ; i < len(src) && i < len(dst); i++ {
 		b1, b2, b3, b4 := b*cipherM, b*cipherM2, b*cipherM3, b*cipherM4
-		fc := f ^ src[i]
-		s0 := cipherX[f] ^ (b + cipherT0[f])
-		s1 := (b1 + cipherT1[f]) ^ (b2 + cipherT2[f])
-		s2 := (b3 + cipherT3[f]) ^ (b4 + cipherT4[f])
-		acc := s0 ^ (s1 ^ s2)
-		acc ^= acc >> 8
-		next := fc ^ byte(acc) // f ^ plaintext
-		dst[i] = next ^ f
-		b = b*cipherM5 + cipherV[f]
+		r := &cipherRows[f&0xFF]
+		fc := f ^ uint32(src[i])
+		acc := ((r.x ^ fc) ^ (b + r.t0)) ^
+			((b1 + r.t1) ^ (b2 + r.t2)) ^
+			((b3 + r.t3) ^ (b4 + r.t4))
+		next := (acc ^ acc>>8) & 0xFF // f ^ plaintext
+		dst[i] = byte(next ^ f)
+		b = b*cipherM5 + r.v
 		f = next
 	}
+}
+
+// DecryptBatch decrypts src[k] into dst[k] for every k, each exactly as
+// Decrypt would. One datagram's bytes form a serial chain that leaves most
+// of the CPU idle, so DecryptBatch runs two chains side by side: two lanes
+// each take the next datagram of the batch as soon as theirs is done, so
+// that only the end of the last one runs alone. Each dst[k] must be at least
+// as long as src[k]; dst[k] may be src[k] but must not overlap any other.
+func DecryptBatch(dst, src [][]byte) {
+	var a, b lane
+	next := 0
+	// take loads the next non-empty datagram into l.
+	take := func(l *lane) bool {
+		for ; next < len(src); next++ {
+			if len(src[next]) == 0 {
+				continue
+			}
+			d, s := dst[next][:len(src[next])], src[next]
+			d[0] = s[0]
+			*l = lane{dst: d[1:], src: s[1:]}
+			next++
+			return true
+		}
+		return false
+	}
+	if !take(&a) {
+		return
+	}
+	for take(&b) {
+		// Run both lanes until the shorter is done, then refill it.
+		for len(a.src) > 0 && len(b.src) > 0 {
+			n := min(len(a.src), len(b.src))
+			decryptTwo(&a, &b, n)
+		}
+		if len(a.src) == 0 {
+			a, b = b, a
+		}
+	}
+	decryptFrom(a.dst, a.src, 0, a.b, a.f)
+}
+
+// lane is one datagram being decrypted: the bytes still to do and the
+// cipher state reached.
+type lane struct {
+	dst, src []byte
+	b, f     uint32
+}
+
+// decryptTwo advances both lanes by n bytes, interleaving their chains.
+func decryptTwo(la, lb *lane, n int) {
+	dA, sA, dB, sB := la.dst[:n], la.src[:n], lb.dst[:n], lb.src[:n]
+	bA, fA, bB, fB := la.b, la.f, lb.b, lb.f
+	for i := range sA {
+		rA, rB := &cipherRows[fA&0xFF], &cipherRows[fB&0xFF]
+		fcA, fcB := fA^uint32(sA[i]), fB^uint32(sB[i])
+		accA := ((rA.x ^ fcA) ^ (bA + rA.t0)) ^
+			((bA*cipherM + rA.t1) ^ (bA*cipherM2 + rA.t2)) ^
+			((bA*cipherM3 + rA.t3) ^ (bA*cipherM4 + rA.t4))
+		accB := ((rB.x ^ fcB) ^ (bB + rB.t0)) ^
+			((bB*cipherM + rB.t1) ^ (bB*cipherM2 + rB.t2)) ^
+			((bB*cipherM3 + rB.t3) ^ (bB*cipherM4 + rB.t4))
+		nextA, nextB := (accA^accA>>8)&0xFF, (accB^accB>>8)&0xFF
+		dA[i], dB[i] = byte(nextA^fA), byte(nextB^fB)
+		bA, bB = bA*cipherM5+rA.v, bB*cipherM5+rB.v
+		fA, fB = nextA, nextB
+	}
+	la.dst, la.src, la.b, la.f = la.dst[n:], la.src[n:], bA, fA
+	lb.dst, lb.src, lb.b, lb.f = lb.dst[n:], lb.src[n:], bB, fB
 }

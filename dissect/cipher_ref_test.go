@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -79,6 +80,30 @@ func checkAgainstRef(t *testing.T, b []byte) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("Decrypt(%X) = %X, reference %X", b, got, want)
 	}
+	// DecryptBatch, with b among shorter, equal, longer and empty
+	// datagrams, in every position.
+	others := [][]byte{b[:len(b)/2], reversed(b), append(reversed(b), 0x5A, 0xA5), nil, b[:min(1, len(b))]}
+	for pos := range len(others) + 1 {
+		src := slices.Insert(slices.Clone(others), pos, b)
+		dst := make([][]byte, len(src))
+		for i := range src {
+			dst[i] = make([]byte, len(src[i]))
+		}
+		DecryptBatch(dst, src)
+		for i := range src {
+			want := make([]byte, len(src[i]))
+			refDecrypt(want, src[i])
+			if !bytes.Equal(dst[i], want) {
+				t.Fatalf("DecryptBatch datagram %d of %d (%X) = %X, reference %X", i, len(src), src[i], dst[i], want)
+			}
+		}
+	}
+}
+
+func reversed(b []byte) []byte {
+	r := bytes.Clone(b)
+	slices.Reverse(r)
+	return r
 }
 
 func TestCipherMatchesReference(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 // record readers in pcap.go and pcapng.go do all of that.
 type Reader struct {
 	src        source
+	in         *input
 	format     Format
 	dec        *Decoder
 	closer     io.Closer
@@ -105,7 +106,7 @@ func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
 		}
 		return nil, err
 	}
-	rd := &Reader{dec: NewDecoder(opts)}
+	rd := &Reader{in: in, dec: NewDecoder(opts)}
 	switch m := binary.LittleEndian.Uint32(magic); {
 	case m == ngBlockSHB:
 		rd.format = PCAPNG
@@ -129,6 +130,12 @@ func (r *Reader) Close() error {
 	}
 	return r.closer.Close()
 }
+
+// Buffered is the number of file bytes already read into memory and not yet
+// consumed. A consumer that wants to read ahead (flow.Run decrypts two
+// datagrams at once) does so only while it is positive, so that a capture
+// arriving on a pipe is never held back waiting for the next packet.
+func (r *Reader) Buffered() int { return r.in.br.Buffered() }
 
 // Format reports whether the file is pcap or pcapng.
 func (r *Reader) Format() Format { return r.format }

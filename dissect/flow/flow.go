@@ -8,6 +8,7 @@
 package flow
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"time"
@@ -127,15 +128,33 @@ type pairCache struct {
 	dir      game.Direction
 }
 
+// hit reports whether the entry holds the pair and is still valid.
+func (c *pairCache) hit(src, dst netip.AddrPort, gen uint32) bool {
+	return c.fs != nil && c.gen == gen && c.src == src && c.dst == dst
+}
+
 const pairCacheSize = 64 // a power of two
 
-// pairSlot picks the cache slot of a pair from the cheap parts of it.
+// pairSlot picks the cache slot of a pair: a multiplicative hash of both
+// addresses and ports, so that the few pairs of a game (a server and up to
+// 16 clients, two directions each) rarely share a slot. The cache is
+// two-way set-associative: the slot returned is even, and a pair may sit in
+// it or in the odd one after it.
 func pairSlot(src, dst netip.AddrPort) int {
-	a, b := src.Addr().As16(), dst.Addr().As16()
-	h := uint32(a[15]) ^ uint32(a[14])<<3 ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^
-		uint32(src.Port()) ^ uint32(dst.Port())<<2
-	h ^= h >> 7
-	return int(h & (pairCacheSize - 1))
+	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
+		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
+	return int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
+}
+
+// addrBits folds an address into 64 bits for hashing (an IPv4 address as
+// it is, an IPv6 one by XOR of its halves).
+func addrBits(a netip.Addr) uint64 {
+	if a.Is4() {
+		v := a.As4()
+		return uint64(binary.BigEndian.Uint32(v[:]))
+	}
+	v := a.As16()
+	return binary.LittleEndian.Uint64(v[:8]) ^ binary.LittleEndian.Uint64(v[8:])
 }
 
 // fragKey names one fragmented message: its flow, direction and sequence
@@ -218,13 +237,24 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 		t.gamespy(frame, ts, src, dst, payload, emit)
 		return
 	}
-	if cap(t.buf) < len(payload) {
-		t.buf = make([]byte, len(payload), max(len(payload), 2048))
-	}
-	t.buf = t.buf[:len(payload)]
+	t.buf = grow(t.buf, len(payload))
 	dissect.Decrypt(t.buf, payload)
-	err := t.dg.Parse(t.buf)
-	t.decrypted(frame, ts, src, dst, t.buf, &t.dg, err, emit)
+	t.plain(frame, ts, src, dst, t.buf, emit)
+}
+
+// plain is Datagram after decryption: plain is the decrypted datagram, which
+// must stay valid until plain returns.
+func (t *Tracker) plain(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, emit func(*Record)) {
+	err := t.dg.Parse(plain)
+	t.decrypted(frame, ts, src, dst, plain, &t.dg, err, emit)
+}
+
+// grow returns b resized to n bytes, reallocating only when it is too small.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n, max(n, 2048))
+	}
+	return b[:n]
 }
 
 // decrypted is Datagram after decryption and splitting (which RunParallel
@@ -240,30 +270,39 @@ func (t *Tracker) decrypted(frame int, ts time.Time, src, dst netip.AddrPort, pl
 	server, client := fs.key.server, fs.key.client
 	t.stats.Datagrams++
 
-	base := Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
+	// The datagram's fields are set once; each message then resets only its
+	// own (a whole Record is ~250 bytes with pointers, too much to copy per
+	// message). Consumers must not modify the record they are given.
+	r := &t.rec
+	*r = Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
 		Dir: dir, Peer: dg.Peer, MsgCount: int(dg.Count)}
 	for i := range dg.Messages {
 		m := &dg.Messages[i]
-		t.rec = base
-		t.rec.Kind = KindMessage
-		t.rec.MsgIndex = i
-		t.rec.Msg = m
-		t.message(fs, &t.rec, m)
+		r.resetMessage(KindMessage, i)
+		r.Msg = m
+		t.message(fs, r, m)
 		t.stats.Messages++
-		if t.rec.Warning != "" {
+		if r.Warning != "" {
 			t.stats.Warnings++
 		}
-		emit(&t.rec)
+		emit(r)
 	}
 	if perr != nil {
 		t.stats.Damaged++
-		t.rec = base
-		t.rec.Kind = KindDamaged
-		t.rec.MsgIndex = len(dg.Messages)
-		t.rec.Raw = plain
-		t.rec.Err = perr
-		emit(&t.rec)
+		r.resetMessage(KindDamaged, len(dg.Messages))
+		r.Raw = plain
+		r.Err = perr
+		emit(r)
 	}
+}
+
+// resetMessage clears the fields that describe one message of a datagram,
+// keeping the datagram's own.
+func (r *Record) resetMessage(kind Kind, index int) {
+	r.Kind, r.MsgIndex = kind, index
+	r.Msg, r.Control, r.Game, r.GameSpy = nil, nil, nil, nil
+	r.Reassembled, r.DuplicateFragment = 0, false
+	r.Raw, r.Err, r.Warning = nil, nil, ""
 }
 
 // message fills in the decoded content of one transport message.
@@ -345,8 +384,11 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 // lookup finds the flow of a datagram from src to dst and its direction,
 // from the pair cache when it can.
 func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
-	c := &t.cache[pairSlot(src, dst)]
-	if c.fs != nil && c.gen == t.gen && c.src == src && c.dst == dst {
+	slot := pairSlot(src, dst)
+	if c := &t.cache[slot]; c.hit(src, dst, t.gen) {
+		return c.fs, c.dir, true
+	}
+	if c := &t.cache[slot+1]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
 	}
 	server, client, stable, ok := t.orient(src, dst, plain)
@@ -359,7 +401,9 @@ func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, gam
 		dir = game.ServerToClient
 	}
 	if stable {
-		*c = pairCache{src: src, dst: dst, gen: t.gen, fs: fs, dir: dir}
+		// The pair takes the slot; what was there moves to the other way.
+		t.cache[slot+1] = t.cache[slot]
+		t.cache[slot] = pairCache{src: src, dst: dst, gen: t.gen, fs: fs, dir: dir}
 	}
 	return fs, dir, true
 }

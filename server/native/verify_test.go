@@ -30,7 +30,9 @@ func verifyCapture(t *testing.T, file string) (*replay.Result, []byte) {
 	}
 	tap := newPcapTap(t)
 	ls := startServer(t, native.Options{Tap: tap.tap})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// The deadline only guards against a hang: with other test binaries
+	// loading both cores, battle alone has taken over 60 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
 	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: ls.addr, Mode: replay.ModeAdaptive,
