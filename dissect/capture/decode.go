@@ -176,6 +176,11 @@ func (d *Decoder) decodeIPv4(b []byte, frameNo int, ci gopacket.CaptureInfo) (*P
 	case total > len(b):
 		return nil, d.damage(frameNo, fmt.Errorf("%w: total length %d exceeds the %d captured bytes", ErrIPv4Header, total, len(b)))
 	}
+	if !d.opts.IgnoreChecksums && fold(onesAdd(0, b[:hl])) != 0xffff {
+		d.stats.BadChecksums++
+		return nil, d.damage(frameNo, fmt.Errorf("%w: IPv4 header checksum 0x%04X, computed 0x%04X",
+			ErrChecksum, binary.BigEndian.Uint16(b[10:12]), ^fold(onesAdd(onesAdd(0, b[:10]), b[12:hl]))))
+	}
 	proto := b[9]
 	src := [4]byte(b[12:16])
 	dst := [4]byte(b[16:20])
@@ -214,7 +219,6 @@ func (d *Decoder) decodeUDP(b []byte, src, dst [4]byte, frameNo int, ci gopacket
 	if ulen < 8 || ulen > len(b) {
 		return nil, d.damage(frameNo, fmt.Errorf("%w: length field %d, IP payload %d bytes", ErrUDPHeader, ulen, len(b)))
 	}
-	d.stats.UDP++
 	d.pkt = Packet{
 		Frame:       frameNo,
 		Interface:   ci.InterfaceIndex,
@@ -224,5 +228,36 @@ func (d *Decoder) decodeUDP(b []byte, src, dst [4]byte, frameNo int, ci gopacket
 		Payload:     b[8:ulen],
 		Reassembled: reassembled,
 	}
+	if !d.opts.IgnoreChecksums && (b[6] != 0 || b[7] != 0) {
+		if err := checkUDP(src, dst, b[:ulen]); err != nil {
+			d.stats.BadChecksums++
+			pe := d.damage(frameNo, err)
+			pe.Packet = &d.pkt
+			return nil, pe
+		}
+	}
+	d.stats.UDP++
 	return &d.pkt, nil
+}
+
+// checkUDP verifies the checksum of a UDP datagram whose checksum field is
+// not 0 (0 means the sender computed none).
+func checkUDP(src, dst [4]byte, udp []byte) error {
+	pseudo := pseudoHeaderSum(src, dst, len(udp))
+	if fold(onesAdd(pseudo, udp)) == 0xffff {
+		return nil
+	}
+	// A field holding just the folded pseudo-header sum is a checksum the
+	// sending host left for its network card to finish (Linux
+	// CHECKSUM_PARTIAL, which is also what the loopback interface shows):
+	// captured on that host, it was never computed, so it is no damage.
+	got := binary.BigEndian.Uint16(udp[6:8])
+	if got == fold(pseudo) {
+		return nil
+	}
+	want := ^fold(onesAdd(onesAdd(pseudo, udp[:6]), udp[8:]))
+	if want == 0 {
+		want = 0xffff
+	}
+	return fmt.Errorf("%w: UDP checksum 0x%04X, computed 0x%04X", ErrChecksum, got, want)
 }

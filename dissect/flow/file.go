@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
 )
 
@@ -43,6 +44,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		}
 	}
 	var rec Record
+	var raw []byte
 	for !stopped {
 		p, err := src.Next()
 		if err == io.EOF {
@@ -53,7 +55,11 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			if !errors.As(err, &pe) {
 				return sum, err
 			}
-			rec = Record{Kind: KindDamaged, Frame: pe.Frame, Err: fmt.Errorf("capture record: %w", pe)}
+			var payload []byte
+			if pe.Packet != nil {
+				payload = pe.Packet.Payload
+			}
+			rec = damagedRecord(pe, payload, &raw)
 			count(&rec)
 			continue
 		}
@@ -65,6 +71,29 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	sum.Capture = src.Stats()
 	sum.Flow = t.Stats()
 	return sum, nil
+}
+
+// damagedRecord is the record of a damaged capture record. A datagram that
+// failed its checksum (pe.Packet set, its bytes in payload) keeps its time,
+// addresses and bytes, decrypted into *raw like the Raw of every other
+// damaged datagram, but is not dissected: corrupted bytes would be taken
+// for sequence numbers and fragments and pollute the flow's state.
+func damagedRecord(pe *capture.PacketError, payload []byte, raw *[]byte) Record {
+	rec := Record{Kind: KindDamaged, Frame: pe.Frame, Err: fmt.Errorf("capture record: %w", pe)}
+	if p := pe.Packet; p != nil {
+		if *raw == nil {
+			*raw = make([]byte, 0, 2048) // non-nil even for an empty payload: Raw nil means no datagram
+		}
+		*raw = append((*raw)[:0], payload...)
+		if !dissect.IsGameSpy(payload) {
+			dissect.Decrypt(*raw, payload)
+		}
+		rec.Time, rec.Src, rec.Dst, rec.Raw = p.Time, p.Src, p.Dst, *raw
+		if len(payload) > 0 {
+			rec.Peer = (*raw)[0]
+		}
+	}
+	return rec
 }
 
 // finish reports what never completed: fragmented game messages, then IPv4
