@@ -142,6 +142,9 @@ var (
 	ErrUDPHeader = errors.New("capture: bad UDP header")
 	// ErrFragment: an IPv4 fragment contradicts the others of its datagram.
 	ErrFragment = errors.New("capture: bad IPv4 fragment")
+	// ErrUnknownBlock: a pcapng block of a type the pcapng specification
+	// does not define (nor reserve for local use). It is skipped.
+	ErrUnknownBlock = errors.New("capture: unknown pcapng block")
 	// ErrChecksum: the IPv4 header or UDP checksum does not match the
 	// bytes, so they were corrupted on the way or in the file.
 	ErrChecksum = errors.New("capture: bad checksum")

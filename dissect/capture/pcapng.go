@@ -1,6 +1,7 @@
 // This file holds the pcapng block reader: section headers (which may switch
 // byte order), interface descriptions (link type, time stamp resolution and
-// offset), the three packet block kinds, and skipping of every other block.
+// offset), the three packet block kinds, quiet skipping of the other block
+// types the pcapng specification defines, and a report of any other block.
 
 package capture
 
@@ -21,6 +22,11 @@ const (
 	ngBlockNRB = 4          // name resolution
 	ngBlockISB = 5          // interface statistics
 	ngBlockEPB = 6          // enhanced packet
+	ngBlockDSB = 0x0a       // decryption secrets (the last of the low block types)
+
+	ngBlockCustomCopy   = 0x00000bad // custom block that rewriters may copy
+	ngBlockCustomNoCopy = 0x40000bad // custom block that rewriters must not copy
+	ngBlockLocalUse     = 0x80000000 // this bit set: reserved for local use
 
 	ngByteOrderMagic = 0x1a2b3c4d
 	// Blocks longer than this are taken to be damage (libpcap uses the same
@@ -74,6 +80,24 @@ func ngByteOrder(b []byte) (binary.ByteOrder, bool) {
 		return binary.BigEndian, true
 	}
 	return nil, false
+}
+
+// ngDefinedBlock tells whether the pcapng specification (its block type
+// registry) defines blocks of type typ: the packet and interface blocks,
+// name resolution, interface statistics, IRIG time stamps, ARINC 429,
+// systemd journal export and decryption secrets (1 to 0x0A), the Hone
+// Project's (0x101, 0x102) and Sysdig's blocks (0x201 to 0x222), the two
+// custom blocks and the section header. Local-use types are not included.
+func ngDefinedBlock(typ uint32) bool {
+	switch {
+	case typ >= ngBlockIDB && typ <= ngBlockDSB,
+		typ == 0x101 || typ == 0x102,
+		typ >= 0x201 && typ <= 0x222,
+		typ == ngBlockCustomCopy || typ == ngBlockCustomNoCopy,
+		typ == ngBlockSHB:
+		return true
+	}
+	return false
 }
 
 func isPacketBlock(typ uint32) bool {
@@ -173,8 +197,16 @@ func (s *ngSource) next() (record, error) {
 			}
 			rec.offset = off
 			return rec, nil
+		default:
+			// Blocks the specification defines, and local-use ones (macOS
+			// tcpdump writes its process information in 0x80000001), are
+			// legal and carry nothing for us. Any other type is not a
+			// pcapng block at all: a writer's bug or damage, so say so;
+			// its framing held, so reading goes on after it.
+			if !ngDefinedBlock(typ) && typ&ngBlockLocalUse == 0 {
+				return damage(false, fmt.Errorf("%w: type 0x%08X, %d bytes; skipped", ErrUnknownBlock, typ, blen))
+			}
 		}
-		// Any other block type is skipped.
 	}
 }
 
@@ -316,7 +348,7 @@ func (s *ngSource) scan() error {
 	}
 }
 
-// plausibleBlock tells whether h starts a block of a known type whose
+// plausibleBlock tells whether h starts a block of a defined type whose
 // trailing length matches its leading one. A block that runs into the end of
 // the file is accepted; next then reports it as truncated.
 func (s *ngSource) plausibleBlock(h []byte) bool {
@@ -328,9 +360,10 @@ func (s *ngSource) plausibleBlock(h []byte) bool {
 		if order, ok = ngByteOrder(h[8:12]); !ok {
 			return false
 		}
-	case ngBlockIDB, ngBlockPB, ngBlockSPB, ngBlockNRB, ngBlockISB, ngBlockEPB:
 	default:
-		return false
+		if !ngDefinedBlock(typ) {
+			return false
+		}
 	}
 	blen := order.Uint32(h[4:8])
 	if blen < 12 || blen%4 != 0 || blen > maxScanRecord {

@@ -445,7 +445,7 @@ func TestPcapngInterfacesAndBlocks(t *testing.T) {
 	le, be := binary.LittleEndian, binary.BigEndian
 	pkt := func(s string) []byte { return ipv4UDP(addrA, addrB, 1, []byte(s)) }
 	n := newNg(le)
-	n.block(0x0bad, []byte("an unknown block type is skipped"))
+	n.block(0x0bad, []byte("a custom block is skipped"))
 	n.idb(Ethernet, 0, ngOpt(le, ngOptIfName, []byte("eth0")))
 	// Milliseconds, and a 1000 s offset.
 	n.idb(RawIPv4, 1500, ngOpt(le, ngOptTSResol, []byte{3}), ngOpt(le, ngOptTSOffset, le.AppendUint64(nil, 1000)))
@@ -523,6 +523,44 @@ func TestPcapngInterfacesAndBlocks(t *testing.T) {
 	}
 	if ifc, _ := r2.Interface(1); ifc.SnapLen != 1500 || ifc.LinkType != RawIPv4 {
 		t.Errorf("Interface(1) = %+v", ifc)
+	}
+}
+
+// Blocks of the types the pcapng specification defines but bcwire does not
+// read, and local-use ones, are skipped quietly; a block of any other type
+// is reported (offset, type, length) and reading goes on after it.
+func TestPcapngBlockTypes(t *testing.T) {
+	le := binary.LittleEndian
+	pkt := func(s string) []byte { return ipv4UDP(addrA, addrB, 1, []byte(s)) }
+	quiet := []uint32{ngBlockNRB, ngBlockISB, 7, 8, 9, ngBlockDSB, 0x101, 0x102, 0x201, 0x209, 0x210, 0x222,
+		ngBlockCustomCopy, ngBlockCustomNoCopy, 0x80000001, 0xffffffff}
+	n := newNg(le).idb(RawIPv4, 0)
+	for i, typ := range quiet {
+		n.block(typ, []byte{1, 2, 3, 4})
+		n.epb(0, uint64(i), pkt(fmt.Sprint(i)))
+	}
+	pkts, errs, _ := readAll(t, n.buf, Options{})
+	if len(errs) != 0 || len(pkts) != len(quiet) {
+		t.Fatalf("defined block types: %d packets, errors %v", len(pkts), errs)
+	}
+
+	for _, typ := range []uint32{0, 0x0b, 0x100, 0x223, 0xbad0000, 0x0a0d0a00, 0x40000000} {
+		n := newNg(le).idb(RawIPv4, 0).epb(0, 1, pkt("before"))
+		at := len(n.buf)
+		n.block(typ, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+		n.epb(0, 2, pkt("after"))
+		pkts, errs, r := readAll(t, n.buf, Options{})
+		if len(errs) != 1 || len(pkts) != 2 || string(pkts[1].Payload) != "after" || pkts[1].Frame != 2 {
+			t.Fatalf("type %#x: got %+v, %v", typ, pkts, errs)
+		}
+		e := errs[0]
+		want := fmt.Sprintf("type 0x%08X, 20 bytes", typ)
+		if !errors.Is(e, ErrUnknownBlock) || e.Offset != int64(at) || e.Frame != 0 || !strings.Contains(e.Error(), want) {
+			t.Errorf("type %#x: error %v (offset %d, frame %d), want %q at offset %d", typ, e, e.Offset, e.Frame, want, at)
+		}
+		if st := r.Stats(); st.Damaged != 1 || st.Records != 2 {
+			t.Errorf("type %#x: stats %+v", typ, st)
+		}
 	}
 }
 

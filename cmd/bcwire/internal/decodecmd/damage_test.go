@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -266,37 +267,73 @@ func onesSum16(sum uint32, b []byte) uint32 {
 	return sum
 }
 
-// pcapng blocks of unknown types are legal and skipped; a damaged block
-// among them is reported and the packets after it still decode.
+// pcapngBlocks splits a little-endian pcapng file into its blocks.
+func pcapngBlocks(t *testing.T, file []byte) [][]byte {
+	t.Helper()
+	var blocks [][]byte
+	for off := 0; off+12 <= len(file); {
+		n := int(binary.LittleEndian.Uint32(file[off+4:]))
+		blocks = append(blocks, file[off:off+n])
+		off += n
+	}
+	if len(blocks) < 100 {
+		t.Fatalf("only %d blocks", len(blocks))
+	}
+	return blocks
+}
+
+// ngBlock builds a little-endian pcapng block with the given body.
+func ngBlock(typ uint32, body []byte) []byte {
+	for len(body)%4 != 0 {
+		body = append(body, 0)
+	}
+	b := binary.LittleEndian.AppendUint32(nil, typ)
+	b = binary.LittleEndian.AppendUint32(b, uint32(12+len(body)))
+	b = append(b, body...)
+	return binary.LittleEndian.AppendUint32(b, uint32(12+len(body)))
+}
+
+// A block of a type the pcapng specification does not define is damage
+// (issue #10: "a pcapng with unknown blocks" must be reported and exit 1):
+// each is reported with its file offset, type and length, and every packet
+// after it still decodes. A damaged block among them is reported too.
 func TestPcapngUnknownAndDamagedBlocks(t *testing.T) {
 	clean, err := os.ReadFile("../../../../testdata/pcaps/duel.pcapng")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var blocks [][]byte
-	for off := 0; off+12 <= len(clean); {
-		n := int(binary.LittleEndian.Uint32(clean[off+4:]))
-		blocks = append(blocks, clean[off:off+n])
-		off += n
-	}
-	unknown := func(typ uint32) []byte {
-		b := binary.LittleEndian.AppendUint32(nil, typ)
-		b = binary.LittleEndian.AppendUint32(b, 20)
-		b = append(b, 1, 2, 3, 4, 5, 6, 7, 8)
-		return binary.LittleEndian.AppendUint32(b, 20)
-	}
+	blocks := pcapngBlocks(t, clean)
+	unknown := func(typ uint32) []byte { return ngBlock(typ, []byte{1, 2, 3, 4, 5, 6, 7, 8}) }
 	var withUnknown []byte
+	inserted := map[string]bool{} // "offset type" of each unknown block
 	for i, b := range blocks {
 		withUnknown = append(withUnknown, b...)
 		if i >= 2 && i%50 == 0 {
+			inserted[fmt.Sprintf("file offset %d): capture: unknown pcapng block: type 0x%08X, 20 bytes", len(withUnknown), 0x0BAD0000+uint32(i))] = true
 			withUnknown = append(withUnknown, unknown(0x0BAD0000+uint32(i))...)
 		}
 	}
 	want, wcode, wlast := decodeFile(t, "clean.pcapng", clean, 1)
 	got, gcode, glast := decodeFile(t, "unknown.pcapng", withUnknown, 1)
-	if wcode != 0 || gcode != 0 || len(got) != len(want) || glast != wlast {
-		t.Fatalf("unknown blocks: exit %d (clean %d), %d records (clean %d), last frame %d (clean %d)", gcode, wcode, len(got), len(want), glast, wlast)
+	if wcode != 0 || gcode != cliutil.ExitDamaged || len(got) != len(want)+len(inserted) || glast != wlast {
+		t.Fatalf("unknown blocks: exit %d (clean %d), %d records (clean %d, %d blocks inserted), last frame %d (clean %d)",
+			gcode, wcode, len(got), len(want), len(inserted), glast, wlast)
 	}
+	reported := 0
+	for _, r := range got {
+		if r.Error == "" {
+			continue
+		}
+		reported++
+		i := strings.Index(r.Error, "file offset ")
+		if r.Frame != 0 || i < 0 || !inserted[strings.TrimSuffix(r.Error[i:], "; skipped")] {
+			t.Errorf("unexpected damage record %+v", r)
+		}
+	}
+	if reported != len(inserted) {
+		t.Errorf("%d unknown blocks reported, %d inserted", reported, len(inserted))
+	}
+
 	// Now break one packet block's trailing length in the middle.
 	var damaged []byte
 	for i, b := range blocks {
@@ -313,11 +350,74 @@ func TestPcapngUnknownAndDamagedBlocks(t *testing.T) {
 	if code != cliutil.ExitDamaged {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	if d := damagedFrames(recs); len(d) == 0 {
-		t.Error("the damaged block was not reported")
+	// Blocks 0 and 1 are the section header and the interface, so block i
+	// is frame i-1.
+	if d := damagedFrames(recs); !d[len(blocks)/2-1] {
+		t.Errorf("the damaged block (frame %d) was not reported: %v", len(blocks)/2-1, d)
 	}
 	if last < wlast-1 {
 		t.Errorf("last frame %d: decoding stopped early (clean file ends at %d)", last, wlast)
+	}
+}
+
+// The block types the pcapng specification defines but bcwire has no use
+// for (name resolution, interface statistics, IRIG, ARINC 429, systemd
+// journal, decryption secrets, Hone, Sysdig, custom blocks) and local-use
+// types pass silently, and the obsolete Packet Block is decoded like an
+// Enhanced one: the output is that of the clean file, exit 0.
+func TestPcapngStandardBlocksPassSilently(t *testing.T) {
+	clean, err := os.ReadFile("../../../../testdata/pcaps/duel.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	nrb := le.AppendUint16(nil, 1) // nrb_record_ipv4: 10.0.0.1 "server"
+	nrb = le.AppendUint16(nrb, 11)
+	nrb = append(nrb, 10, 0, 0, 1, 's', 'e', 'r', 'v', 'e', 'r', 0, 0)
+	nrb = append(nrb, 0, 0, 0, 0) // nrb_record_end
+	isb := make([]byte, 12)       // interface 0, time stamp 0
+	dsb := le.AppendUint32(nil, 0x544c534b)
+	dsb = le.AppendUint32(dsb, 4)
+	dsb = append(dsb, "keys"...)
+	custom := le.AppendUint32(nil, 32473) // the documentation PEN
+	custom = append(custom, "private data"...)
+	extra := [][]byte{
+		ngBlock(4, nrb), ngBlock(5, isb), ngBlock(7, make([]byte, 8)), ngBlock(8, make([]byte, 8)),
+		ngBlock(9, []byte("__CURSOR=s=1\n")), ngBlock(0x0A, dsb), ngBlock(0x101, make([]byte, 8)),
+		ngBlock(0x204, make([]byte, 8)), ngBlock(0x00000BAD, custom), ngBlock(0x40000BAD, custom),
+		ngBlock(0x80000001, make([]byte, 8)),
+	}
+	var file []byte
+	pbs := 0
+	for i, b := range pcapngBlocks(t, clean) {
+		b = bytes.Clone(b)
+		// Every 7th enhanced packet block becomes an obsolete packet block:
+		// on interface 0 the two bodies are laid out alike.
+		if le.Uint32(b) == 6 && le.Uint32(b[8:]) == 0 && i%7 == 0 {
+			le.PutUint32(b, 2)
+			pbs++
+		}
+		file = append(file, b...)
+		if i >= 2 && i%40 == 0 {
+			file = append(file, extra[(i/40)%len(extra)]...)
+		}
+	}
+	if pbs == 0 {
+		t.Fatal("no packet block made")
+	}
+	dir := t.TempDir()
+	decode := func(name string, data []byte) (string, int) {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code := run(t, &Options{JSON: true, Files: []string{path}, Quiet: true})
+		return out, code
+	}
+	want, wcode := decode("clean.pcapng", clean)
+	got, gcode := decode("standard.pcapng", file)
+	if wcode != 0 || gcode != 0 || got != want {
+		t.Fatalf("exit %d (clean %d); output the same: %v (%d and %d bytes)", gcode, wcode, got == want, len(got), len(want))
 	}
 }
 
