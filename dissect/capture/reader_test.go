@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -674,3 +675,83 @@ func TestDecoderLive(t *testing.T) {
 		t.Errorf("got %+v", pe)
 	}
 }
+
+// The input buffer: records bigger than it, lying lengths in short files,
+// readers that hand out a byte at a time or nothing, and I/O errors.
+func TestInputBuffer(t *testing.T) {
+	le := binary.LittleEndian
+	pkt := func(s string) []byte { return ipv4UDP(addrA, addrB, 1, []byte(s)) }
+	big := make([]byte, 3*bufSize) // junk to the decoder, but a record all the same
+	big[0] = 0x45
+
+	t.Run("records bigger than the buffer", func(t *testing.T) {
+		p := newPcap(le, true, RawIPv4, 16<<20).record(t0, pkt("one")).record(t0, big).record(t0, pkt("three"))
+		n := newNg(le).idb(RawIPv4, 0).epb(0, 1, pkt("one")).epb(0, 2, big).epb(0, 3, pkt("three"))
+		for _, file := range [][]byte{p.buf, n.buf} {
+			pkts, errs, _ := readAll(t, file, Options{})
+			if len(pkts) != 2 || string(pkts[1].Payload) != "three" || pkts[1].Frame != 3 ||
+				len(errs) != 1 || errs[0].Frame != 2 || !errors.Is(errs[0], ErrIPv4Header) {
+				t.Errorf("got %+v, %v", pkts, errs)
+			}
+		}
+	})
+	t.Run("a lying length in a short file allocates nothing", func(t *testing.T) {
+		p := newPcap(le, true, RawIPv4, 16<<20).record(t0, pkt("one"))
+		p.header(uint32(t0.Unix()), 0, 15<<20, 15<<20).raw(make([]byte, 100))
+		pkts, errs, r := readAll(t, p.buf, Options{})
+		if len(pkts) != 1 || len(errs) != 1 || !errors.Is(errs[0], ErrTruncated) {
+			t.Fatalf("got %+v, %v", pkts, errs)
+		}
+		if n := cap(r.src.(*pcapSource).in.buf); n > bufSize {
+			t.Errorf("buffer grew to %d bytes for a file of %d", n, len(p.buf))
+		}
+	})
+	t.Run("one byte at a time", func(t *testing.T) {
+		file := writeCapture(t, PCAPNG, Ethernet, roundTripInput())
+		want, _, _ := readAll(t, file, Options{})
+		r, err := NewReader(iotest.OneByteReader(bytes.NewReader(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			p, err := r.Next()
+			if err != nil || !bytes.Equal(p.Payload, want[i].Payload) {
+				t.Fatalf("packet %d: %v", i, err)
+			}
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Errorf("at the end: %v", err)
+		}
+	})
+	t.Run("a reader that returns nothing", func(t *testing.T) {
+		file := newPcap(le, true, RawIPv4, 65535).record(t0, pkt("one")).buf
+		r, err := NewReader(io.MultiReader(bytes.NewReader(file), nothingReader{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != io.ErrNoProgress {
+			t.Errorf("got %v, want io.ErrNoProgress", err)
+		}
+	})
+	t.Run("I/O error", func(t *testing.T) {
+		file := newPcap(le, true, RawIPv4, 65535).record(t0, pkt("one")).record(t0, pkt("two")).buf
+		boom := errors.New("boom")
+		r, err := NewReader(io.MultiReader(bytes.NewReader(file[:len(file)-3]), iotest.ErrReader(boom)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != boom {
+			t.Errorf("got %v, want the I/O error", err)
+		}
+	})
+}
+
+type nothingReader struct{}
+
+func (nothingReader) Read([]byte) (int, error) { return 0, nil }
