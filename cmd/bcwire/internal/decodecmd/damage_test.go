@@ -438,13 +438,17 @@ func TestChecksumFlag(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	decode := func(mode string) (recs []map[string]any, err error) {
+	outputs := map[int]string{} // verify mode's output by worker count
+	decode := func(mode string, workers int) (recs []map[string]any, err error) {
 		var out, errb bytes.Buffer
-		o := &Options{IO: &report.IO{Out: &out, Err: &errb}, JSON: true, Peer: -1, Files: []string{path}}
+		o := &Options{IO: &report.IO{Out: &out, Err: &errb}, JSON: true, Peer: -1, Files: []string{path}, Caps: cliutil.Caps{Workers: workers}}
 		if err := o.Caps.Checksums.Set(mode); err != nil {
 			t.Fatal(err)
 		}
 		err = Run(o)
+		if mode == "verify" {
+			outputs[workers] = out.String()
+		}
 		for line := range strings.SplitSeq(strings.TrimSpace(out.String()), "\n") {
 			var r map[string]any
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
@@ -455,7 +459,7 @@ func TestChecksumFlag(t *testing.T) {
 		return recs, err
 	}
 
-	recs, err := decode("verify")
+	recs, err := decode("verify", 1)
 	var ee *cliutil.ExitError
 	if !errors.As(err, &ee) || ee.Code != cliutil.ExitDamaged || !strings.Contains(err.Error(), "--checksums=off") {
 		t.Fatalf("verify: %v, want exit 1 with the --checksums=off hint", err)
@@ -475,7 +479,13 @@ func TestChecksumFlag(t *testing.T) {
 		t.Errorf("verify: damaged record %v", r)
 	}
 
-	recs, err = decode("off")
+	// With workers the damaged datagram is carried across goroutines: the
+	// output must not change.
+	if _, err := decode("verify", 2); err == nil || outputs[2] != outputs[1] {
+		t.Errorf("--workers 2 prints something else (%v)", err)
+	}
+
+	recs, err = decode("off", 1)
 	seen := false
 	for _, r := range recs {
 		if r["frame"] == float64(frame) {
