@@ -7,6 +7,15 @@
 // damage to one record is reported as a *PacketError after which reading
 // simply continues. In steady state it does not allocate per packet.
 //
+// IPv4 header and UDP checksums are verified (unless Options.IgnoreChecksums
+// says not to), because the game protocol has none of its own: a datagram
+// that fails its checksum is reported as damage and not handed out, since
+// corrupted bytes would be taken for data and pollute the state of every
+// layer above (reliable delivery, reassembly). A UDP checksum of 0 means the
+// sender computed none; a UDP checksum that holds only the pseudo-header sum
+// is one the capturing host left to its network card (checksum offload, and
+// Linux's loopback interface), so it is not verified either.
+//
 // It also writes captures (Writer), which the synthetic capture generator and
 // the tests use.
 //
@@ -98,6 +107,11 @@ type PacketError struct {
 	// (always -1 for frames fed to Decoder.Decode).
 	Offset int64
 	Err    error
+	// Packet is the datagram of a record that failed its UDP checksum
+	// (ErrChecksum), so that its addresses, time and bytes can still be
+	// shown; nil for any other damage. Like the Packet returned by Next,
+	// it is only valid until the next call.
+	Packet *Packet
 }
 
 func (e *PacketError) Error() string {
@@ -128,6 +142,12 @@ var (
 	ErrUDPHeader = errors.New("capture: bad UDP header")
 	// ErrFragment: an IPv4 fragment contradicts the others of its datagram.
 	ErrFragment = errors.New("capture: bad IPv4 fragment")
+	// ErrUnknownBlock: a pcapng block of a type the pcapng specification
+	// does not define (nor reserve for local use). It is skipped.
+	ErrUnknownBlock = errors.New("capture: unknown pcapng block")
+	// ErrChecksum: the IPv4 header or UDP checksum does not match the
+	// bytes, so they were corrupted on the way or in the file.
+	ErrChecksum = errors.New("capture: bad checksum")
 )
 
 // Stats counts what a Reader or Decoder has seen so far.
@@ -138,6 +158,9 @@ type Stats struct {
 	NonUDP      int // IPv4 records skipped because they are not UDP
 	UnknownLink int // records skipped because their link type is not supported
 	Damaged     int // PacketErrors reported
+	// BadChecksums counts, of Damaged, the IPv4 headers and UDP datagrams
+	// whose checksum did not match.
+	BadChecksums int
 
 	FragmentsSeen       int // IPv4 fragments of UDP datagrams fed to reassembly
 	Reassembled         int // UDP datagrams rebuilt from fragments
@@ -146,8 +169,13 @@ type Stats struct {
 	FragmentsIncomplete int // fragment sets still unfinished at the end (see Flush)
 }
 
-// Options tunes IPv4 reassembly. Zero fields take the defaults.
+// Options tunes checksum verification and IPv4 reassembly. Zero fields take
+// the defaults.
 type Options struct {
+	// IgnoreChecksums skips the IPv4 header and UDP checksum checks, for
+	// captures made on a host whose checksum offload left garbage in the
+	// frames it sent.
+	IgnoreChecksums bool
 	// MaxFragmentSets caps the datagrams being reassembled at once
 	// (default 1024); beyond it the oldest set is evicted.
 	MaxFragmentSets int

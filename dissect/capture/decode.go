@@ -28,7 +28,9 @@ const (
 type Decoder struct {
 	opts  Options
 	stats Stats
-	pkt   Packet // returned to the caller, reused on every call
+	pkt   Packet  // returned to the caller, reused on every call
+	rec   *record // the frame being decoded; its number is stats.Records
+	frame record  // the record Decode builds around a frame
 	defrag
 }
 
@@ -54,15 +56,32 @@ func (d *Decoder) Stats() Stats { return d.stats }
 // ci.InterfaceIndex is copied to Packet.Interface; ci.Length, if set, tells a
 // frame cut by the snap length (ErrSnapLen) from a damaged one.
 func (d *Decoder) Decode(linkType LinkType, frame []byte, ci gopacket.CaptureInfo) (*Packet, error) {
-	d.stats.Records++
-	frameNo := d.stats.Records
-	d.expire(ci.Timestamp)
-	ci.CaptureLength = len(frame) // what decodeIPv4 compares ci.Length with
+	d.frame = record{data: frame, time: ci.Timestamp, linkType: linkType, origLen: ci.Length, iface: ci.InterfaceIndex}
+	p, pe := d.decode(&d.frame)
+	if pe != nil {
+		return nil, pe
+	}
+	return p, nil
+}
 
-	ip, kind, err := stripLink(linkType, frame)
+// decode is Decode for the Reader's records, without the CaptureInfo and
+// the error interface, which would cost copies on every record.
+func (d *Decoder) decode(rec *record) (*Packet, *PacketError) {
+	d.stats.Records++
+	d.rec = rec
+	if d.oldest != nil {
+		d.expire(rec.time)
+	}
+	lt, frame := rec.linkType, rec.data
+	// Ethernet carrying untagged IPv4 is by far the most common frame; the
+	// general link switch handles everything else.
+	if lt == Ethernet && len(frame) >= 14 && frame[12] == etherTypeIPv4>>8 && frame[13] == etherTypeIPv4&0xff {
+		return d.decodeIPv4(frame[14:])
+	}
+	ip, kind, err := stripLink(lt, frame)
 	switch {
 	case err != nil:
-		return nil, d.damage(frameNo, err)
+		return nil, d.damage(err)
 	case kind == linkUnknown:
 		d.stats.UnknownLink++
 		return nil, nil
@@ -70,13 +89,13 @@ func (d *Decoder) Decode(linkType LinkType, frame []byte, ci gopacket.CaptureInf
 		d.stats.NonIPv4++
 		return nil, nil
 	}
-	return d.decodeIPv4(ip, frameNo, ci)
+	return d.decodeIPv4(ip)
 }
 
-// damage counts and wraps an error for the given record.
-func (d *Decoder) damage(frameNo int, err error) *PacketError {
+// damage counts and wraps an error for the frame being decoded.
+func (d *Decoder) damage(err error) *PacketError {
 	d.stats.Damaged++
-	return &PacketError{Frame: frameNo, Offset: -1, Err: err}
+	return &PacketError{Frame: d.stats.Records, Offset: -1, Err: err}
 }
 
 // What stripLink found in front of the network layer.
@@ -156,73 +175,107 @@ func etherPayload(etherType uint16, b []byte) ([]byte, int, error) {
 
 // decodeIPv4 parses an IPv4 header, trims link-layer padding, and passes the
 // payload to UDP parsing or to reassembly.
-func (d *Decoder) decodeIPv4(b []byte, frameNo int, ci gopacket.CaptureInfo) (*Packet, error) {
+func (d *Decoder) decodeIPv4(b []byte) (*Packet, *PacketError) {
 	if len(b) < 20 {
-		return nil, d.damage(frameNo, fmt.Errorf("%w: %d bytes, need 20", ErrIPv4Header, len(b)))
+		return nil, d.damage(fmt.Errorf("%w: %d bytes, need 20", ErrIPv4Header, len(b)))
 	}
 	if v := b[0] >> 4; v != 4 {
-		return nil, d.damage(frameNo, fmt.Errorf("%w: version %d", ErrIPv4Header, v))
+		return nil, d.damage(fmt.Errorf("%w: version %d", ErrIPv4Header, v))
 	}
 	hl := int(b[0]&0x0f) * 4
 	total := int(binary.BigEndian.Uint16(b[2:4]))
 	switch {
 	case hl < 20:
-		return nil, d.damage(frameNo, fmt.Errorf("%w: header length %d", ErrIPv4Header, hl))
+		return nil, d.damage(fmt.Errorf("%w: header length %d", ErrIPv4Header, hl))
 	case total < hl:
-		return nil, d.damage(frameNo, fmt.Errorf("%w: total length %d < header length %d", ErrIPv4Header, total, hl))
-	case total > len(b) && ci.Length > ci.CaptureLength:
-		return nil, d.damage(frameNo, fmt.Errorf("%w: %d of %d frame bytes captured, IPv4 total length %d",
-			ErrSnapLen, ci.CaptureLength, ci.Length, total))
+		return nil, d.damage(fmt.Errorf("%w: total length %d < header length %d", ErrIPv4Header, total, hl))
+	case total > len(b) && d.rec.origLen > len(d.rec.data):
+		return nil, d.damage(fmt.Errorf("%w: %d of %d frame bytes captured, IPv4 total length %d",
+			ErrSnapLen, len(d.rec.data), d.rec.origLen, total))
 	case total > len(b):
-		return nil, d.damage(frameNo, fmt.Errorf("%w: total length %d exceeds the %d captured bytes", ErrIPv4Header, total, len(b)))
+		return nil, d.damage(fmt.Errorf("%w: total length %d exceeds the %d captured bytes", ErrIPv4Header, total, len(b)))
 	}
-	proto := b[9]
+	if !d.opts.IgnoreChecksums && !ipv4HeaderOK(b[:hl]) {
+		d.stats.BadChecksums++
+		return nil, d.damage(fmt.Errorf("%w: IPv4 header checksum 0x%04X, computed 0x%04X",
+			ErrChecksum, binary.BigEndian.Uint16(b[10:12]), ^fold(onesAdd(onesAdd(0, b[:10]), b[12:hl]))))
+	}
+	if b[9] != ipProtoUDP {
+		d.stats.NonUDP++
+		return nil, nil
+	}
 	src := [4]byte(b[12:16])
 	dst := [4]byte(b[16:20])
 	payload := b[hl:total] // drops Ethernet padding after the datagram
 
 	flagsOff := binary.BigEndian.Uint16(b[6:8])
-	moreFrags := flagsOff&0x2000 != 0
-	fragOff := int(flagsOff&0x1fff) * 8
-
-	if proto != ipProtoUDP {
-		d.stats.NonUDP++
+	if flagsOff&0x3fff == 0 { // neither more fragments nor an offset: whole
+		return d.decodeUDP(payload, src, dst, false)
+	}
+	d.stats.FragmentsSeen++
+	key := fragKey{src: src, dst: dst, id: binary.BigEndian.Uint16(b[4:6]), proto: ipProtoUDP}
+	last := flagsOff&0x2000 == 0
+	whole, err := d.addFragment(key, int(flagsOff&0x1fff)*8, payload, last, d.stats.Records, d.rec.time)
+	if err != nil {
+		return nil, d.damage(err)
+	}
+	if whole == nil {
 		return nil, nil
 	}
-	if moreFrags || fragOff != 0 {
-		d.stats.FragmentsSeen++
-		key := fragKey{src: src, dst: dst, id: binary.BigEndian.Uint16(b[4:6]), proto: proto}
-		whole, err := d.addFragment(key, fragOff, payload, !moreFrags, frameNo, ci.Timestamp)
-		if err != nil {
-			return nil, d.damage(frameNo, err)
-		}
-		if whole == nil {
-			return nil, nil
-		}
-		d.stats.Reassembled++
-		return d.decodeUDP(whole, src, dst, frameNo, ci, true)
-	}
-	return d.decodeUDP(payload, src, dst, frameNo, ci, false)
+	d.stats.Reassembled++
+	return d.decodeUDP(whole, src, dst, true)
 }
 
 // decodeUDP parses the UDP header and fills the reused Packet.
-func (d *Decoder) decodeUDP(b []byte, src, dst [4]byte, frameNo int, ci gopacket.CaptureInfo, reassembled bool) (*Packet, error) {
+func (d *Decoder) decodeUDP(b []byte, src, dst [4]byte, reassembled bool) (*Packet, *PacketError) {
 	if len(b) < 8 {
-		return nil, d.damage(frameNo, fmt.Errorf("%w: %d bytes, need 8", ErrUDPHeader, len(b)))
+		return nil, d.damage(fmt.Errorf("%w: %d bytes, need 8", ErrUDPHeader, len(b)))
 	}
 	ulen := int(binary.BigEndian.Uint16(b[4:6]))
 	if ulen < 8 || ulen > len(b) {
-		return nil, d.damage(frameNo, fmt.Errorf("%w: length field %d, IP payload %d bytes", ErrUDPHeader, ulen, len(b)))
+		return nil, d.damage(fmt.Errorf("%w: length field %d, IP payload %d bytes", ErrUDPHeader, ulen, len(b)))
+	}
+	// Field by field: a composite literal would be built on the stack and
+	// copied.
+	p := &d.pkt
+	p.Frame = d.stats.Records
+	p.Interface = d.rec.iface
+	p.Time = d.rec.time
+	p.Src = netip.AddrPortFrom(netip.AddrFrom4(src), binary.BigEndian.Uint16(b[0:2]))
+	p.Dst = netip.AddrPortFrom(netip.AddrFrom4(dst), binary.BigEndian.Uint16(b[2:4]))
+	p.Payload = b[8:ulen]
+	p.Reassembled = reassembled
+	if !d.opts.IgnoreChecksums && (b[6] != 0 || b[7] != 0) {
+		udp := b[:ulen]
+		pseudo := pseudoHeaderSum(src, dst, ulen)
+		if fold(onesAdd(pseudo, udp)) != 0xffff {
+			if err := checkUDPMismatch(pseudo, udp); err != nil {
+				d.stats.BadChecksums++
+				pe := d.damage(err)
+				pe.Packet = p
+				return nil, pe
+			}
+		}
 	}
 	d.stats.UDP++
-	d.pkt = Packet{
-		Frame:       frameNo,
-		Interface:   ci.InterfaceIndex,
-		Time:        ci.Timestamp,
-		Src:         netip.AddrPortFrom(netip.AddrFrom4(src), binary.BigEndian.Uint16(b[0:2])),
-		Dst:         netip.AddrPortFrom(netip.AddrFrom4(dst), binary.BigEndian.Uint16(b[2:4])),
-		Payload:     b[8:ulen],
-		Reassembled: reassembled,
+	return p, nil
+}
+
+// checkUDPMismatch looks into a UDP datagram whose sum (with pseudo, the
+// pseudo-header sum) did not come out right: it is damage unless the
+// checksum was never computed.
+func checkUDPMismatch(pseudo uint64, udp []byte) error {
+	// A field holding just the folded pseudo-header sum is a checksum the
+	// sending host left for its network card to finish (Linux
+	// CHECKSUM_PARTIAL, which is also what the loopback interface shows):
+	// captured on that host, it was never computed, so it is no damage.
+	got := binary.BigEndian.Uint16(udp[6:8])
+	if got == fold(pseudo) {
+		return nil
 	}
-	return &d.pkt, nil
+	want := ^fold(onesAdd(onesAdd(pseudo, udp[:6]), udp[8:]))
+	if want == 0 {
+		want = 0xffff
+	}
+	return fmt.Errorf("%w: UDP checksum 0x%04X, computed 0x%04X", ErrChecksum, got, want)
 }

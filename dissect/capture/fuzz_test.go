@@ -45,10 +45,11 @@ func fuzzSeedFiles(t testing.TB) [][]byte {
 
 func FuzzReader(f *testing.F) {
 	for _, s := range fuzzSeedFiles(f) {
-		f.Add(s)
+		f.Add(s, false)
+		f.Add(s, true) // without checksums, mutated packets get further
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := NewReaderWithOptions(bytes.NewReader(data), Options{MaxFragmentSets: 4, MaxFragmentBytes: 10000})
+	f.Fuzz(func(t *testing.T, data []byte, ignoreChecksums bool) {
+		r, err := NewReaderWithOptions(bytes.NewReader(data), Options{MaxFragmentSets: 4, MaxFragmentBytes: 10000, IgnoreChecksums: ignoreChecksums})
 		if err != nil {
 			return
 		}
@@ -72,6 +73,9 @@ func FuzzReader(f *testing.F) {
 				damaged++
 				if pe.Frame != 0 && pe.Frame <= lastFrame {
 					t.Fatalf("error frame %d after frame %d", pe.Frame, lastFrame)
+				}
+				if pe.Packet != nil && (pe.Packet.Frame != pe.Frame || !errors.Is(pe, ErrChecksum) || ignoreChecksums) {
+					t.Fatalf("error %v carries packet of frame %d", pe, pe.Packet.Frame)
 				}
 				lastFrame = max(lastFrame, pe.Frame)
 				continue
@@ -104,11 +108,11 @@ func FuzzDecodeFrame(f *testing.F) {
 		{RawIPv4, frags[0], frags[1]},
 		{Loop, nil, []byte{0, 0, 0, 2, 0x45}},
 	}
-	for _, s := range seeds {
-		f.Add(uint16(s.link), s.a, s.b)
+	for i, s := range seeds {
+		f.Add(uint16(s.link), s.a, s.b, i%2 == 1)
 	}
-	f.Fuzz(func(t *testing.T, link uint16, a, b []byte) {
-		d := NewDecoder(Options{MaxFragmentSets: 2, MaxFragmentBytes: 3000})
+	f.Fuzz(func(t *testing.T, link uint16, a, b []byte, ignoreChecksums bool) {
+		d := NewDecoder(Options{MaxFragmentSets: 2, MaxFragmentBytes: 3000, IgnoreChecksums: ignoreChecksums})
 		// Both orders and a duplicate, with time moving on so that the
 		// timeout also gets exercised.
 		frames := [][]byte{a, b, a, b, b, a}

@@ -194,6 +194,21 @@ func ipv4Fragment(src, dst netip.AddrPort, id uint16, off int, more bool, data [
 	return append(b, data...)
 }
 
+// fixIPv4Checksum recomputes the header checksum of an IPv4 packet after a
+// test changed its header, if the header is all there.
+func fixIPv4Checksum(b []byte) []byte {
+	if len(b) < 20 {
+		return b
+	}
+	hl := int(b[0]&0x0f) * 4
+	if hl < 20 || hl > len(b) {
+		hl = 20
+	}
+	binary.BigEndian.PutUint16(b[10:12], 0)
+	binary.BigEndian.PutUint16(b[10:12], ipv4Checksum(b[:hl]))
+	return b
+}
+
 // ipv4Proto builds an IPv4 packet of another protocol.
 func ipv4Proto(proto uint8, pl []byte) []byte {
 	b := appendIPv4Header(nil, addrA.Addr().As4(), addrB.Addr().As4(), 1, 0, false, proto, len(pl))

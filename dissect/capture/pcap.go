@@ -42,14 +42,16 @@ const (
 
 type pcapSource struct {
 	in       *input
-	order    binary.ByteOrder
-	nanos    bool // time stamp fraction is in ns rather than µs
+	order    fileOrder
+	fracUnit int64  // nanoseconds per unit of the time stamp fraction (1 or 1000)
+	maxFrac  uint32 // the fraction must stay below this (1e9 or 1e6)
 	snaplen  uint32
 	link     LinkType
 	maxLen   uint32 // longest record accepted
 	lastSec  uint32 // time stamp of the last good record
 	haveLast bool
 	resync   bool // the last header was absurd: scan for the next plausible one
+	hdr      [pcapRecordHeaderLen]byte
 }
 
 func newPcapSource(in *input) (*pcapSource, error) {
@@ -60,14 +62,14 @@ func newPcapSource(in *input) (*pcapSource, error) {
 		}
 		return nil, err
 	}
-	s := &pcapSource{in: in, order: binary.LittleEndian}
+	s := &pcapSource{in: in, fracUnit: 1000, maxFrac: 1e6}
 	switch binary.LittleEndian.Uint32(h) {
 	case pcapMagicMicroBE:
-		s.order = binary.BigEndian
+		s.order.big = true
 	case pcapMagicNanoLE:
-		s.nanos = true
+		s.fracUnit, s.maxFrac = 1, 1e9
 	case pcapMagicNanoBE:
-		s.order, s.nanos = binary.BigEndian, true
+		s.order.big, s.fracUnit, s.maxFrac = true, 1, 1e9
 	}
 	// The version (bytes 4..8) is ignored: every pcap in the wild is 2.4 and
 	// older ones have the same record layout.
@@ -86,61 +88,83 @@ func (s *pcapSource) iface(i int) (InterfaceInfo, bool) {
 	return InterfaceInfo{LinkType: s.link, SnapLen: int(s.snaplen)}, true
 }
 
-func (s *pcapSource) next() (record, error) {
+func (s *pcapSource) next(rec *record) error {
+	// The common case first: a record whose header is sane and which lies
+	// whole in the buffer.
+	in := s.in
+	if b := in.buf[in.pos:in.end]; len(b) >= pcapRecordHeaderLen && !s.resync {
+		caplen := s.order.Uint32(b[8:12])
+		if n := pcapRecordHeaderLen + int(caplen); caplen <= s.maxLen && len(b) >= n {
+			s.setRecord(rec, b[:pcapRecordHeaderLen], b[pcapRecordHeaderLen:n], in.off)
+			in.discard(n)
+			return nil
+		}
+	}
+	return s.nextSlow(rec)
+}
+
+// nextSlow is next for the rest: a record that needs more input, an absurd
+// length, resynchronisation, the end of the file.
+func (s *pcapSource) nextSlow(rec *record) error {
 	if s.resync {
 		if err := s.scan(); err != nil {
-			return record{}, err
+			return err
 		}
 		s.resync = false
 	}
-	off := s.in.off
-	h, err := s.in.peek(pcapRecordHeaderLen)
+	in := s.in
+	off := in.off
+	h, err := in.peek(pcapRecordHeaderLen)
+	if len(h) == pcapRecordHeaderLen {
+		h = append(s.hdr[:0], h...) // a copy: reading on may move the buffer
+	}
 	if len(h) < pcapRecordHeaderLen {
 		if len(h) == 0 || !isEOF(err) {
-			return record{}, err // io.EOF at a clean end, or an I/O error
+			return err // io.EOF at a clean end, or an I/O error
 		}
-		s.in.discard(len(h))
-		return record{}, &recordError{off, true,
+		in.discard(len(h))
+		return &recordError{off, true,
 			fmt.Errorf("%w: %d of %d record header bytes", ErrTruncated, len(h), pcapRecordHeaderLen)}
 	}
-	sec := s.order.Uint32(h[0:4])
-	frac := s.order.Uint32(h[4:8])
 	caplen := s.order.Uint32(h[8:12])
-	origLen := int(s.order.Uint32(h[12:16])) // h is invalid once we read on
+	if caplen > s.maxLen {
+		// Step one byte past the header's start and look for the next
+		// plausible header on the following call.
+		in.discard(1)
+		s.resync = true
+		return &recordError{off, true,
+			fmt.Errorf("%w: record length %d exceeds the limit of %d", ErrBadRecord, caplen, s.maxLen)}
+	}
+	in.discard(pcapRecordHeaderLen)
+	data, err := in.read(int(caplen))
+	if err != nil {
+		if !isEOF(err) {
+			return err
+		}
+		return &recordError{off, true, fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
+	}
+	s.setRecord(rec, h, data, off)
+	return nil
+}
+
+// setRecord fills rec from a record's header h and data.
+func (s *pcapSource) setRecord(rec *record, h, data []byte, off int64) {
+	sec, frac := s.order.Uint32(h[0:4]), s.order.Uint32(h[4:8])
+	caplen, origLen := s.order.Uint32(h[8:12]), s.order.Uint32(h[12:16])
 	// Only a plausible header's time stamp anchors resynchronisation: a
 	// record read out of step (after a damaged length that was not absurd)
 	// has junk there, and anchoring on it would reject every real header
 	// after the next absurd one.
-	anchor := s.plausible(h)
-	if caplen > s.maxLen {
-		// Step one byte past the header's start and look for the next
-		// plausible header on the following call.
-		s.in.discard(1)
-		s.resync = true
-		return record{}, &recordError{off, true,
-			fmt.Errorf("%w: record length %d exceeds the limit of %d", ErrBadRecord, caplen, s.maxLen)}
-	}
-	s.in.discard(pcapRecordHeaderLen)
-	data, err := s.in.read(int(caplen))
-	if err != nil {
-		if !isEOF(err) {
-			return record{}, err
-		}
-		return record{}, &recordError{off, true,
-			fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
-	}
-	if anchor {
+	if s.plausible(sec, frac, caplen, origLen) {
 		s.lastSec, s.haveLast = sec, true
 	}
-	return record{data: data, time: s.time(sec, frac), linkType: s.link, origLen: origLen, offset: off}, nil
-}
-
-func (s *pcapSource) time(sec, frac uint32) time.Time {
-	nsec := int64(frac)
-	if !s.nanos {
-		nsec *= 1000
-	}
-	return time.Unix(int64(sec), nsec).UTC()
+	// Field by field: a composite literal would be built aside and copied.
+	rec.data = data
+	rec.time = time.Unix(int64(sec), int64(frac)*s.fracUnit).UTC()
+	rec.linkType = s.link
+	rec.iface = 0
+	rec.origLen = int(origLen)
+	rec.offset = off
 }
 
 // scan moves forward one byte at a time until the input starts with a
@@ -157,34 +181,25 @@ func (s *pcapSource) scan() error {
 			s.in.discard(len(h)) // trailing junk: nothing left to find
 			return io.EOF
 		}
-		if s.plausible(h) && s.followedByPlausible(h) {
+		if s.plausibleHeader(h) && s.followedByPlausible(h) {
 			return nil
 		}
 		s.in.discard(1)
 	}
 }
 
-// plausible tells whether h looks like a real record header: sane lengths, a
-// valid fraction and, once a good record has been seen, a nearby time stamp.
-func (s *pcapSource) plausible(h []byte) bool {
-	sec := s.order.Uint32(h[0:4])
-	frac := s.order.Uint32(h[4:8])
-	caplen := s.order.Uint32(h[8:12])
-	origlen := s.order.Uint32(h[12:16])
-	maxFrac := uint32(1e6)
-	if s.nanos {
-		maxFrac = 1e9
-	}
-	if frac >= maxFrac || origlen == 0 || caplen > origlen || origlen > pcapMaxPlausibleLen || caplen > s.maxLen {
+func (s *pcapSource) plausibleHeader(h []byte) bool {
+	return s.plausible(s.order.Uint32(h[0:4]), s.order.Uint32(h[4:8]), s.order.Uint32(h[8:12]), s.order.Uint32(h[12:16]))
+}
+
+// plausible tells whether a record header looks real: sane lengths, a valid
+// fraction and, once a good record has been seen, a nearby time stamp.
+func (s *pcapSource) plausible(sec, frac, caplen, origLen uint32) bool {
+	if frac >= s.maxFrac || origLen == 0 || caplen > origLen || origLen > pcapMaxPlausibleLen || caplen > s.maxLen {
 		return false
 	}
-	if s.haveLast {
-		d := int64(sec) - int64(s.lastSec)
-		if d < -pcapResyncWindow || d > pcapResyncWindow {
-			return false
-		}
-	}
-	return true
+	d := int64(sec) - int64(s.lastSec)
+	return !s.haveLast || (d >= -pcapResyncWindow && d <= pcapResyncWindow)
 }
 
 // followedByPlausible checks that the header after the candidate record is
@@ -202,7 +217,7 @@ func (s *pcapSource) followedByPlausible(h []byte) bool {
 	// good record's.
 	saved, savedHave := s.lastSec, s.haveLast
 	s.lastSec, s.haveLast = sec, true
-	ok := s.plausible(b[n:])
+	ok := s.plausibleHeader(b[n:])
 	s.lastSec, s.haveLast = saved, savedHave
 	return ok
 }

@@ -5,7 +5,6 @@
 package capture
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"os"
 	"slices"
 	"time"
-
-	"github.com/google/gopacket"
 )
 
 // Reader reads UDP datagrams from a pcap or pcapng file.
@@ -29,6 +26,7 @@ type Reader struct {
 	in         *input
 	format     Format
 	dec        *Decoder
+	rec        record // the record being decoded, reused
 	closer     io.Closer
 	eof        bool
 	incomplete []FragmentSetInfo
@@ -36,15 +34,16 @@ type Reader struct {
 
 // source yields the raw records of one file format.
 type source interface {
-	// next returns the next packet record, io.EOF at a clean end, a
-	// *recordError for damage that the source has already stepped past, or
-	// any other error for I/O failure.
-	next() (record, error)
+	// next fills rec with the next packet record. It returns io.EOF at a
+	// clean end, a *recordError for damage that the source has already
+	// stepped past, or any other error for I/O failure.
+	next(rec *record) error
 	// iface describes interface i, if it exists.
 	iface(i int) (InterfaceInfo, bool)
 }
 
-// record is one packet record; data is valid until the next call to next.
+// record is one packet record; data lies in the input buffer and is valid
+// until the next call to next.
 type record struct {
 	data     []byte
 	time     time.Time
@@ -98,7 +97,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 // straight away; the only errors are I/O errors and input that is not a
 // capture file at all.
 func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
-	in := &input{br: bufio.NewReaderSize(r, bufSize)}
+	in := newInput(r)
 	magic, err := in.peek(4)
 	if len(magic) < 4 {
 		if err == nil || err == io.EOF {
@@ -135,7 +134,7 @@ func (r *Reader) Close() error {
 // consumed. A consumer that wants to read ahead (flow.Run decrypts two
 // datagrams at once) does so only while it is positive, so that a capture
 // arriving on a pipe is never held back waiting for the next packet.
-func (r *Reader) Buffered() int { return r.in.br.Buffered() }
+func (r *Reader) Buffered() int { return r.in.end - r.in.pos }
 
 // Format reports whether the file is pcap or pcapng.
 func (r *Reader) Format() Format { return r.format }
@@ -162,7 +161,8 @@ func (r *Reader) Next() (*Packet, error) {
 		return nil, io.EOF
 	}
 	for {
-		rec, err := r.src.next()
+		rec := &r.rec
+		err := r.src.next(rec)
 		if err != nil {
 			if err == io.EOF {
 				r.eof = true
@@ -180,13 +180,10 @@ func (r *Reader) Next() (*Packet, error) {
 			}
 			return nil, err
 		}
-		ci := gopacket.CaptureInfo{Timestamp: rec.time, CaptureLength: len(rec.data), Length: rec.origLen, InterfaceIndex: rec.iface}
-		p, err := r.dec.Decode(rec.linkType, rec.data, ci)
-		if err != nil {
-			if pe, ok := err.(*PacketError); ok {
-				pe.Offset = rec.offset
-			}
-			return nil, err
+		p, pe := r.dec.decode(rec)
+		if pe != nil {
+			pe.Offset = rec.offset
+			return nil, pe
 		}
 		if p != nil {
 			return p, nil
@@ -194,56 +191,117 @@ func (r *Reader) Next() (*Packet, error) {
 	}
 }
 
-// bufSize is the read buffer size. Resynchronisation peeks at a whole
-// candidate record plus the header after it, so it must exceed maxScanRecord
-// by a margin.
+// bufSize is the initial read buffer size. Resynchronisation peeks at a
+// whole candidate record plus the header after it, so it must exceed
+// maxScanRecord by a margin.
 const bufSize = 512 << 10
 
 // maxScanRecord is the largest record or block that resynchronisation will
 // accept as a candidate (the usual maximum snap length, plus headers).
 const maxScanRecord = 262144 + 64
 
-// input is the buffered file with the offset of the next unread byte.
+// input is the buffered file. Records are parsed where they lie in the
+// buffer: one large read serves thousands of them, and nothing is copied
+// per record. The sources look into buf[pos:end] directly for a record that
+// is all there, and call peek and read for the rest.
 type input struct {
-	br  *bufio.Reader
-	off int64
-	buf []byte // record buffer, reused
+	r        io.Reader
+	buf      []byte
+	pos, end int   // buf[pos:end] is read but not yet consumed
+	off      int64 // file offset of buf[pos]
+	err      error // what ended reading: io.EOF or an I/O error
 }
+
+func newInput(r io.Reader) *input { return &input{r: r, buf: make([]byte, bufSize)} }
 
 // peek returns the next n bytes without consuming them. Near the end of the
-// file it returns fewer, with io.EOF.
-func (in *input) peek(n int) ([]byte, error) { return in.br.Peek(n) }
-
-func (in *input) discard(n int) {
-	k, _ := in.br.Discard(n)
-	in.off += int64(k)
-}
-
-// read consumes n bytes into the reused record buffer. If the file ends early
-// it returns what there was and io.ErrUnexpectedEOF (or io.EOF if nothing).
-// The buffer grows only as data actually arrives, so a lying length field in
-// a short file cannot force a large allocation.
-func (in *input) read(n int) ([]byte, error) {
-	buf := in.buf[:0]
-	for len(buf) < n {
-		step := n - len(buf)
-		if len(buf)+step > cap(buf) {
-			step = min(step, max(len(buf), 64<<10))
-			buf = slices.Grow(buf, step)
-		}
-		k, err := io.ReadFull(in.br, buf[len(buf):len(buf)+step])
-		buf = buf[:len(buf)+k]
-		in.off += int64(k)
-		if err != nil {
-			in.buf = buf
-			if err == io.EOF && len(buf) > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return buf, err
+// file it returns fewer, with io.EOF (or the I/O error that stopped
+// reading). The bytes stay valid until the next peek or read.
+func (in *input) peek(n int) ([]byte, error) {
+	if in.end-in.pos < n {
+		in.fill(n)
+		if in.end-in.pos < n {
+			return in.buf[in.pos:in.end], in.err
 		}
 	}
-	in.buf = buf
-	return buf, nil
+	return in.buf[in.pos : in.pos+n], nil
+}
+
+// discard consumes n bytes, which must have been peeked.
+func (in *input) discard(n int) {
+	in.pos += n
+	in.off += int64(n)
+}
+
+// read consumes n bytes and returns them in place, valid until the next
+// peek or read. If the file ends early it consumes and returns what there
+// was, with io.ErrUnexpectedEOF (or io.EOF if nothing).
+func (in *input) read(n int) ([]byte, error) {
+	b, err := in.peek(n)
+	in.discard(len(b))
+	if err == io.EOF && len(b) > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return b, err
+}
+
+// fill reads until n bytes are buffered or reading ends. The buffer grows
+// past its initial size only for a record that does not fit, and only by
+// doubling once it is full of data that actually arrived, so a lying
+// length field in a short file cannot force a large allocation.
+func (in *input) fill(n int) {
+	if in.pos > 0 {
+		// Move the unread tail to the front; it is short next to the
+		// buffer, so this costs little per read.
+		in.end = copy(in.buf, in.buf[in.pos:in.end])
+		in.pos = 0
+	}
+	empty := 0
+	for in.end < n && in.err == nil {
+		if in.end == len(in.buf) {
+			in.buf = slices.Grow(in.buf, min(n, 2*len(in.buf))-len(in.buf))
+			in.buf = in.buf[:cap(in.buf)]
+		}
+		k, err := in.r.Read(in.buf[in.end:])
+		in.end += k
+		switch {
+		case err != nil:
+			in.err = err
+		case k > 0:
+			empty = 0
+		default:
+			// A reader that keeps returning nothing would hang us.
+			if empty++; empty >= 100 {
+				in.err = io.ErrNoProgress
+			}
+		}
+	}
+}
+
+// fileOrder is the byte order of a capture file (or pcapng section). It is a
+// flag rather than a binary.ByteOrder because a call through that interface
+// cannot be inlined, and every record has several fields to read.
+type fileOrder struct{ big bool }
+
+func (o fileOrder) Uint16(b []byte) uint16 {
+	if o.big {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func (o fileOrder) Uint32(b []byte) uint32 {
+	if o.big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (o fileOrder) Uint64(b []byte) uint64 {
+	if o.big {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
 }
 
 // isEOF reports whether err means the file simply ended.

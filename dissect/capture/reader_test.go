@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -282,7 +283,9 @@ func TestSkippedAreCounted(t *testing.T) {
 
 func TestDamagedHeaders(t *testing.T) {
 	udp := ipv4UDP(addrA, addrB, 7, []byte("payload!"))
-	mod := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(udp)) }
+	// Each case damages one thing; a valid header checksum keeps the
+	// checksum check from catching it first.
+	mod := func(f func(b []byte) []byte) []byte { return fixIPv4Checksum(f(bytes.Clone(udp))) }
 	tests := []struct {
 		name  string
 		link  LinkType
@@ -443,7 +446,7 @@ func TestPcapngInterfacesAndBlocks(t *testing.T) {
 	le, be := binary.LittleEndian, binary.BigEndian
 	pkt := func(s string) []byte { return ipv4UDP(addrA, addrB, 1, []byte(s)) }
 	n := newNg(le)
-	n.block(0x0bad, []byte("an unknown block type is skipped"))
+	n.block(0x0bad, []byte("a custom block is skipped"))
 	n.idb(Ethernet, 0, ngOpt(le, ngOptIfName, []byte("eth0")))
 	// Milliseconds, and a 1000 s offset.
 	n.idb(RawIPv4, 1500, ngOpt(le, ngOptTSResol, []byte{3}), ngOpt(le, ngOptTSOffset, le.AppendUint64(nil, 1000)))
@@ -521,6 +524,44 @@ func TestPcapngInterfacesAndBlocks(t *testing.T) {
 	}
 	if ifc, _ := r2.Interface(1); ifc.SnapLen != 1500 || ifc.LinkType != RawIPv4 {
 		t.Errorf("Interface(1) = %+v", ifc)
+	}
+}
+
+// Blocks of the types the pcapng specification defines but bcwire does not
+// read, and local-use ones, are skipped quietly; a block of any other type
+// is reported (offset, type, length) and reading goes on after it.
+func TestPcapngBlockTypes(t *testing.T) {
+	le := binary.LittleEndian
+	pkt := func(s string) []byte { return ipv4UDP(addrA, addrB, 1, []byte(s)) }
+	quiet := []uint32{ngBlockNRB, ngBlockISB, 7, 8, 9, ngBlockDSB, 0x101, 0x102, 0x201, 0x209, 0x210, 0x222,
+		ngBlockCustomCopy, ngBlockCustomNoCopy, 0x80000001, 0xffffffff}
+	n := newNg(le).idb(RawIPv4, 0)
+	for i, typ := range quiet {
+		n.block(typ, []byte{1, 2, 3, 4})
+		n.epb(0, uint64(i), pkt(fmt.Sprint(i)))
+	}
+	pkts, errs, _ := readAll(t, n.buf, Options{})
+	if len(errs) != 0 || len(pkts) != len(quiet) {
+		t.Fatalf("defined block types: %d packets, errors %v", len(pkts), errs)
+	}
+
+	for _, typ := range []uint32{0, 0x0b, 0x100, 0x223, 0xbad0000, 0x0a0d0a00, 0x40000000} {
+		n := newNg(le).idb(RawIPv4, 0).epb(0, 1, pkt("before"))
+		at := len(n.buf)
+		n.block(typ, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+		n.epb(0, 2, pkt("after"))
+		pkts, errs, r := readAll(t, n.buf, Options{})
+		if len(errs) != 1 || len(pkts) != 2 || string(pkts[1].Payload) != "after" || pkts[1].Frame != 2 {
+			t.Fatalf("type %#x: got %+v, %v", typ, pkts, errs)
+		}
+		e := errs[0]
+		want := fmt.Sprintf("type 0x%08X, 20 bytes", typ)
+		if !errors.Is(e, ErrUnknownBlock) || e.Offset != int64(at) || e.Frame != 0 || !strings.Contains(e.Error(), want) {
+			t.Errorf("type %#x: error %v (offset %d, frame %d), want %q at offset %d", typ, e, e.Offset, e.Frame, want, at)
+		}
+		if st := r.Stats(); st.Damaged != 1 || st.Records != 2 {
+			t.Errorf("type %#x: stats %+v", typ, st)
+		}
 	}
 }
 
@@ -634,3 +675,83 @@ func TestDecoderLive(t *testing.T) {
 		t.Errorf("got %+v", pe)
 	}
 }
+
+// The input buffer: records bigger than it, lying lengths in short files,
+// readers that hand out a byte at a time or nothing, and I/O errors.
+func TestInputBuffer(t *testing.T) {
+	le := binary.LittleEndian
+	pkt := func(s string) []byte { return ipv4UDP(addrA, addrB, 1, []byte(s)) }
+	big := make([]byte, 3*bufSize) // junk to the decoder, but a record all the same
+	big[0] = 0x45
+
+	t.Run("records bigger than the buffer", func(t *testing.T) {
+		p := newPcap(le, true, RawIPv4, 16<<20).record(t0, pkt("one")).record(t0, big).record(t0, pkt("three"))
+		n := newNg(le).idb(RawIPv4, 0).epb(0, 1, pkt("one")).epb(0, 2, big).epb(0, 3, pkt("three"))
+		for _, file := range [][]byte{p.buf, n.buf} {
+			pkts, errs, _ := readAll(t, file, Options{})
+			if len(pkts) != 2 || string(pkts[1].Payload) != "three" || pkts[1].Frame != 3 ||
+				len(errs) != 1 || errs[0].Frame != 2 || !errors.Is(errs[0], ErrIPv4Header) {
+				t.Errorf("got %+v, %v", pkts, errs)
+			}
+		}
+	})
+	t.Run("a lying length in a short file allocates nothing", func(t *testing.T) {
+		p := newPcap(le, true, RawIPv4, 16<<20).record(t0, pkt("one"))
+		p.header(uint32(t0.Unix()), 0, 15<<20, 15<<20).raw(make([]byte, 100))
+		pkts, errs, r := readAll(t, p.buf, Options{})
+		if len(pkts) != 1 || len(errs) != 1 || !errors.Is(errs[0], ErrTruncated) {
+			t.Fatalf("got %+v, %v", pkts, errs)
+		}
+		if n := cap(r.src.(*pcapSource).in.buf); n > bufSize {
+			t.Errorf("buffer grew to %d bytes for a file of %d", n, len(p.buf))
+		}
+	})
+	t.Run("one byte at a time", func(t *testing.T) {
+		file := writeCapture(t, PCAPNG, Ethernet, roundTripInput())
+		want, _, _ := readAll(t, file, Options{})
+		r, err := NewReader(iotest.OneByteReader(bytes.NewReader(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			p, err := r.Next()
+			if err != nil || !bytes.Equal(p.Payload, want[i].Payload) {
+				t.Fatalf("packet %d: %v", i, err)
+			}
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Errorf("at the end: %v", err)
+		}
+	})
+	t.Run("a reader that returns nothing", func(t *testing.T) {
+		file := newPcap(le, true, RawIPv4, 65535).record(t0, pkt("one")).buf
+		r, err := NewReader(io.MultiReader(bytes.NewReader(file), nothingReader{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != io.ErrNoProgress {
+			t.Errorf("got %v, want io.ErrNoProgress", err)
+		}
+	})
+	t.Run("I/O error", func(t *testing.T) {
+		file := newPcap(le, true, RawIPv4, 65535).record(t0, pkt("one")).record(t0, pkt("two")).buf
+		boom := errors.New("boom")
+		r, err := NewReader(io.MultiReader(bytes.NewReader(file[:len(file)-3]), iotest.ErrReader(boom)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Next(); err != boom {
+			t.Errorf("got %v, want the I/O error", err)
+		}
+	})
+}
+
+type nothingReader struct{}
+
+func (nothingReader) Read([]byte) (int, error) { return 0, nil }

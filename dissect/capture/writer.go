@@ -171,8 +171,8 @@ func (w *Writer) WriteRaw(t time.Time, data []byte) error {
 
 // WriteUDP writes one UDP/IPv4 datagram: a record per IPv4 packet, several
 // if it has to be fragmented to fit the MTU. Each datagram takes the next IP
-// identification; the IPv4 header checksum is set, the UDP checksum is 0
-// (meaning "none").
+// identification; the IPv4 header and UDP checksums are set (the UDP one, over
+// the whole datagram, travels in the first fragment).
 func (w *Writer) WriteUDP(t time.Time, src, dst netip.AddrPort, payload []byte) error {
 	s, d := src.Addr().Unmap(), dst.Addr().Unmap()
 	if !s.Is4() || !d.Is4() {
@@ -195,8 +195,9 @@ func (w *Writer) WriteUDP(t time.Time, src, dst netip.AddrPort, payload []byte) 
 	b = binary.BigEndian.AppendUint16(b, src.Port())
 	b = binary.BigEndian.AppendUint16(b, dst.Port())
 	b = binary.BigEndian.AppendUint16(b, uint16(udpLen))
-	b = binary.BigEndian.AppendUint16(b, 0) // no checksum
+	b = binary.BigEndian.AppendUint16(b, 0) // the checksum, set below
 	b = append(b, payload...)
+	binary.BigEndian.PutUint16(b[6:8], udpChecksum(s.As4(), d.As4(), b))
 	w.ipBuf = b
 
 	// Fragments other than the last must carry a multiple of 8 bytes.
@@ -261,17 +262,4 @@ func appendIPv4Header(b []byte, src, dst [4]byte, id uint16, fragOff int, more b
 	copy(h[16:20], dst[:])
 	binary.BigEndian.PutUint16(h[10:12], ipv4Checksum(h[:]))
 	return append(b, h[:]...)
-}
-
-// ipv4Checksum is the Internet checksum of an IPv4 header whose checksum
-// field is zero.
-func ipv4Checksum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum>>16 + sum&0xffff
-	}
-	return ^uint16(sum)
 }

@@ -61,6 +61,7 @@ func TestWriterAgainstGopacket(t *testing.T) {
 					udpLength int
 				}
 				var frags []frag
+				udpBytes := map[uint16][]byte{} // the UDP datagram of each IP id, rebuilt from its fragments
 				for {
 					data, ci, err := src.ReadPacketData()
 					if err == io.EOF {
@@ -99,6 +100,16 @@ func TestWriterAgainstGopacket(t *testing.T) {
 						t.Errorf("no UDP layer in an unfragmented packet: %v", pkt)
 					}
 					frags = append(frags, f)
+					off := int(ip.FragOffset) * 8
+					if need := off + len(ip.Payload); len(udpBytes[ip.Id]) < need {
+						udpBytes[ip.Id] = append(udpBytes[ip.Id], make([]byte, need-len(udpBytes[ip.Id]))...)
+					}
+					copy(udpBytes[ip.Id][off:], ip.Payload)
+				}
+				for id, udp := range udpBytes {
+					if sum := udpSum(addrA.Addr().As4(), addrB.Addr().As4(), udp); sum != 0xffff || udp[6]|udp[7] == 0 {
+						t.Errorf("IP id %d: UDP checksum %02x%02x wrong (sum %#x)", id, udp[6], udp[7], sum)
+					}
 				}
 				want := []frag{
 					{1, 0, false, 13, 13},
@@ -128,4 +139,17 @@ func onesSum(b []byte) uint16 {
 		sum = sum>>16 + sum&0xffff
 	}
 	return uint16(sum)
+}
+
+// udpSum is the ones'-complement sum of the UDP pseudo-header and datagram
+// (the addresses in either order give the same sum); 0xffff when the
+// checksum is right.
+func udpSum(src, dst [4]byte, udp []byte) uint16 {
+	b := append(append(src[:], dst[:]...), 0, ipProtoUDP)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(udp)))
+	b = append(b, udp...)
+	if len(b)%2 == 1 {
+		b = append(b, 0)
+	}
+	return onesSum(b)
 }

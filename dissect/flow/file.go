@@ -60,6 +60,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		statsBefore [readAhead + 1]capture.Stats
 		plain, raw  [readAhead][]byte
 		rec         Record
+		damagedRaw  []byte // reused for checksum-damaged datagrams
 	)
 	for !stopped {
 		// Take one datagram, and more while they are already in memory.
@@ -114,7 +115,11 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			if !errors.As(err, &pe) {
 				return sum, err
 			}
-			rec = Record{Kind: KindDamaged, Frame: pe.Frame, Err: fmt.Errorf("capture record: %w", pe)}
+			var payload []byte
+			if pe.Packet != nil {
+				payload = pe.Packet.Payload
+			}
+			rec = damagedRecord(pe, payload, &damagedRaw)
 			count(&rec)
 		}
 	}
@@ -154,6 +159,29 @@ func (h *heldDatagram) feed(t *Tracker, emit func(*Record)) {
 		return
 	}
 	t.plain(h.frame, h.ts, h.src, h.dst, h.plain, emit)
+}
+
+// damagedRecord is the record of a damaged capture record. A datagram that
+// failed its checksum (pe.Packet set, its bytes in payload) keeps its time,
+// addresses and bytes, decrypted into *raw like the Raw of every other
+// damaged datagram, but is not dissected: corrupted bytes would be taken
+// for sequence numbers and fragments and pollute the flow's state.
+func damagedRecord(pe *capture.PacketError, payload []byte, raw *[]byte) Record {
+	rec := Record{Kind: KindDamaged, Frame: pe.Frame, Err: fmt.Errorf("capture record: %w", pe)}
+	if p := pe.Packet; p != nil {
+		if *raw == nil {
+			*raw = make([]byte, 0, 2048) // non-nil even for an empty payload: Raw nil means no datagram
+		}
+		*raw = append((*raw)[:0], payload...)
+		if !dissect.IsGameSpy(payload) {
+			dissect.Decrypt(*raw, payload)
+		}
+		rec.Time, rec.Src, rec.Dst, rec.Raw = p.Time, p.Src, p.Dst, *raw
+		if len(payload) > 0 {
+			rec.Peer = (*raw)[0]
+		}
+	}
+	return rec
 }
 
 // finish reports what never completed: fragmented game messages, then IPv4

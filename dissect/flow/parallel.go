@@ -2,7 +2,6 @@ package flow
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/netip"
 	"sync"
@@ -48,6 +47,7 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 		}
 	}
 	var rec Record
+	var raw []byte
 	var stopStats capture.Stats // what the source had read when emit stopped the run
 	for b := range p.order {
 		<-b.ready
@@ -55,7 +55,7 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 			it := &b.items[i]
 			switch {
 			case it.perr != nil:
-				rec = Record{Kind: KindDamaged, Frame: it.perr.Frame, Err: fmt.Errorf("capture record: %w", it.perr)}
+				rec = damagedRecord(it.perr, b.raw[it.off:it.off+it.n], &raw)
 				count(&rec)
 			case it.gamespy:
 				t.gamespy(it.frame, it.ts, it.src, it.dst, b.raw[it.off:it.off+it.n], count)
@@ -157,7 +157,15 @@ func (p *pipeline) read(src Source) {
 					break
 				}
 				cp := *pe
-				*b.next() = item{perr: &cp, stats: src.Stats()}
+				it := b.next()
+				*it = item{perr: &cp, off: len(b.raw), stats: src.Stats()}
+				if pe.Packet != nil { // a datagram that failed its checksum: keep its bytes
+					pk := *pe.Packet
+					it.n = len(pk.Payload)
+					b.raw = append(b.raw, pk.Payload...)
+					pk.Payload = nil // the reader reuses it; the copy in raw is what the record shows
+					cp.Packet = &pk
+				}
 				continue
 			}
 			it := b.next()

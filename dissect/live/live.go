@@ -146,6 +146,8 @@ type Source struct {
 	// Tick is called after every frame and every idle poll interval, for
 	// periodic work (statistics lines, flushing).
 	Tick func(now time.Time)
+	// Capture tunes the decoder: checksum verification, reassembly caps.
+	Capture capture.Options
 
 	dec    *capture.Decoder
 	frames int
@@ -157,7 +159,7 @@ func (s *Source) Frames() int { return s.frames }
 // Next returns the next UDP datagram (see flow.Source).
 func (s *Source) Next() (*capture.Packet, error) {
 	if s.dec == nil {
-		s.dec = capture.NewDecoder(capture.Options{})
+		s.dec = capture.NewDecoder(s.Capture)
 	}
 	for {
 		if s.MaxFrames > 0 && s.frames >= s.MaxFrames {

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Caps are the memory caps and the worker count that the reading commands
-// share as flags. Zero values take the defaults of the packages (and one
-// worker).
+// Caps are the memory caps, the worker count and the checksum mode that the
+// reading commands share as flags. Zero values take the defaults of the
+// packages (and one worker).
 type Caps struct {
 	Workers         int
 	FragmentSets    int
@@ -19,6 +19,7 @@ type Caps struct {
 	Sessions        int
 	IPFragmentSets  int
 	IPFragmentBytes int
+	Checksums       Checksums
 }
 
 // AddFlags registers the flags; sessions adds --max-sessions (for commands
@@ -34,6 +35,7 @@ func (c *Caps) AddFlags(f *pflag.FlagSet, sessions bool) {
 	}
 	f.IntVar(&c.IPFragmentSets, "max-ip-frag-sets", capture.DefaultMaxFragmentSets, "cap on IPv4 datagrams being reassembled at once")
 	f.IntVar(&c.IPFragmentBytes, "max-ip-frag-bytes", capture.DefaultMaxFragmentBytes, "cap on the bytes buffered for IPv4 reassembly")
+	c.Checksums.AddFlag(f)
 }
 
 // Check rejects nonsensical values.
@@ -53,7 +55,7 @@ func (c *Caps) Flow() flow.Options {
 }
 
 func (c *Caps) Capture() capture.Options {
-	return capture.Options{MaxFragmentSets: c.IPFragmentSets, MaxFragmentBytes: c.IPFragmentBytes}
+	return c.Checksums.Apply(capture.Options{MaxFragmentSets: c.IPFragmentSets, MaxFragmentBytes: c.IPFragmentBytes})
 }
 
 func (c *Caps) Session(o session.Options) session.Options {

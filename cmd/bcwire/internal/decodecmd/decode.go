@@ -199,7 +199,7 @@ func Run(o *Options) error {
 		return runHex(o, servers, emit)
 	}
 
-	damaged := 0
+	damaged, badChecksums := 0, 0
 	for _, path := range o.Files {
 		rd, err := capture.OpenWithOptions(path, o.Caps.Capture())
 		if err != nil {
@@ -224,6 +224,7 @@ func Run(o *Options) error {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: werr}
 		}
 		damaged += sum.Damage
+		badChecksums += sum.Capture.BadChecksums
 		if !o.Quiet {
 			p.Flush()
 			printSummary(o.IO, path, sum)
@@ -236,7 +237,7 @@ func Run(o *Options) error {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
 	if damaged > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)", damaged)}
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ type Options struct {
 	RateRatio float64
 	Servers   []string
 	Quiet     bool
+	Checksums cliutil.Checksums
 }
 
 // NewCmdDiff builds the cobra command.
@@ -103,6 +104,7 @@ some do, 2 for usage or I/O errors.`,
 	f.Float64Var(&o.RateRatio, "rate-ratio", 1.5, "flag rates whose ratio ours/stock is beyond this or its inverse")
 	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server in both captures (default: detect servers)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	o.Checksums.AddFlag(f)
 	return cmd
 }
 
@@ -182,7 +184,7 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) (*diff.Capture, error) {
 	b := diff.NewBuilder(filepath.Base(path), rules)
 	_, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: []string{path}, Servers: servers,
-		Quiet: o.Quiet, Record: b.Add, Session: session.Options{}},
+		Quiet: o.Quiet, Record: b.Add, Session: session.Options{}, Capture: o.Checksums.Options()},
 		func(_ string, s *session.Session) error { b.AddSession(s); return nil })
 	if err != nil {
 		return nil, err

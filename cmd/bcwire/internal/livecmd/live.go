@@ -45,6 +45,7 @@ type Options struct {
 	Quiet      bool // no per-message lines
 	Promisc    bool
 	Snaplen    int
+	Checksums  cliutil.Checksums
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
@@ -116,6 +117,7 @@ permission, or an I/O error.`,
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print messages, only the statistics")
 	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
 	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
+	o.Checksums.AddFlag(f)
 	return cmd
 }
 
@@ -260,7 +262,8 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	l.start = time.Now()
 	l.lastTick, l.lastFlush = l.start, l.start
 
-	src := &live.Source{H: l.h, Ctx: ctx, MaxFrames: o.Count, OnFrame: l.frame, Tick: l.tick}
+	src := &live.Source{H: l.h, Ctx: ctx, MaxFrames: o.Count, OnFrame: l.frame, Tick: l.tick,
+		Capture: o.Checksums.Options()}
 	fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
 	if o.Write != "" {
 		fmt.Fprintf(l.err, ", writing %s", o.Write)
@@ -287,7 +290,7 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	case l.printErr != nil:
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: l.printErr}
 	case sum.Damage > 0:
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)", sum.Damage)}
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)%s", sum.Damage, cliutil.ChecksumHint(sum.Capture.BadChecksums))}
 	}
 	return nil
 }

@@ -25,6 +25,8 @@ type Options struct {
 	Servers []string
 	Timeout time.Duration
 	Quiet   bool
+	// Checksums says whether IPv4 and UDP checksums are verified.
+	Checksums cliutil.Checksums
 	// MaxDamageLines caps the damaged records listed on stderr per file.
 	MaxDamageLines int
 }
@@ -68,6 +70,7 @@ same), 2 for usage or I/O errors.`,
 	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
 	f.DurationVar(&o.Timeout, "timeout", 45*time.Second, "end a session after this much capture time without traffic")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	o.Checksums.AddFlag(f)
 	return cmd
 }
 
@@ -89,7 +92,7 @@ func Run(o *Options) error {
 	rep := report.NewHTMLReport(report.HTMLOptions{Title: o.Title})
 	res, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
-		Record: rep.Record,
+		Record: rep.Record, Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {
 		rep.Session(path, s)
 		return nil

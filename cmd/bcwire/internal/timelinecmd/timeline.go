@@ -21,12 +21,13 @@ import (
 
 // Options of `bcwire timeline`.
 type Options struct {
-	IO      *report.IO
-	Files   []string
-	JSON    bool
-	Servers []string
-	Timeout time.Duration
-	Quiet   bool
+	IO        *report.IO
+	Files     []string
+	JSON      bool
+	Servers   []string
+	Timeout   time.Duration
+	Quiet     bool
+	Checksums cliutil.Checksums
 }
 
 // NewCmdTimeline builds the cobra command.
@@ -72,6 +73,7 @@ usage or I/O errors.`,
 	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
 	f.DurationVar(&o.Timeout, "timeout", 45*time.Second, "end a session after this much capture time without traffic")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	o.Checksums.AddFlag(f)
 	return cmd
 }
 
@@ -86,7 +88,7 @@ func Run(o *Options) error {
 	}
 	p := report.NewTimelinePrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON)
 	res, err := Scan(&ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
-		Session: session.Options{Timeout: o.Timeout}}, p.Session)
+		Session: session.Options{Timeout: o.Timeout}, Capture: o.Checksums.Options()}, p.Session)
 	if cerr := p.Close(); err == nil && cerr != nil {
 		err = &cliutil.ExitError{Code: cliutil.ExitUsage, Err: cerr}
 	}
@@ -136,6 +138,9 @@ type ScanResult struct {
 	Totals   session.Counts
 	Sessions int
 	Damaged  int // records that carried an error
+	// BadChecksums counts, of Damaged, the packets that failed their
+	// IPv4 or UDP checksum.
+	BadChecksums int
 }
 
 // Err is the exit status the damage calls for: nil, or exit 1.
@@ -144,7 +149,7 @@ func (r *ScanResult) Err() error {
 		return nil
 	}
 	return &cliutil.ExitError{Code: cliutil.ExitDamaged,
-		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)", r.Damaged)}
+		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, cliutil.ChecksumHint(r.BadChecksums))}
 }
 
 // progressThreshold is the file size above which a terminal shows progress.
@@ -238,6 +243,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	res.Totals.Merge(b.Totals())
 	res.Sessions += sessions
 	res.Damaged += damaged
+	res.BadChecksums += sum.Capture.BadChecksums
 	if !o.Quiet {
 		c, fs := sum.Capture, sum.Flow
 		fmt.Fprintf(o.IO.Err, "%s: %d records, %d Bridge Commander datagrams, %d GameSpy, %d sessions (at most %d at once)",

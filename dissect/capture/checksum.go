@@ -1,0 +1,102 @@
+// This file holds the Internet checksum (RFC 1071) of IPv4 headers and UDP
+// datagrams. It runs once or twice for every datagram read, so it adds
+// 64-bit words with carries (eight bytes per addition) instead of 16-bit
+// words, and folds the sum down to 16 bits only at the end. The ones'
+// complement sum does not care in which order or in which word size the
+// 16-bit words are added, as long as every byte keeps its position within
+// its 16-bit word, which holds because every piece summed starts at an even
+// offset of the datagram.
+
+package capture
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// onesAdd adds b, as big-endian 16-bit words (an odd last byte padded with
+// a zero byte), to the running 64-bit ones' complement sum acc.
+func onesAdd(acc uint64, b []byte) uint64 {
+	var carry uint64
+	for len(b) >= 32 {
+		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[0:8]), carry)
+		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[8:16]), carry)
+		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[16:24]), carry)
+		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[24:32]), carry)
+		b = b[32:]
+	}
+	// Under 32 bytes left: no loop, as game datagrams are short.
+	if len(b) >= 16 {
+		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[0:8]), carry)
+		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b[8:16]), carry)
+		b = b[16:]
+	}
+	if len(b) >= 8 {
+		acc, carry = bits.Add64(acc, binary.BigEndian.Uint64(b), carry)
+		b = b[8:]
+	}
+	// Pack the last 0 to 7 bytes into one more word. Any 16-bit lane will
+	// do for each piece, since the fold adds all lanes alike.
+	var tail uint64
+	if len(b) >= 4 {
+		tail = uint64(binary.BigEndian.Uint32(b))
+		b = b[4:]
+	}
+	if len(b) >= 2 {
+		tail |= uint64(binary.BigEndian.Uint16(b)) << 32
+		b = b[2:]
+	}
+	if len(b) == 1 {
+		tail |= uint64(b[0]) << 56 // the high byte of the top lane
+	}
+	acc, carry = bits.Add64(acc, tail, carry)
+	// The end-around carry, in two steps: when the first carries out,
+	// acc is 0, so the second cannot.
+	acc, carry = bits.Add64(acc, 0, carry)
+	return acc + carry
+}
+
+// fold reduces a 64-bit ones' complement sum to 16 bits.
+func fold(acc uint64) uint16 {
+	acc = acc>>32 + acc&0xffffffff // at most 33 bits
+	acc = acc>>32 + acc&0xffffffff // at most 32 bits
+	acc = acc>>16 + acc&0xffff     // at most 17 bits
+	acc = acc>>16 + acc&0xffff     // 16 bits
+	return uint16(acc)
+}
+
+// pseudoHeaderSum is the sum of the UDP pseudo-header of RFC 768: source
+// and destination address, protocol and UDP length.
+func pseudoHeaderSum(src, dst [4]byte, udpLen int) uint64 {
+	return uint64(binary.BigEndian.Uint32(src[:])) + uint64(binary.BigEndian.Uint32(dst[:])) +
+		ipProtoUDP + uint64(udpLen)
+}
+
+// ipv4HeaderOK verifies an IPv4 header's checksum. The usual 20-byte
+// header, without options, is summed without a loop.
+func ipv4HeaderOK(h []byte) bool {
+	if len(h) != 20 {
+		return fold(onesAdd(0, h)) == 0xffff
+	}
+	sum, carry := bits.Add64(binary.BigEndian.Uint64(h[0:8]), binary.BigEndian.Uint64(h[8:16]), 0)
+	sum, carry = bits.Add64(sum, uint64(binary.BigEndian.Uint32(h[16:20])), carry)
+	// When that carried out, sum is at most 2^32, so adding the carry
+	// back cannot carry again.
+	return fold(sum+carry) == 0xffff
+}
+
+// ipv4Checksum is the checksum to put in an IPv4 header whose checksum
+// field is zero.
+func ipv4Checksum(h []byte) uint16 { return ^fold(onesAdd(0, h)) }
+
+// udpChecksum is the checksum to put in the UDP header of udp (header and
+// payload, its checksum field zero). A computed 0 is sent as 0xFFFF, since
+// 0 in the field means "no checksum"; the two are the same number in ones'
+// complement.
+func udpChecksum(src, dst [4]byte, udp []byte) uint16 {
+	c := ^fold(onesAdd(pseudoHeaderSum(src, dst, len(udp)), udp))
+	if c == 0 {
+		c = 0xffff
+	}
+	return c
+}

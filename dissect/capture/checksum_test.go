@@ -1,0 +1,270 @@
+// This file tests the Internet checksum against a plain 16-bit reference,
+// its verification by the Decoder (offload, 0, 0xFFFF, fragments, the
+// option to ignore it), and measures it.
+
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// refSum is RFC 1071 done the slow, obvious way.
+func refSum(b []byte) uint16 {
+	var sum uint32
+	for i := 0; i < len(b); i += 2 {
+		w := uint32(b[i]) << 8
+		if i+1 < len(b) {
+			w |= uint32(b[i+1])
+		}
+		sum += w
+		sum = sum>>16 + sum&0xffff
+	}
+	return uint16(sum)
+}
+
+func TestOnesAddMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 200 {
+		for _, fill := range []string{"random", "ones", "zeros"} {
+			b := make([]byte, n)
+			for i := range b {
+				switch fill {
+				case "random":
+					b[i] = byte(rng.Uint32())
+				case "ones":
+					b[i] = 0xff // the carries pile up: the end-around carry must not be lost
+				}
+			}
+			got, want := fold(onesAdd(0, b)), refSum(b)
+			// 0 and 0xffff are both zero in ones' complement; only all-zero
+			// input sums to 0 in both.
+			if got != want {
+				t.Errorf("%d %s bytes: sum %#04x, reference %#04x", n, fill, got, want)
+			}
+		}
+	}
+	// A running sum that is already near the top of 64 bits.
+	b := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x12, 0x34}
+	if got, want := fold(onesAdd(^uint64(0)-1, b)), refSum(append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe}, b...)); got != want {
+		t.Errorf("near-overflow start: %#04x, want %#04x", got, want)
+	}
+}
+
+func TestUDPChecksum(t *testing.T) {
+	src, dst := addrA.Addr().As4(), addrB.Addr().As4()
+	udp := ipv4UDP(addrA, addrB, 1, payload(7, 101))[20:] // odd length
+	c := udpChecksum(src, dst, udp)
+	binary.BigEndian.PutUint16(udp[6:], c)
+	if s := udpSum(src, dst, udp); s != 0xffff {
+		t.Errorf("checksum %#04x: sum %#04x, want 0xffff", c, s)
+	}
+}
+
+// A datagram whose checksum computes to 0 carries 0xFFFF, since 0 means
+// "no checksum".
+func TestUDPChecksumZeroIsSentAsFFFF(t *testing.T) {
+	src, dst := addrA.Addr().As4(), addrB.Addr().As4()
+	udp := ipv4UDP(addrA, addrB, 1, make([]byte, 10))[20:]
+	// Make the sum of everything but the checksum 0xffff via the last two
+	// payload bytes, so that the checksum computes to 0.
+	binary.BigEndian.PutUint16(udp[len(udp)-2:], ^fold(onesAdd(pseudoHeaderSum(src, dst, len(udp)), udp)))
+	if c := udpChecksum(src, dst, udp); c != 0xffff {
+		t.Fatalf("checksum %#04x, want 0xffff", c)
+	}
+}
+
+// BenchmarkChecksum: the UDP checksum of a 100-byte datagram (pseudo-header
+// included), which the reader computes for every datagram.
+func BenchmarkChecksum(b *testing.B) {
+	src, dst := addrA.Addr().As4(), addrB.Addr().As4()
+	udp := payload(3, 100)
+	b.SetBytes(int64(len(udp)))
+	b.ReportAllocs()
+	var sink uint16
+	for b.Loop() {
+		sink += udpChecksum(src, dst, udp)
+	}
+	_ = sink
+}
+
+// udpDatagram is a UDP header and payload with a correct checksum.
+func udpDatagram(src, dst netip.AddrPort, pl []byte) []byte {
+	udp := ipv4UDP(src, dst, 1, pl)[20:]
+	binary.BigEndian.PutUint16(udp[6:], udpChecksum(src.Addr().As4(), dst.Addr().As4(), udp))
+	return udp
+}
+
+// ipv4With wraps a UDP datagram (or part of one) in an IPv4 header.
+func ipv4With(src, dst netip.AddrPort, id uint16, off int, more bool, data []byte) []byte {
+	return ipv4Fragment(src, dst, id, off, more, bytes.Clone(data))
+}
+
+// decodeOne decodes the frames (raw IPv4) with a fresh Decoder and returns
+// what the last one gave.
+func decodeOne(t *testing.T, opts Options, frames ...[]byte) (*Packet, Stats, error) {
+	t.Helper()
+	d := NewDecoder(opts)
+	var p *Packet
+	var err error
+	for i, f := range frames {
+		p, err = d.Decode(RawIPv4, f, ci(t0.Add(time.Duration(i)*time.Millisecond)))
+		if err != nil && i < len(frames)-1 {
+			t.Fatalf("frame %d: %v", i+1, err)
+		}
+	}
+	return p, d.Stats(), err
+}
+
+func TestChecksumsVerified(t *testing.T) {
+	pl := []byte("bridge commander datagram")
+	good := ipv4With(addrA, addrB, 1, 0, false, udpDatagram(addrA, addrB, pl))
+
+	t.Run("clean", func(t *testing.T) {
+		p, st, err := decodeOne(t, Options{}, good)
+		if err != nil || p == nil || string(p.Payload) != string(pl) || st.BadChecksums != 0 {
+			t.Fatalf("got %v, %v, %+v", p, err, st)
+		}
+	})
+	t.Run("payload byte changed", func(t *testing.T) {
+		bad := bytes.Clone(good)
+		bad[30] ^= 0x40
+		want := binary.BigEndian.Uint16(udpDatagram(addrA, addrB, bad[28:])[6:])
+		p, st, err := decodeOne(t, Options{}, bad)
+		var pe *PacketError
+		if p != nil || !errors.As(err, &pe) || !errors.Is(err, ErrChecksum) {
+			t.Fatalf("got %v, %v", p, err)
+		}
+		msg := fmt.Sprintf("UDP checksum 0x%04X, computed 0x%04X", binary.BigEndian.Uint16(good[26:28]), want)
+		if !strings.Contains(err.Error(), msg) {
+			t.Errorf("error %q, want it to say %q", err, msg)
+		}
+		// The datagram is handed over with the error, as read, so that it
+		// can be shown.
+		if pe.Frame != 1 || pe.Packet == nil || pe.Packet.Frame != 1 || pe.Packet.Src != addrA || pe.Packet.Dst != addrB ||
+			!bytes.Equal(pe.Packet.Payload, bad[28:]) {
+			t.Errorf("PacketError %+v, Packet %+v", pe, pe.Packet)
+		}
+		if st.Damaged != 1 || st.BadChecksums != 1 || st.UDP != 0 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+	t.Run("IPv4 header byte changed", func(t *testing.T) {
+		bad := bytes.Clone(good)
+		bad[8]-- // the TTL: nothing else would notice
+		p, st, err := decodeOne(t, Options{}, bad)
+		var pe *PacketError
+		if p != nil || !errors.As(err, &pe) || !errors.Is(err, ErrChecksum) || pe.Packet != nil ||
+			!strings.Contains(err.Error(), fmt.Sprintf("IPv4 header checksum 0x%04X, computed 0x%04X",
+				binary.BigEndian.Uint16(good[10:12]), binary.BigEndian.Uint16(good[10:12])+0x100)) { // the TTL is a high byte
+			t.Fatalf("got %v, %v", p, err)
+		}
+		if st.Damaged != 1 || st.BadChecksums != 1 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+	t.Run("UDP checksum 0 is not verified", func(t *testing.T) {
+		none := bytes.Clone(good)
+		none[26], none[27] = 0, 0
+		none[30] ^= 0x40 // undetectable without a checksum
+		if p, _, err := decodeOne(t, Options{}, none); err != nil || p == nil {
+			t.Fatalf("got %v, %v", p, err)
+		}
+	})
+	t.Run("offloaded checksum is not damage", func(t *testing.T) {
+		// Captured on the sending host with checksum offload: the field
+		// holds only the pseudo-header sum (as on Linux's lo).
+		off := bytes.Clone(good)
+		ulen := len(off) - 20
+		binary.BigEndian.PutUint16(off[26:28], fold(pseudoHeaderSum(addrA.Addr().As4(), addrB.Addr().As4(), ulen)))
+		p, st, err := decodeOne(t, Options{}, off)
+		if err != nil || p == nil || string(p.Payload) != string(pl) || st.Damaged != 0 {
+			t.Fatalf("got %v, %v, %+v", p, err, st)
+		}
+		// The same field value with another length is damage.
+		binary.BigEndian.PutUint16(off[26:28], fold(pseudoHeaderSum(addrA.Addr().As4(), addrB.Addr().As4(), ulen+1)))
+		if _, _, err := decodeOne(t, Options{}, off); !errors.Is(err, ErrChecksum) {
+			t.Errorf("wrong pseudo-header sum accepted: %v", err)
+		}
+	})
+	t.Run("checksum 0 sent as FFFF", func(t *testing.T) {
+		udp := ipv4UDP(addrA, addrB, 1, make([]byte, 10))[20:]
+		binary.BigEndian.PutUint16(udp[len(udp)-2:], ^fold(onesAdd(pseudoHeaderSum(addrA.Addr().As4(), addrB.Addr().As4(), len(udp)), udp)))
+		binary.BigEndian.PutUint16(udp[6:], 0xffff)
+		if p, _, err := decodeOne(t, Options{}, ipv4With(addrA, addrB, 1, 0, false, udp)); err != nil || p == nil {
+			t.Fatalf("got %v, %v", p, err)
+		}
+	})
+	t.Run("ignored", func(t *testing.T) {
+		bad := bytes.Clone(good)
+		bad[30] ^= 0x40
+		bad[8]--
+		p, st, err := decodeOne(t, Options{IgnoreChecksums: true}, bad)
+		if err != nil || p == nil || !bytes.Equal(p.Payload, bad[28:]) || st.Damaged != 0 {
+			t.Fatalf("got %v, %v, %+v", p, err, st)
+		}
+	})
+}
+
+// The UDP checksum covers the whole datagram, so it is verified after
+// reassembly; each fragment's IPv4 header checksum is verified on its own.
+func TestChecksumsOfFragments(t *testing.T) {
+	pl := payload(4, 300)
+	udp := udpDatagram(addrA, addrB, pl)
+	frags := func() [][]byte {
+		return [][]byte{
+			ipv4With(addrA, addrB, 7, 0, true, udp[:160]),
+			ipv4With(addrA, addrB, 7, 160, true, udp[160:240]),
+			ipv4With(addrA, addrB, 7, 240, false, udp[240:]),
+		}
+	}
+	if p, st, err := decodeOne(t, Options{}, frags()...); err != nil || p == nil || !p.Reassembled || !bytes.Equal(p.Payload, pl) || st.Damaged != 0 {
+		t.Fatalf("clean: got %v, %v, %+v", p, err, st)
+	}
+	// A payload byte in the middle fragment: the completing frame reports it.
+	f := frags()
+	f[1][25] ^= 1
+	p, st, err := decodeOne(t, Options{}, f...)
+	var pe *PacketError
+	if p != nil || !errors.As(err, &pe) || !errors.Is(err, ErrChecksum) || pe.Frame != 3 || pe.Packet == nil || !pe.Packet.Reassembled {
+		t.Fatalf("corrupted fragment: got %v, %v", p, err)
+	}
+	if st.BadChecksums != 1 || st.Reassembled != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	// A fragment whose IPv4 header is corrupted is dropped; its datagram
+	// never completes.
+	f = frags()
+	f[1][8]--
+	d := NewDecoder(Options{})
+	var errs []error
+	for i, fr := range f {
+		if _, err := d.Decode(RawIPv4, fr, ci(t0.Add(time.Duration(i)))); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], ErrChecksum) || errs[0].(*PacketError).Frame != 2 {
+		t.Errorf("corrupted fragment header: errors %v", errs)
+	}
+	if inc := d.Flush(); len(inc) != 1 {
+		t.Errorf("incomplete sets %v", inc)
+	}
+}
+
+// Writer output passes the reader's verification, fragmented or not.
+func TestWriterChecksumsVerify(t *testing.T) {
+	for _, format := range []Format{PCAP, PCAPNG} {
+		file := writeCapture(t, format, Ethernet, roundTripInput())
+		pkts, errs, _ := readAll(t, file, Options{})
+		if len(errs) != 0 || len(pkts) != len(roundTripInput()) {
+			t.Errorf("%v: %d packets, errors %v", format, len(pkts), errs)
+		}
+	}
+}
