@@ -85,9 +85,10 @@ type Builder struct {
 	emit    func(*Session)
 	servers map[netip.AddrPort]*server
 	total   Counts
+	span    span // of total
 
-	clock     time.Time // latest capture time seen
-	lastSweep time.Time
+	clock     stamp // latest capture time seen
+	lastSweep stamp
 	scratch   []byte
 	closing   []*live
 	cache     [sessionCacheSize]sessionCache
@@ -208,15 +209,17 @@ func (s *server) find(match func(*live) bool) *live {
 
 // Add consumes one record. r and what it points to are not retained.
 func (b *Builder) Add(r *flow.Record) {
-	if r.Time.After(b.clock) {
-		b.clock = r.Time
+	now := stampOf(r.Time)
+	if now.after(b.clock) {
+		b.clock = now
 	}
-	if b.clock.Sub(b.lastSweep) >= time.Second {
+	if b.clock.sub(b.lastSweep) >= time.Second {
 		b.sweep()
 		b.lastSweep = b.clock
 	}
 	payload := gamePayload(r, &b.scratch)
-	b.total.add(r, payload)
+	b.span.note(&b.total, r.Time, now)
+	b.total.count(r, payload)
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
@@ -225,12 +228,13 @@ func (b *Builder) Add(r *flow.Record) {
 		// Damage never opens a session: lost fragment sets are reported at
 		// the end, long after their session may have closed.
 		if l != nil {
-			l.s.Traffic.add(r, payload)
+			l.traffic.note(&l.s.Traffic, r.Time, now)
+			l.s.Traffic.count(r, payload)
 			l.damaged(r)
 		}
 		return
 	}
-	if l != nil && b.replaced(l, r) {
+	if l != nil && b.replaced(l, r, now) {
 		b.close(l)
 		l, srv = nil, b.servers[r.Server]
 	}
@@ -239,20 +243,20 @@ func (b *Builder) Add(r *flow.Record) {
 			srv = &server{sessions: map[netip.AddrPort]*live{}}
 			b.servers[r.Server] = srv
 		}
-		l = b.open(srv, r)
+		l = b.open(srv, r, now)
 	}
-	l.add(r, payload)
+	l.add(r, payload, now)
 }
 
 // replaced reports whether r starts a new session on l's flow: l ended and
 // r is a new connect request, or l went silent for longer than the timeout,
 // or the client connects again after getting past the connect step.
-func (b *Builder) replaced(l *live, r *flow.Record) bool {
+func (b *Builder) replaced(l *live, r *flow.Record, now stamp) bool {
 	connect := isConnectRequest(r)
 	switch {
 	case l.ending:
-		return connect || r.Time.After(l.lingerUntil)
-	case r.Time.Sub(l.s.LastSeen) > b.opts.Timeout:
+		return connect || now.after(l.lingerUntil)
+	case now.sub(l.lastSeen) > b.opts.Timeout:
 		l.timeout(b.opts.Timeout)
 		return true
 	case connect && l.s.reached() >= PhaseChecksum:
@@ -266,7 +270,7 @@ func isConnectRequest(r *flow.Record) bool {
 	return r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request"
 }
 
-func (b *Builder) open(srv *server, r *flow.Record) *live {
+func (b *Builder) open(srv *server, r *flow.Record, now stamp) *live {
 	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,
 		Start: r.Time, LastSeen: r.Time}
 	// A session seen from its first step has a connect request or a slot
@@ -277,7 +281,7 @@ func (b *Builder) open(srv *server, r *flow.Record) *live {
 		srv = &server{sessions: map[netip.AddrPort]*live{}}
 		b.servers[r.Server] = srv
 	}
-	l := &live{s: s, srv: srv, opts: &b.opts}
+	l := &live{s: s, srv: srv, opts: &b.opts, lastSeen: now}
 	for d := range 2 {
 		for ch := range 2 {
 			l.streams[d][ch].rtt.cap = b.opts.RTTSamples
@@ -336,8 +340,8 @@ func (b *Builder) sweep() {
 	for _, srv := range b.servers {
 		for _, l := range srv.sessions {
 			switch {
-			case l.ending && !b.clock.Before(l.lingerUntil):
-			case !l.ending && b.clock.Sub(l.s.LastSeen) > b.opts.Timeout:
+			case l.ending && !b.clock.before(l.lingerUntil):
+			case !l.ending && b.clock.sub(l.lastSeen) > b.opts.Timeout:
 				l.timeout(b.opts.Timeout)
 			default:
 				continue
@@ -351,6 +355,9 @@ func (b *Builder) sweep() {
 // flushClosing emits the sessions in b.closing in a fixed order (map
 // iteration order is random; output must not be).
 func (b *Builder) flushClosing() {
+	if len(b.closing) == 0 {
+		return
+	}
 	sort.Slice(b.closing, func(i, j int) bool { return b.closing[i].s.before(b.closing[j].s) })
 	for _, l := range b.closing {
 		b.close(l)
@@ -403,7 +410,7 @@ func (b *Builder) Finish() {
 	for _, srv := range b.servers {
 		for _, l := range srv.sessions {
 			if !l.ending {
-				if b.clock.Sub(l.s.LastSeen) > b.opts.Timeout {
+				if b.clock.sub(l.lastSeen) > b.opts.Timeout {
 					l.timeout(b.opts.Timeout)
 				} else {
 					l.s.EndReason = EndOpen
@@ -429,8 +436,11 @@ type live struct {
 	rates   map[rateKey]int // index into s.StateUpdates
 	burst   burst
 
+	lastSeen stamp // s.LastSeen
+	traffic  span  // of s.Traffic
+
 	ending      bool // disconnected or booted; lingering
-	lingerUntil time.Time
+	lingerUntil stamp
 	done        bool // emitted: relay entries pointing here are stale
 	lost        bool // the player has lost a ship (for respawns)
 	current     game.ObjectID
@@ -447,11 +457,12 @@ type rateKey struct {
 	dir game.Direction
 }
 
-func (l *live) add(r *flow.Record, payload []byte) {
+func (l *live) add(r *flow.Record, payload []byte, now stamp) {
 	s := l.s
-	s.Traffic.add(r, payload)
-	if r.Time.After(s.LastSeen) {
-		s.LastSeen = r.Time
+	l.traffic.note(&s.Traffic, r.Time, now)
+	s.Traffic.count(r, payload)
+	if now.after(l.lastSeen) {
+		l.lastSeen, s.LastSeen = now, r.Time
 	}
 	if r.Err != nil {
 		l.damaged(r)
@@ -462,10 +473,10 @@ func (l *live) add(r *flow.Record, payload []byte) {
 	}
 	m := r.Msg
 	if m.Type == dissect.TypeAck {
-		l.streams[1-d][m.AckChannel()].ack(m, r.Time)
+		l.streams[1-d][m.AckChannel()].ack(m, now)
 		return
 	}
-	if l.streams[d][m.Type.Channel()].send(m, r.Time) {
+	if l.streams[d][m.Type.Channel()].send(m, now) {
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {
 			return // a copy: its content was handled the first time
@@ -481,7 +492,7 @@ func (l *live) add(r *flow.Record, payload []byte) {
 	case r.Control != nil:
 		l.control(r)
 	case r.Game != nil:
-		l.game(r, payload)
+		l.game(r, payload, now)
 	}
 }
 
@@ -525,7 +536,7 @@ func (l *live) end(reason EndReason, t time.Time, frame int, by, text string) {
 	setOnce(&s.Phases.End, t)
 	l.eventAt(t, frame, string(reason), text)
 	l.ending = true
-	l.lingerUntil = t.Add(l.opts.Linger)
+	l.lingerUntil = stampOf(t.Add(l.opts.Linger))
 }
 
 func (l *live) timeout(after time.Duration) {
@@ -568,7 +579,7 @@ func (l *live) control(r *flow.Record) {
 	}
 }
 
-func (l *live) game(r *flow.Record, p []byte) {
+func (l *live) game(r *flow.Record, p []byte, now stamp) {
 	s := l.s
 	msg := r.Game.Msg
 	op := msg.Opcode()
@@ -622,7 +633,7 @@ func (l *live) game(r *flow.Record, p []byte) {
 		l.srv.kills = [len(l.srv.kills)]killKey{} // death counts start again
 	}
 	if op != game.OpStateUpdate {
-		l.relay(r, p)
+		l.relay(r, p, now)
 	}
 }
 
@@ -896,16 +907,16 @@ func playerName(l *live, id int32) string {
 	return fmt.Sprintf("player %d", id)
 }
 
-func (l *live) relay(r *flow.Record, p []byte) {
+func (l *live) relay(r *flow.Record, p []byte, now stamp) {
 	if len(p) == 0 {
 		return
 	}
 	h := hash64(p)
 	if r.Dir == game.ClientToServer {
-		l.srv.relay.put(h, l, r.Time, l.opts)
+		l.srv.relay.put(h, l, now, l.opts)
 		return
 	}
-	src, first := l.srv.relay.match(h, r.Time, l.opts.RelayWindow)
+	src, first := l.srv.relay.match(h, now, l.opts.RelayWindow)
 	if src == nil || src == l || src.done {
 		return
 	}

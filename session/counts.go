@@ -63,6 +63,12 @@ func (c *Counts) add(r *flow.Record, payload []byte) {
 			c.Last = r.Time
 		}
 	}
+	c.count(r, payload)
+}
+
+// count is add without First and Last, which the Builder follows with a
+// span.
+func (c *Counts) count(r *flow.Record, payload []byte) {
 	d := DirIndex(r.Dir)
 	switch r.Kind {
 	case flow.KindGameSpy:

@@ -14,16 +14,16 @@ type relayTable struct {
 
 type relayEntry struct {
 	src    *live
-	t      time.Time
+	t      stamp
 	copies int
 }
 
 type relayQueued struct {
 	h uint64
-	t time.Time
+	t stamp
 }
 
-func (rt *relayTable) put(h uint64, src *live, t time.Time, opts *Options) {
+func (rt *relayTable) put(h uint64, src *live, t stamp, opts *Options) {
 	rt.expire(t, opts.RelayWindow)
 	if rt.byHash == nil {
 		rt.byHash = map[uint64]relayEntry{}
@@ -37,10 +37,10 @@ func (rt *relayTable) put(h uint64, src *live, t time.Time, opts *Options) {
 
 // match finds the client message with hash h sent within window before t,
 // counts one more copy of it, and reports whether this is its first copy.
-func (rt *relayTable) match(h uint64, t time.Time, window time.Duration) (src *live, first bool) {
+func (rt *relayTable) match(h uint64, t stamp, window time.Duration) (src *live, first bool) {
 	rt.expire(t, window)
 	e, ok := rt.byHash[h]
-	if !ok || t.Sub(e.t) > window || t.Before(e.t) {
+	if !ok || t.sub(e.t) > window || t.before(e.t) {
 		return nil, false
 	}
 	e.copies++
@@ -48,8 +48,8 @@ func (rt *relayTable) match(h uint64, t time.Time, window time.Duration) (src *l
 	return e.src, e.copies == 1
 }
 
-func (rt *relayTable) expire(now time.Time, window time.Duration) {
-	for rt.head < len(rt.queue) && now.Sub(rt.queue[rt.head].t) > window {
+func (rt *relayTable) expire(now stamp, window time.Duration) {
+	for rt.head < len(rt.queue) && now.sub(rt.queue[rt.head].t) > window {
 		rt.pop()
 	}
 }
@@ -58,7 +58,7 @@ func (rt *relayTable) pop() {
 	q := rt.queue[rt.head]
 	rt.queue[rt.head] = relayQueued{}
 	rt.head++
-	if e, ok := rt.byHash[q.h]; ok && e.t.Equal(q.t) {
+	if e, ok := rt.byHash[q.h]; ok && e.t == q.t {
 		delete(rt.byHash, q.h)
 	}
 	if rt.head == len(rt.queue) {

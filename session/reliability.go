@@ -110,7 +110,7 @@ type sentKey struct {
 }
 
 type sentMsg struct {
-	first time.Time
+	first stamp
 	sends int
 	acked bool
 }
@@ -127,7 +127,7 @@ type stream struct {
 
 // send notes a message sent by the stream's owner and reports whether it
 // was a retransmission.
-func (s *stream) send(m *dissect.Message, t time.Time) (retransmit bool) {
+func (s *stream) send(m *dissect.Message, t stamp) (retransmit bool) {
 	if !m.Reliable {
 		s.st.Unreliable++
 		return false
@@ -190,7 +190,7 @@ func (s *stream) forgetOldest() {
 }
 
 // ack notes an ACK from the other side.
-func (s *stream) ack(a *dissect.Message, t time.Time) {
+func (s *stream) ack(a *dissect.Message, t stamp) {
 	k := sentKey{a.Seq, -1}
 	if a.AckFlags&dissect.AckFragment != 0 {
 		k.frag = int16(a.AckFragIndex)
@@ -205,8 +205,8 @@ func (s *stream) ack(a *dissect.Message, t time.Time) {
 		e.acked = true
 		s.recent[k] = e
 		s.st.Acked++
-		if e.sends == 1 && !t.Before(e.first) {
-			s.rtt.add(t.Sub(e.first))
+		if e.sends == 1 && !t.before(e.first) {
+			s.rtt.add(t.sub(e.first))
 		}
 	}
 }
