@@ -433,8 +433,12 @@ type live struct {
 
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState
-	rates   map[rateKey]int // index into s.StateUpdates
+	rates   rateIndex // of s.StateUpdates
 	burst   burst
+	// known is an id found in objects (they stay there): a client's
+	// StateUpdates are for its own ship, hundreds in a row.
+	known   game.ObjectID
+	isKnown bool
 
 	lastSeen stamp // s.LastSeen
 	traffic  span  // of s.Traffic
@@ -455,6 +459,57 @@ type objState struct {
 type rateKey struct {
 	id  game.ObjectID
 	dir game.Direction
+}
+
+// rateIndex finds a session's ShipRate by object and direction. A session
+// sees updates for a handful of ships, in turn, so it scans its keys from
+// the one after the last found; only beyond manyRates does a map pay.
+type rateIndex struct {
+	keys []rateKey       // of s.StateUpdates, in order
+	many map[rateKey]int // index into keys, when they are many
+	last int             // index of the last key found
+}
+
+const manyRates = 16
+
+// find returns the index of k, or -1.
+func (x *rateIndex) find(k rateKey) int {
+	if x.many != nil {
+		i, ok := x.many[k]
+		if !ok {
+			return -1
+		}
+		return i
+	}
+	n := len(x.keys)
+	for j := range n {
+		i := x.last + 1 + j
+		if i >= n {
+			i -= n
+		}
+		if x.keys[i] == k {
+			x.last = i
+			return i
+		}
+	}
+	return -1
+}
+
+// add appends k (not yet in x) and returns its index.
+func (x *rateIndex) add(k rateKey) int {
+	i := len(x.keys)
+	x.keys = append(x.keys, k)
+	switch {
+	case x.many != nil:
+		x.many[k] = i
+	case len(x.keys) > manyRates:
+		x.many = make(map[rateKey]int, 2*len(x.keys))
+		for j, o := range x.keys {
+			x.many[o] = j
+		}
+	}
+	x.last = i
+	return i
 }
 
 func (l *live) add(r *flow.Record, payload []byte, now stamp) {
@@ -779,6 +834,18 @@ func (l *live) shipLost(r *flow.Record, id game.ObjectID) {
 	l.event(r, EventShipDestroyed, fmt.Sprintf("ship %s destroyed", idText(id)))
 }
 
+// seen reports whether id is in l.objects.
+func (l *live) seen(id game.ObjectID) bool {
+	if l.isKnown && id == l.known {
+		return true
+	}
+	if _, ok := l.objects[id]; !ok {
+		return false
+	}
+	l.known, l.isKnown = id, true
+	return true
+}
+
 func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 	s := l.s
 	if r.Dir == game.ClientToServer {
@@ -789,7 +856,7 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 		if s.GameSlot < 0 && id.Slot() >= 0 {
 			s.GameSlot = id.Slot() // a client updates only its own ship
 		}
-		if _, seen := l.objects[id]; !seen && id.Slot() == s.GameSlot {
+		if !l.seen(id) && id.Slot() == s.GameSlot {
 			// A ship created before the capture: remember it so that its
 			// destruction counts.
 			l.remember(id, objState{ship: -1})
@@ -797,16 +864,12 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 		}
 	}
 	k := rateKey{id, r.Dir}
-	i, ok := l.rates[k]
-	if !ok {
+	i := l.rates.find(k)
+	if i < 0 {
 		if len(s.StateUpdates) >= l.opts.MaxShipRates {
 			return
 		}
-		if l.rates == nil {
-			l.rates = map[rateKey]int{}
-		}
-		i = len(s.StateUpdates)
-		l.rates[k] = i
+		i = l.rates.add(k)
 		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: id, Dir: r.Dir.String(), First: r.Time})
 	}
 	u := &s.StateUpdates[i]
@@ -951,7 +1014,7 @@ func (l *live) finish() {
 	nonNil(&s.Chat)
 	nonNil(&s.Ships)
 	nonNil(&s.StateUpdates)
-	l.objects, l.rates = nil, nil
+	l.objects, l.rates = nil, rateIndex{}
 	l.done = true
 }
 
