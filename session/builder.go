@@ -89,9 +89,11 @@ type Builder struct {
 
 	clock     stamp // latest capture time seen
 	lastSweep stamp
+	nextSweep stamp // no sweep is due before (lastSweep + 1 s, or less)
 	scratch   []byte
 	closing   []*live
 	cache     [sessionCacheSize]sessionCache
+	last      *live // of the previous record, checked before cache
 
 	opened []*live // open order, for eviction; may hold closed sessions
 	head   int
@@ -140,8 +142,13 @@ func sessionSlot(server, client netip.AddrPort) int {
 
 // lookup finds the live session of a pair (nil if none) and its server.
 func (b *Builder) lookup(server, client netip.AddrPort) (*server, *live) {
+	// The messages of one datagram come in a row.
+	if l := b.last; l != nil && l.s.Client == client && l.s.Server == server {
+		return l.srv, l
+	}
 	c := &b.cache[sessionSlot(server, client)]
 	if c.l != nil && c.server == server && c.client == client {
+		b.last = c.l
 		return c.l.srv, c.l
 	}
 	srv := b.servers[server]
@@ -151,6 +158,7 @@ func (b *Builder) lookup(server, client netip.AddrPort) (*server, *live) {
 	}
 	if l != nil {
 		*c = sessionCache{server: server, client: client, l: l}
+		b.last = l
 	}
 	return srv, l
 }
@@ -212,10 +220,11 @@ func (b *Builder) Add(r *flow.Record) {
 	now := stampOf(r.Time)
 	if now.after(b.clock) {
 		b.clock = now
-	}
-	if b.clock.sub(b.lastSweep) >= time.Second {
-		b.sweep()
-		b.lastSweep = b.clock
+		if !b.clock.before(b.nextSweep) && b.clock.sub(b.lastSweep) >= time.Second {
+			b.sweep()
+			b.lastSweep = b.clock
+			b.nextSweep = stampOf(b.clock.time().Add(time.Second))
+		}
 	}
 	payload := gamePayload(r, &b.scratch)
 	b.span.note(&b.total, r.Time, now)
@@ -256,7 +265,7 @@ func (b *Builder) replaced(l *live, r *flow.Record, now stamp) bool {
 	switch {
 	case l.ending:
 		return connect || now.after(l.lingerUntil)
-	case now.sub(l.lastSeen) > b.opts.Timeout:
+	case l.silent(now, b.opts.Timeout):
 		l.timeout(b.opts.Timeout)
 		return true
 	case connect && l.s.reached() >= PhaseChecksum:
@@ -341,7 +350,7 @@ func (b *Builder) sweep() {
 		for _, l := range srv.sessions {
 			switch {
 			case l.ending && !b.clock.before(l.lingerUntil):
-			case !l.ending && b.clock.sub(l.lastSeen) > b.opts.Timeout:
+			case !l.ending && l.silent(b.clock, b.opts.Timeout):
 				l.timeout(b.opts.Timeout)
 			default:
 				continue
@@ -391,6 +400,9 @@ func (b *Builder) close(l *live) {
 	if c := &b.cache[sessionSlot(l.s.Server, l.s.Client)]; c.l == l {
 		*c = sessionCache{}
 	}
+	if b.last == l {
+		b.last = nil
+	}
 	if srv.sessions[l.s.Client] == l {
 		delete(srv.sessions, l.s.Client)
 	}
@@ -410,7 +422,7 @@ func (b *Builder) Finish() {
 	for _, srv := range b.servers {
 		for _, l := range srv.sessions {
 			if !l.ending {
-				if b.clock.sub(l.lastSeen) > b.opts.Timeout {
+				if l.silent(b.clock, b.opts.Timeout) {
 					l.timeout(b.opts.Timeout)
 				} else {
 					l.s.EndReason = EndOpen
@@ -440,8 +452,9 @@ type live struct {
 	known   game.ObjectID
 	isKnown bool
 
-	lastSeen stamp // s.LastSeen
-	traffic  span  // of s.Traffic
+	lastSeen   stamp // s.LastSeen
+	quietUntil stamp // silent is false up to here
+	traffic    span  // of s.Traffic
 
 	ending      bool // disconnected or booted; lingering
 	lingerUntil stamp
@@ -549,6 +562,21 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp) {
 	case r.Game != nil:
 		l.game(r, payload, now)
 	}
+}
+
+// silent reports whether now is more than timeout after the session's last
+// traffic. The last traffic only moves forward, so the answer stays no up
+// to the time it gave last, and most records need one comparison.
+func (l *live) silent(now stamp, timeout time.Duration) bool {
+	if !now.after(l.quietUntil) {
+		return false
+	}
+	if now.sub(l.lastSeen) > timeout {
+		return true
+	}
+	// Add saturates rather than wraps: at worst an earlier bound.
+	l.quietUntil = stampOf(l.s.LastSeen.Add(timeout))
+	return false
 }
 
 func (l *live) damaged(r *flow.Record) {
