@@ -85,7 +85,7 @@ type Builder struct {
 	emit    func(*Session)
 	servers map[netip.AddrPort]*server
 	total   Counts
-	span    span // of total
+	first   stamp // of total.First; total.Last is at clock
 
 	clock     stamp // latest capture time seen
 	lastSweep stamp
@@ -218,17 +218,26 @@ func (s *server) find(match func(*live) bool) *live {
 // Add consumes one record. r and what it points to are not retained.
 func (b *Builder) Add(r *flow.Record) {
 	now := stampOf(r.Time)
+	// The totals' First and Last as Counts.add keeps them: Last is the
+	// latest nonzero time, which is the clock's.
 	if now.after(b.clock) {
-		b.clock = now
+		b.clock, b.total.Last = now, r.Time
 		if !b.clock.before(b.nextSweep) && b.clock.sub(b.lastSweep) >= time.Second {
 			b.sweep()
 			b.lastSweep = b.clock
 			b.nextSweep = stampOf(b.clock.time().Add(time.Second))
 		}
 	}
+	if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
+		b.first, b.total.First = now, r.Time
+	}
 	payload := gamePayload(r, &b.scratch)
-	b.span.note(&b.total, r.Time, now)
-	b.total.count(r, payload)
+	t, isMsg := tallyOf(r, payload)
+	if isMsg {
+		b.total.countTally(&t)
+	} else {
+		b.total.count(r, payload)
+	}
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
@@ -254,7 +263,11 @@ func (b *Builder) Add(r *flow.Record) {
 		}
 		l = b.open(srv, r, now)
 	}
-	l.add(r, payload, now)
+	if !isMsg {
+		l.add(r, payload, now, nil)
+	} else {
+		l.add(r, payload, now, &t)
+	}
 }
 
 // replaced reports whether r starts a new session on l's flow: l ended and
@@ -525,10 +538,17 @@ func (x *rateIndex) add(k rateKey) int {
 	return i
 }
 
-func (l *live) add(r *flow.Record, payload []byte, now stamp) {
+// add takes a message record; t is its tally, nil when nothing counts.
+func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	s := l.s
-	l.traffic.note(&s.Traffic, r.Time, now)
-	s.Traffic.count(r, payload)
+	if now.after(l.traffic.last) && !l.traffic.first.isZero() {
+		l.traffic.last, s.Traffic.Last = now, r.Time // span.note's usual case
+	} else {
+		l.traffic.note(&s.Traffic, r.Time, now)
+	}
+	if t != nil {
+		s.Traffic.countTally(t)
+	}
 	if now.after(l.lastSeen) {
 		l.lastSeen, s.LastSeen = now, r.Time
 	}

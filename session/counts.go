@@ -93,20 +93,49 @@ func (c *Counts) count(r *flow.Record, payload []byte) {
 			c.Damaged[d]++
 		}
 	case flow.KindMessage:
-		if d < 0 {
-			return
+		if t, ok := tallyOf(r, payload); ok {
+			c.countTally(&t)
 		}
-		if r.MsgIndex == 0 {
-			c.Datagrams[d]++
-		}
-		t := &c.Transport[d][r.Msg.Type]
-		t.Count++
-		t.Bytes += len(r.Msg.Raw)
-		if r.Game != nil && len(payload) > 0 {
-			o := &c.Opcodes[d][r.Game.Msg.Opcode()]
-			o.Count++
-			o.Bytes += len(payload)
-		}
+	}
+}
+
+// tally is what a message record adds to a Counts, worked out once for the
+// totals and the session's traffic.
+type tally struct {
+	d        int  // direction index
+	datagram bool // the first message of its datagram
+	typ      dissect.TransportType
+	raw      int // message bytes
+	game     bool
+	op       game.Opcode // when game
+	payload  int         // game message bytes, when game
+}
+
+// tallyOf works out the tally of r; ok is false when r is not a message or
+// its direction is unknown (nothing counts then).
+func tallyOf(r *flow.Record, payload []byte) (t tally, ok bool) {
+	d := DirIndex(r.Dir)
+	if r.Kind != flow.KindMessage || d < 0 {
+		return t, false
+	}
+	t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw)}
+	if r.Game != nil && len(payload) > 0 {
+		t.game, t.op, t.payload = true, r.Game.Msg.Opcode(), len(payload)
+	}
+	return t, true
+}
+
+func (c *Counts) countTally(t *tally) {
+	if t.datagram {
+		c.Datagrams[t.d]++
+	}
+	tt := &c.Transport[t.d][t.typ]
+	tt.Count++
+	tt.Bytes += t.raw
+	if t.game {
+		o := &c.Opcodes[t.d][t.op]
+		o.Count++
+		o.Bytes += t.payload
 	}
 }
 

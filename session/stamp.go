@@ -48,6 +48,7 @@ func (a stamp) sub(b stamp) time.Duration {
 // span follows the first and the last nonzero time of the records counted
 // into a Counts, as Counts.add does, but compares stamps and writes First
 // and Last only when they change. It assumes nothing else writes them.
+// (A later record than last, once first is set, only moves last.)
 type span struct{ first, last stamp }
 
 func (s *span) note(c *Counts, t time.Time, now stamp) {
