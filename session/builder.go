@@ -140,24 +140,24 @@ func sessionSlot(server, client netip.AddrPort) int {
 	return int(h & (sessionCacheSize - 1))
 }
 
-// lookup finds the live session of a pair (nil if none) and its server.
-func (b *Builder) lookup(server, client netip.AddrPort) (*server, *live) {
+// lookup finds the live session of r's pair (nil if none) and its server.
+func (b *Builder) lookup(r *flow.Record) (*server, *live) {
 	// The messages of one datagram come in a row.
-	if l := b.last; l != nil && l.s.Client == client && l.s.Server == server {
+	if l := b.last; l != nil && l.s.Client == r.Client && l.s.Server == r.Server {
 		return l.srv, l
 	}
-	c := &b.cache[sessionSlot(server, client)]
-	if c.l != nil && c.server == server && c.client == client {
+	c := &b.cache[sessionSlot(r.Server, r.Client)]
+	if c.l != nil && c.server == r.Server && c.client == r.Client {
 		b.last = c.l
 		return c.l.srv, c.l
 	}
-	srv := b.servers[server]
+	srv := b.servers[r.Server]
 	var l *live
 	if srv != nil {
-		l = srv.sessions[client]
+		l = srv.sessions[r.Client]
 	}
 	if l != nil {
-		*c = sessionCache{server: server, client: client, l: l}
+		*c = sessionCache{server: r.Server, client: r.Client, l: l}
 		b.last = l
 	}
 	return srv, l
@@ -241,7 +241,7 @@ func (b *Builder) Add(r *flow.Record) {
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
-	srv, l := b.lookup(r.Server, r.Client)
+	srv, l := b.lookup(r)
 	if r.Kind != flow.KindMessage {
 		// Damage never opens a session: lost fragment sets are reported at
 		// the end, long after their session may have closed.
@@ -541,8 +541,11 @@ func (x *rateIndex) add(k rateKey) int {
 // add takes a message record; t is its tally, nil when nothing counts.
 func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	s := l.s
-	if now.after(l.traffic.last) && !l.traffic.first.isZero() {
-		l.traffic.last, s.Traffic.Last = now, r.Time // span.note's usual case
+	if !l.traffic.first.isZero() && !now.before(l.traffic.first) {
+		// span.note's usual case: First stays.
+		if now.after(l.traffic.last) {
+			l.traffic.last, s.Traffic.Last = now, r.Time
+		}
 	} else {
 		l.traffic.note(&s.Traffic, r.Time, now)
 	}
