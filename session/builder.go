@@ -232,7 +232,8 @@ func (b *Builder) Add(r *flow.Record) {
 		b.first, b.total.First = now, r.Time
 	}
 	payload := gamePayload(r, &b.scratch)
-	t, isMsg := tallyOf(r, payload)
+	var t tally
+	isMsg := t.of(r, payload)
 	if isMsg {
 		b.total.countTally(&t)
 	} else {
@@ -252,7 +253,9 @@ func (b *Builder) Add(r *flow.Record) {
 		}
 		return
 	}
-	if l != nil && b.replaced(l, r, now) {
+	// (replaced is false, without the call, for most records: an open
+	// session, no control message, not yet silent.)
+	if l != nil && (l.ending || r.Control != nil || now.after(l.quietUntil)) && b.replaced(l, r, now) {
 		b.close(l)
 		l, srv = nil, b.servers[r.Server]
 	}

@@ -93,7 +93,8 @@ func (c *Counts) count(r *flow.Record, payload []byte) {
 			c.Damaged[d]++
 		}
 	case flow.KindMessage:
-		if t, ok := tallyOf(r, payload); ok {
+		var t tally
+		if t.of(r, payload) {
 			c.countTally(&t)
 		}
 	}
@@ -111,18 +112,18 @@ type tally struct {
 	payload  int         // game message bytes, when game
 }
 
-// tallyOf works out the tally of r; ok is false when r is not a message or
-// its direction is unknown (nothing counts then).
-func tallyOf(r *flow.Record, payload []byte) (t tally, ok bool) {
+// of works out the tally of r; it is false when r is not a message or its
+// direction is unknown (nothing counts then).
+func (t *tally) of(r *flow.Record, payload []byte) bool {
 	d := DirIndex(r.Dir)
 	if r.Kind != flow.KindMessage || d < 0 {
-		return t, false
+		return false
 	}
-	t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw)}
+	*t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw)}
 	if r.Game != nil && len(payload) > 0 {
 		t.game, t.op, t.payload = true, r.Game.Msg.Opcode(), len(payload)
 	}
-	return t, true
+	return true
 }
 
 func (c *Counts) countTally(t *tally) {
@@ -305,6 +306,11 @@ func gamePayload(r *flow.Record, scratch *[]byte) []byte {
 	if r.Reassembled == 0 {
 		return r.Msg.Payload
 	}
+	return reencode(r, scratch)
+}
+
+// reencode is gamePayload's rare case, kept apart so that gamePayload inlines.
+func reencode(r *flow.Record, scratch *[]byte) []byte {
 	*scratch = r.Game.Msg.Append((*scratch)[:0])
 	if len(r.Game.Unparsed) > 0 {
 		*scratch = append(*scratch, r.Game.Unparsed...)
