@@ -94,6 +94,7 @@ type Builder struct {
 	closing   []*live
 	cache     [sessionCacheSize]sessionCache
 	last      *live // of the previous record, checked before cache
+	spare     spare // of finished streams, for new ones
 
 	opened []*live // open order, for eviction; may hold closed sessions
 	head   int
@@ -310,6 +311,7 @@ func (b *Builder) open(srv *server, r *flow.Record, now stamp) *live {
 	for d := range 2 {
 		for ch := range 2 {
 			l.streams[d][ch].rtt.cap = b.opts.RTTSamples
+			l.streams[d][ch].spare = &b.spare
 		}
 	}
 	l.streams[0][dissect.ChannelData].st = &s.Reliability.ClientToServer.Data

@@ -144,6 +144,7 @@ type stream struct {
 	buckets []int // per chain, the newest message's send number + 1
 	win     seqWindow
 	rtt     reservoir
+	spare   *spare // of the Builder; may be nil
 }
 
 // find returns the remembered message k, or nil.
@@ -165,7 +166,9 @@ func (s *stream) find(k sentKey) *sentMsg {
 // one beyond recentCap.
 func (s *stream) remember(k sentKey, t stamp) {
 	if s.buckets == nil {
-		s.buckets = make([]int, sentBuckets)
+		if s.buckets = s.spare.takeBuckets(); s.buckets == nil {
+			s.buckets = make([]int, sentBuckets)
+		}
 	}
 	if len(s.recent) == cap(s.recent) {
 		s.grow()
@@ -189,7 +192,14 @@ func (s *stream) remember(k sentKey, t stamp) {
 // buf stops growing at 1024.)
 func (s *stream) grow() {
 	if 2*len(s.recent) > cap(s.buf) {
-		s.buf = make([]sentMsg, max(16, 2*cap(s.buf)))
+		// A busy stream takes a finished stream's array (a full-size one)
+		// rather than growing through every size again.
+		if s.buf = nil; cap(s.recent) >= 64 {
+			s.buf = s.spare.takeBuf()
+		}
+		if s.buf == nil {
+			s.buf = make([]sentMsg, max(16, 2*len(s.recent)))
+		}
 	}
 	n := copy(s.buf, s.recent)
 	s.recent = s.buf[:n]
@@ -248,6 +258,9 @@ func (s *stream) ack(a *dissect.Message, t stamp) {
 		e.acked = true
 		s.st.Acked++
 		if !e.resent && !t.before(e.first) {
+			if s.rtt.vals == nil {
+				s.rtt.vals = s.spare.takeSamples()
+			}
 			s.rtt.add(t.sub(e.first))
 		}
 	}
@@ -260,8 +273,70 @@ func (s *stream) finish() {
 			s.st.Unacked++
 		}
 	}
-	s.recent, s.buf, s.buckets = nil, nil, nil
 	s.st.RTT = s.rtt.summary()
+	s.spare.keep(s)
+	s.recent, s.buf, s.buckets, s.rtt.vals = nil, nil, nil, nil
+}
+
+// spare keeps the memory of finished streams for the streams of new
+// sessions: a busy stream grows to a thousand remembered messages and a
+// reservoir of RTT samples, and a long capture is sessions coming and going.
+// A nil *spare keeps nothing.
+type spare struct {
+	bufs    [][]sentMsg // full size (2*recentCap)
+	buckets [][]int
+	samples [][]time.Duration
+}
+
+// maxSpare bounds what a spare keeps of each kind.
+const maxSpare = 16
+
+func (p *spare) keep(s *stream) {
+	if p == nil {
+		return
+	}
+	if cap(s.buf) >= 2*recentCap && len(p.bufs) < maxSpare {
+		p.bufs = append(p.bufs, s.buf[:cap(s.buf)])
+	}
+	if s.buckets != nil && len(p.buckets) < maxSpare {
+		clear(s.buckets) // chains restart from send number 0
+		p.buckets = append(p.buckets, s.buckets)
+	}
+	if s.rtt.vals != nil && len(p.samples) < maxSpare {
+		p.samples = append(p.samples, s.rtt.vals[:0])
+	}
+}
+
+func (p *spare) takeBuf() []sentMsg {
+	if p == nil {
+		return nil
+	}
+	return takeLast(&p.bufs)
+}
+
+func (p *spare) takeBuckets() []int {
+	if p == nil {
+		return nil
+	}
+	return takeLast(&p.buckets)
+}
+
+func (p *spare) takeSamples() []time.Duration {
+	if p == nil {
+		return nil
+	}
+	return takeLast(&p.samples)
+}
+
+func takeLast[T any](list *[][]T) []T {
+	n := len(*list)
+	if n == 0 {
+		return nil
+	}
+	s := (*list)[n-1]
+	(*list)[n-1] = nil
+	*list = (*list)[:n-1]
+	return s
 }
 
 // seqWindow remembers which of the last 1024 sequence numbers below the
@@ -377,8 +452,8 @@ func (r *reservoir) summary() RTT {
 	if r.n == 0 {
 		return RTT{}
 	}
-	v := slices.Clone(r.vals)
-	slices.Sort(v)
+	v := r.vals
+	slices.Sort(v) // the sample is not needed after
 	q := func(p float64) time.Duration {
 		if len(v) == 0 {
 			return 0

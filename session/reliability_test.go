@@ -82,10 +82,11 @@ func (s *mapStream) ack(a *dissect.Message, t stamp) {
 // late and duplicate ACKs and sequence wrap-around: the stream's figures
 // must be the map's.
 func TestStreamMatchesMap(t *testing.T) {
+	var sp spare // passed on from seed to seed
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var st ChannelStats
-		s := stream{st: &st, rtt: reservoir{cap: 16}}
+		s := stream{st: &st, rtt: reservoir{cap: 16}, spare: &sp}
 		ref := mapStream{recent: map[sentKey]*sentMsg{}, rtt: reservoir{cap: 16}}
 		now := stampOf(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		seq := uint16(65000 - rng.IntN(2000))
@@ -119,7 +120,7 @@ func TestStreamMatchesMap(t *testing.T) {
 			} else if got, want := s.send(&m, now), ref.send(&m, now); got != want {
 				t.Fatalf("seed %d message %d: retransmission %v, want %v", seed, i, got, want)
 			}
-			if len(s.recent) != len(ref.order) {
+			if len(s.recent) != len(ref.order) || len(s.rtt.vals) != len(ref.rtt.vals) {
 				t.Fatalf("seed %d message %d: %d remembered, want %d", seed, i, len(s.recent), len(ref.order))
 			}
 		}
