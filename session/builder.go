@@ -85,12 +85,16 @@ type Builder struct {
 	emit    func(*Session)
 	servers map[netip.AddrPort]*server
 	total   Counts
+	first   stamp // of total.First; total.Last is at clock
 
-	clock     time.Time // latest capture time seen
-	lastSweep time.Time
+	clock     stamp // latest capture time seen
+	lastSweep stamp
+	nextSweep stamp // no sweep is due before (lastSweep + 1 s, or less)
 	scratch   []byte
 	closing   []*live
 	cache     [sessionCacheSize]sessionCache
+	last      *live // of the previous record, checked before cache
+	spare     spare // of finished streams, for new ones
 
 	opened []*live // open order, for eviction; may hold closed sessions
 	head   int
@@ -137,19 +141,25 @@ func sessionSlot(server, client netip.AddrPort) int {
 	return int(h & (sessionCacheSize - 1))
 }
 
-// lookup finds the live session of a pair (nil if none) and its server.
-func (b *Builder) lookup(server, client netip.AddrPort) (*server, *live) {
-	c := &b.cache[sessionSlot(server, client)]
-	if c.l != nil && c.server == server && c.client == client {
+// lookup finds the live session of r's pair (nil if none) and its server.
+func (b *Builder) lookup(r *flow.Record) (*server, *live) {
+	// The messages of one datagram come in a row.
+	if l := b.last; l != nil && l.s.Client == r.Client && l.s.Server == r.Server {
+		return l.srv, l
+	}
+	c := &b.cache[sessionSlot(r.Server, r.Client)]
+	if c.l != nil && c.server == r.Server && c.client == r.Client {
+		b.last = c.l
 		return c.l.srv, c.l
 	}
-	srv := b.servers[server]
+	srv := b.servers[r.Server]
 	var l *live
 	if srv != nil {
-		l = srv.sessions[client]
+		l = srv.sessions[r.Client]
 	}
 	if l != nil {
-		*c = sessionCache{server: server, client: client, l: l}
+		*c = sessionCache{server: r.Server, client: r.Client, l: l}
+		b.last = l
 	}
 	return srv, l
 }
@@ -208,29 +218,45 @@ func (s *server) find(match func(*live) bool) *live {
 
 // Add consumes one record. r and what it points to are not retained.
 func (b *Builder) Add(r *flow.Record) {
-	if r.Time.After(b.clock) {
-		b.clock = r.Time
+	now := stampOf(r.Time)
+	// The totals' First and Last as Counts.add keeps them: Last is the
+	// latest nonzero time, which is the clock's.
+	if now.after(b.clock) {
+		b.clock, b.total.Last = now, r.Time
+		if !b.clock.before(b.nextSweep) && b.clock.sub(b.lastSweep) >= time.Second {
+			b.sweep()
+			b.lastSweep = b.clock
+			b.nextSweep = stampOf(b.clock.time().Add(time.Second))
+		}
 	}
-	if b.clock.Sub(b.lastSweep) >= time.Second {
-		b.sweep()
-		b.lastSweep = b.clock
+	if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
+		b.first, b.total.First = now, r.Time
 	}
 	payload := gamePayload(r, &b.scratch)
-	b.total.add(r, payload)
+	var t tally
+	isMsg := t.of(r, payload)
+	if isMsg {
+		b.total.countTally(&t)
+	} else {
+		b.total.count(r, payload)
+	}
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
-	srv, l := b.lookup(r.Server, r.Client)
+	srv, l := b.lookup(r)
 	if r.Kind != flow.KindMessage {
 		// Damage never opens a session: lost fragment sets are reported at
 		// the end, long after their session may have closed.
 		if l != nil {
-			l.s.Traffic.add(r, payload)
+			l.traffic.note(&l.s.Traffic, r.Time, now)
+			l.s.Traffic.count(r, payload)
 			l.damaged(r)
 		}
 		return
 	}
-	if l != nil && b.replaced(l, r) {
+	// (replaced is false, without the call, for most records: an open
+	// session, no control message, not yet silent.)
+	if l != nil && (l.ending || r.Control != nil || now.after(l.quietUntil)) && b.replaced(l, r, now) {
 		b.close(l)
 		l, srv = nil, b.servers[r.Server]
 	}
@@ -239,20 +265,24 @@ func (b *Builder) Add(r *flow.Record) {
 			srv = &server{sessions: map[netip.AddrPort]*live{}}
 			b.servers[r.Server] = srv
 		}
-		l = b.open(srv, r)
+		l = b.open(srv, r, now)
 	}
-	l.add(r, payload)
+	if !isMsg {
+		l.add(r, payload, now, nil)
+	} else {
+		l.add(r, payload, now, &t)
+	}
 }
 
 // replaced reports whether r starts a new session on l's flow: l ended and
 // r is a new connect request, or l went silent for longer than the timeout,
 // or the client connects again after getting past the connect step.
-func (b *Builder) replaced(l *live, r *flow.Record) bool {
+func (b *Builder) replaced(l *live, r *flow.Record, now stamp) bool {
 	connect := isConnectRequest(r)
 	switch {
 	case l.ending:
-		return connect || r.Time.After(l.lingerUntil)
-	case r.Time.Sub(l.s.LastSeen) > b.opts.Timeout:
+		return connect || now.after(l.lingerUntil)
+	case l.silent(now, b.opts.Timeout):
 		l.timeout(b.opts.Timeout)
 		return true
 	case connect && l.s.reached() >= PhaseChecksum:
@@ -266,7 +296,7 @@ func isConnectRequest(r *flow.Record) bool {
 	return r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request"
 }
 
-func (b *Builder) open(srv *server, r *flow.Record) *live {
+func (b *Builder) open(srv *server, r *flow.Record, now stamp) *live {
 	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,
 		Start: r.Time, LastSeen: r.Time}
 	// A session seen from its first step has a connect request or a slot
@@ -277,10 +307,11 @@ func (b *Builder) open(srv *server, r *flow.Record) *live {
 		srv = &server{sessions: map[netip.AddrPort]*live{}}
 		b.servers[r.Server] = srv
 	}
-	l := &live{s: s, srv: srv, opts: &b.opts}
+	l := &live{s: s, srv: srv, opts: &b.opts, lastSeen: now}
 	for d := range 2 {
 		for ch := range 2 {
 			l.streams[d][ch].rtt.cap = b.opts.RTTSamples
+			l.streams[d][ch].spare = &b.spare
 		}
 	}
 	l.streams[0][dissect.ChannelData].st = &s.Reliability.ClientToServer.Data
@@ -336,8 +367,8 @@ func (b *Builder) sweep() {
 	for _, srv := range b.servers {
 		for _, l := range srv.sessions {
 			switch {
-			case l.ending && !b.clock.Before(l.lingerUntil):
-			case !l.ending && b.clock.Sub(l.s.LastSeen) > b.opts.Timeout:
+			case l.ending && !b.clock.before(l.lingerUntil):
+			case !l.ending && l.silent(b.clock, b.opts.Timeout):
 				l.timeout(b.opts.Timeout)
 			default:
 				continue
@@ -351,6 +382,9 @@ func (b *Builder) sweep() {
 // flushClosing emits the sessions in b.closing in a fixed order (map
 // iteration order is random; output must not be).
 func (b *Builder) flushClosing() {
+	if len(b.closing) == 0 {
+		return
+	}
 	sort.Slice(b.closing, func(i, j int) bool { return b.closing[i].s.before(b.closing[j].s) })
 	for _, l := range b.closing {
 		b.close(l)
@@ -384,6 +418,9 @@ func (b *Builder) close(l *live) {
 	if c := &b.cache[sessionSlot(l.s.Server, l.s.Client)]; c.l == l {
 		*c = sessionCache{}
 	}
+	if b.last == l {
+		b.last = nil
+	}
 	if srv.sessions[l.s.Client] == l {
 		delete(srv.sessions, l.s.Client)
 	}
@@ -403,7 +440,7 @@ func (b *Builder) Finish() {
 	for _, srv := range b.servers {
 		for _, l := range srv.sessions {
 			if !l.ending {
-				if b.clock.Sub(l.s.LastSeen) > b.opts.Timeout {
+				if l.silent(b.clock, b.opts.Timeout) {
 					l.timeout(b.opts.Timeout)
 				} else {
 					l.s.EndReason = EndOpen
@@ -426,11 +463,19 @@ type live struct {
 
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState
-	rates   map[rateKey]int // index into s.StateUpdates
+	rates   rateIndex // of s.StateUpdates
 	burst   burst
+	// known is an id found in objects (they stay there): a client's
+	// StateUpdates are for its own ship, hundreds in a row.
+	known   game.ObjectID
+	isKnown bool
+
+	lastSeen   stamp // s.LastSeen
+	quietUntil stamp // silent is false up to here
+	traffic    span  // of s.Traffic
 
 	ending      bool // disconnected or booted; lingering
-	lingerUntil time.Time
+	lingerUntil stamp
 	done        bool // emitted: relay entries pointing here are stale
 	lost        bool // the player has lost a ship (for respawns)
 	current     game.ObjectID
@@ -447,11 +492,73 @@ type rateKey struct {
 	dir game.Direction
 }
 
-func (l *live) add(r *flow.Record, payload []byte) {
+// rateIndex finds a session's ShipRate by object and direction. A session
+// sees updates for a handful of ships, in turn, so it scans its keys from
+// the one after the last found; only beyond manyRates does a map pay.
+type rateIndex struct {
+	keys []rateKey       // of s.StateUpdates, in order
+	many map[rateKey]int // index into keys, when they are many
+	last int             // index of the last key found
+}
+
+const manyRates = 16
+
+// find returns the index of k, or -1.
+func (x *rateIndex) find(k rateKey) int {
+	if x.many != nil {
+		i, ok := x.many[k]
+		if !ok {
+			return -1
+		}
+		return i
+	}
+	n := len(x.keys)
+	for j := range n {
+		i := x.last + 1 + j
+		if i >= n {
+			i -= n
+		}
+		if x.keys[i] == k {
+			x.last = i
+			return i
+		}
+	}
+	return -1
+}
+
+// add appends k (not yet in x) and returns its index.
+func (x *rateIndex) add(k rateKey) int {
+	i := len(x.keys)
+	x.keys = append(x.keys, k)
+	switch {
+	case x.many != nil:
+		x.many[k] = i
+	case len(x.keys) > manyRates:
+		x.many = make(map[rateKey]int, 2*len(x.keys))
+		for j, o := range x.keys {
+			x.many[o] = j
+		}
+	}
+	x.last = i
+	return i
+}
+
+// add takes a message record; t is its tally, nil when nothing counts.
+func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	s := l.s
-	s.Traffic.add(r, payload)
-	if r.Time.After(s.LastSeen) {
-		s.LastSeen = r.Time
+	if !l.traffic.first.isZero() && !now.before(l.traffic.first) {
+		// span.note's usual case: First stays.
+		if now.after(l.traffic.last) {
+			l.traffic.last, s.Traffic.Last = now, r.Time
+		}
+	} else {
+		l.traffic.note(&s.Traffic, r.Time, now)
+	}
+	if t != nil {
+		s.Traffic.countTally(t)
+	}
+	if now.after(l.lastSeen) {
+		l.lastSeen, s.LastSeen = now, r.Time
 	}
 	if r.Err != nil {
 		l.damaged(r)
@@ -462,10 +569,10 @@ func (l *live) add(r *flow.Record, payload []byte) {
 	}
 	m := r.Msg
 	if m.Type == dissect.TypeAck {
-		l.streams[1-d][m.AckChannel()].ack(m, r.Time)
+		l.streams[1-d][m.AckChannel()].ack(m, now)
 		return
 	}
-	if l.streams[d][m.Type.Channel()].send(m, r.Time) {
+	if l.streams[d][m.Type.Channel()].send(m, now) {
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {
 			return // a copy: its content was handled the first time
@@ -481,8 +588,23 @@ func (l *live) add(r *flow.Record, payload []byte) {
 	case r.Control != nil:
 		l.control(r)
 	case r.Game != nil:
-		l.game(r, payload)
+		l.game(r, payload, now)
 	}
+}
+
+// silent reports whether now is more than timeout after the session's last
+// traffic. The last traffic only moves forward, so the answer stays no up
+// to the time it gave last, and most records need one comparison.
+func (l *live) silent(now stamp, timeout time.Duration) bool {
+	if !now.after(l.quietUntil) {
+		return false
+	}
+	if now.sub(l.lastSeen) > timeout {
+		return true
+	}
+	// Add saturates rather than wraps: at worst an earlier bound.
+	l.quietUntil = stampOf(l.s.LastSeen.Add(timeout))
+	return false
 }
 
 func (l *live) damaged(r *flow.Record) {
@@ -525,7 +647,7 @@ func (l *live) end(reason EndReason, t time.Time, frame int, by, text string) {
 	setOnce(&s.Phases.End, t)
 	l.eventAt(t, frame, string(reason), text)
 	l.ending = true
-	l.lingerUntil = t.Add(l.opts.Linger)
+	l.lingerUntil = stampOf(t.Add(l.opts.Linger))
 }
 
 func (l *live) timeout(after time.Duration) {
@@ -568,7 +690,7 @@ func (l *live) control(r *flow.Record) {
 	}
 }
 
-func (l *live) game(r *flow.Record, p []byte) {
+func (l *live) game(r *flow.Record, p []byte, now stamp) {
 	s := l.s
 	msg := r.Game.Msg
 	op := msg.Opcode()
@@ -622,7 +744,7 @@ func (l *live) game(r *flow.Record, p []byte) {
 		l.srv.kills = [len(l.srv.kills)]killKey{} // death counts start again
 	}
 	if op != game.OpStateUpdate {
-		l.relay(r, p)
+		l.relay(r, p, now)
 	}
 }
 
@@ -768,6 +890,18 @@ func (l *live) shipLost(r *flow.Record, id game.ObjectID) {
 	l.event(r, EventShipDestroyed, fmt.Sprintf("ship %s destroyed", idText(id)))
 }
 
+// seen reports whether id is in l.objects.
+func (l *live) seen(id game.ObjectID) bool {
+	if l.isKnown && id == l.known {
+		return true
+	}
+	if _, ok := l.objects[id]; !ok {
+		return false
+	}
+	l.known, l.isKnown = id, true
+	return true
+}
+
 func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 	s := l.s
 	if r.Dir == game.ClientToServer {
@@ -778,7 +912,7 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 		if s.GameSlot < 0 && id.Slot() >= 0 {
 			s.GameSlot = id.Slot() // a client updates only its own ship
 		}
-		if _, seen := l.objects[id]; !seen && id.Slot() == s.GameSlot {
+		if !l.seen(id) && id.Slot() == s.GameSlot {
 			// A ship created before the capture: remember it so that its
 			// destruction counts.
 			l.remember(id, objState{ship: -1})
@@ -786,16 +920,12 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 		}
 	}
 	k := rateKey{id, r.Dir}
-	i, ok := l.rates[k]
-	if !ok {
+	i := l.rates.find(k)
+	if i < 0 {
 		if len(s.StateUpdates) >= l.opts.MaxShipRates {
 			return
 		}
-		if l.rates == nil {
-			l.rates = map[rateKey]int{}
-		}
-		i = len(s.StateUpdates)
-		l.rates[k] = i
+		i = l.rates.add(k)
 		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: id, Dir: r.Dir.String(), First: r.Time})
 	}
 	u := &s.StateUpdates[i]
@@ -896,16 +1026,16 @@ func playerName(l *live, id int32) string {
 	return fmt.Sprintf("player %d", id)
 }
 
-func (l *live) relay(r *flow.Record, p []byte) {
+func (l *live) relay(r *flow.Record, p []byte, now stamp) {
 	if len(p) == 0 {
 		return
 	}
 	h := hash64(p)
 	if r.Dir == game.ClientToServer {
-		l.srv.relay.put(h, l, r.Time, l.opts)
+		l.srv.relay.put(h, l, now, l.opts)
 		return
 	}
-	src, first := l.srv.relay.match(h, r.Time, l.opts.RelayWindow)
+	src, first := l.srv.relay.match(h, now, l.opts.RelayWindow)
 	if src == nil || src == l || src.done {
 		return
 	}
@@ -940,7 +1070,7 @@ func (l *live) finish() {
 	nonNil(&s.Chat)
 	nonNil(&s.Ships)
 	nonNil(&s.StateUpdates)
-	l.objects, l.rates = nil, nil
+	l.objects, l.rates = nil, rateIndex{}
 	l.done = true
 }
 

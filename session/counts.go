@@ -63,6 +63,12 @@ func (c *Counts) add(r *flow.Record, payload []byte) {
 			c.Last = r.Time
 		}
 	}
+	c.count(r, payload)
+}
+
+// count is add without First and Last, which the Builder follows with a
+// span.
+func (c *Counts) count(r *flow.Record, payload []byte) {
 	d := DirIndex(r.Dir)
 	switch r.Kind {
 	case flow.KindGameSpy:
@@ -87,20 +93,50 @@ func (c *Counts) add(r *flow.Record, payload []byte) {
 			c.Damaged[d]++
 		}
 	case flow.KindMessage:
-		if d < 0 {
-			return
+		var t tally
+		if t.of(r, payload) {
+			c.countTally(&t)
 		}
-		if r.MsgIndex == 0 {
-			c.Datagrams[d]++
-		}
-		t := &c.Transport[d][r.Msg.Type]
-		t.Count++
-		t.Bytes += len(r.Msg.Raw)
-		if r.Game != nil && len(payload) > 0 {
-			o := &c.Opcodes[d][r.Game.Msg.Opcode()]
-			o.Count++
-			o.Bytes += len(payload)
-		}
+	}
+}
+
+// tally is what a message record adds to a Counts, worked out once for the
+// totals and the session's traffic.
+type tally struct {
+	d        int  // direction index
+	datagram bool // the first message of its datagram
+	typ      dissect.TransportType
+	raw      int // message bytes
+	game     bool
+	op       game.Opcode // when game
+	payload  int         // game message bytes, when game
+}
+
+// of works out the tally of r; it is false when r is not a message or its
+// direction is unknown (nothing counts then).
+func (t *tally) of(r *flow.Record, payload []byte) bool {
+	d := DirIndex(r.Dir)
+	if r.Kind != flow.KindMessage || d < 0 {
+		return false
+	}
+	*t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw)}
+	if r.Game != nil && len(payload) > 0 {
+		t.game, t.op, t.payload = true, r.Game.Msg.Opcode(), len(payload)
+	}
+	return true
+}
+
+func (c *Counts) countTally(t *tally) {
+	if t.datagram {
+		c.Datagrams[t.d]++
+	}
+	tt := &c.Transport[t.d][t.typ]
+	tt.Count++
+	tt.Bytes += t.raw
+	if t.game {
+		o := &c.Opcodes[t.d][t.op]
+		o.Count++
+		o.Bytes += t.payload
 	}
 }
 
@@ -270,6 +306,11 @@ func gamePayload(r *flow.Record, scratch *[]byte) []byte {
 	if r.Reassembled == 0 {
 		return r.Msg.Payload
 	}
+	return reencode(r, scratch)
+}
+
+// reencode is gamePayload's rare case, kept apart so that gamePayload inlines.
+func reencode(r *flow.Record, scratch *[]byte) []byte {
 	*scratch = r.Game.Msg.Append((*scratch)[:0])
 	if len(r.Game.Unparsed) > 0 {
 		*scratch = append(*scratch, r.Game.Unparsed...)

@@ -6,67 +6,103 @@ import "time"
 // by hash, so that a server-to-client message with the same bytes can be
 // recognised as the server relaying it. It holds at most RelayMemory
 // entries and forgets them after RelayWindow.
+//
+// It works as a map from hash to the latest message put with it, emptied
+// as the messages leave a queue in put order, but with the map made of the
+// queue itself: the message with put number n is queue[n-base], and
+// buckets chain the messages by hash, newest first, through next; a number
+// below base ends a chain, since everything older has left too. (A Go map
+// cost two map operations per message and a third per expiry.)
 type relayTable struct {
-	byHash map[uint64]relayEntry
-	queue  []relayQueued // insertion order, oldest first, from head
-	head   int
+	queue   []relayEntry
+	buf     []relayEntry // the array queue lies in
+	base    int
+	buckets []int // per chain, the newest entry's put number + 1
 }
 
 type relayEntry struct {
+	h      uint64
 	src    *live
-	t      time.Time
+	t      stamp
 	copies int
+	// dropped marks the latest message with its hash as no longer
+	// matching: an older one with the same hash and time left the queue
+	// (the map entry they shared was deleted then).
+	dropped bool
+	next    int // the previous entry in the same chain, as its put number + 1
 }
 
-type relayQueued struct {
-	h uint64
-	t time.Time
-}
+const relayBuckets = 1024 // a power of two
 
-func (rt *relayTable) put(h uint64, src *live, t time.Time, opts *Options) {
-	rt.expire(t, opts.RelayWindow)
-	if rt.byHash == nil {
-		rt.byHash = map[uint64]relayEntry{}
+// latest returns the newest message in the queue with hash h, or nil.
+func (rt *relayTable) latest(h uint64) *relayEntry {
+	if rt.buckets == nil {
+		return nil
 	}
-	for len(rt.queue)-rt.head >= opts.RelayMemory {
+	for n := rt.buckets[h&(relayBuckets-1)]; n > rt.base; {
+		e := &rt.queue[n-1-rt.base]
+		if e.h == h {
+			return e
+		}
+		n = e.next
+	}
+	return nil
+}
+
+func (rt *relayTable) put(h uint64, src *live, t stamp, opts *Options) {
+	rt.expire(t, opts.RelayWindow)
+	if rt.buckets == nil {
+		rt.buckets = make([]int, relayBuckets)
+	}
+	for len(rt.queue) >= opts.RelayMemory {
 		rt.pop()
 	}
-	rt.byHash[h] = relayEntry{src: src, t: t}
-	rt.queue = append(rt.queue, relayQueued{h, t})
+	if len(rt.queue) == cap(rt.queue) {
+		rt.grow()
+	}
+	b := h & (relayBuckets - 1)
+	n := rt.base + len(rt.queue)
+	rt.queue = append(rt.queue, relayEntry{h: h, src: src, t: t, next: rt.buckets[b]})
+	rt.buckets[b] = n + 1
+}
+
+// grow makes room at the end of queue, in the same way as stream.grow.
+func (rt *relayTable) grow() {
+	if 2*len(rt.queue) > cap(rt.buf) {
+		rt.buf = make([]relayEntry, max(16, 2*cap(rt.buf)))
+	}
+	n := copy(rt.buf, rt.queue)
+	clear(rt.buf[n:])
+	rt.queue = rt.buf[:n]
 }
 
 // match finds the client message with hash h sent within window before t,
 // counts one more copy of it, and reports whether this is its first copy.
-func (rt *relayTable) match(h uint64, t time.Time, window time.Duration) (src *live, first bool) {
+func (rt *relayTable) match(h uint64, t stamp, window time.Duration) (src *live, first bool) {
 	rt.expire(t, window)
-	e, ok := rt.byHash[h]
-	if !ok || t.Sub(e.t) > window || t.Before(e.t) {
+	e := rt.latest(h)
+	if e == nil || e.dropped || t.sub(e.t) > window || t.before(e.t) {
 		return nil, false
 	}
 	e.copies++
-	rt.byHash[h] = e
 	return e.src, e.copies == 1
 }
 
-func (rt *relayTable) expire(now time.Time, window time.Duration) {
-	for rt.head < len(rt.queue) && now.Sub(rt.queue[rt.head].t) > window {
+func (rt *relayTable) expire(now stamp, window time.Duration) {
+	for len(rt.queue) > 0 && now.sub(rt.queue[0].t) > window {
 		rt.pop()
 	}
 }
 
+// pop drops the oldest message.
 func (rt *relayTable) pop() {
-	q := rt.queue[rt.head]
-	rt.queue[rt.head] = relayQueued{}
-	rt.head++
-	if e, ok := rt.byHash[q.h]; ok && e.t.Equal(q.t) {
-		delete(rt.byHash, q.h)
+	q := &rt.queue[0]
+	if e := rt.latest(q.h); e != nil && e.t == q.t {
+		e.dropped = true
 	}
-	if rt.head == len(rt.queue) {
-		rt.queue, rt.head = rt.queue[:0], 0
-	} else if rt.head > 1024 && rt.head > len(rt.queue)/2 {
-		n := copy(rt.queue, rt.queue[rt.head:])
-		rt.queue, rt.head = rt.queue[:n], 0
-	}
+	*q = relayEntry{}
+	rt.queue = rt.queue[1:]
+	rt.base++
 }
 
 // hash64 is FNV-1a, 64-bit.

@@ -109,25 +109,105 @@ type sentKey struct {
 	frag int16 // fragment index, -1 for a whole message
 }
 
+// sentBuckets is the number of hash chains over a stream's recent messages
+// (a power of two). Sequence numbers mostly go up by one, so recentCap
+// messages spread two to a chain.
+const sentBuckets = 256
+
+func (k sentKey) bucket() int {
+	return int((uint32(k.seq) ^ uint32(uint16(k.frag))<<6) & (sentBuckets - 1))
+}
+
+// sentMsg is a reliable message a stream remembers.
 type sentMsg struct {
-	first time.Time
-	sends int
-	acked bool
+	first  stamp // first sent
+	key    sentKey
+	resent bool // sent more than once
+	acked  bool
+	next   int // the previous message in the same chain, as its send number + 1
 }
 
 // stream follows one sender's reliable messages on one channel.
+//
+// It remembers the last recentCap of them, oldest first, in recent: the
+// message with send number n (counted from the stream's first) is
+// recent[n-base]. buckets chains them by key hash, newest first, through
+// sentMsg.next; a number below base ends a chain, since everything older
+// is forgotten too. Forgetting the oldest message is thus only moving the
+// start of recent, and a lookup a few comparisons (a map did the same with
+// ten times the instructions, and grew anew for every session).
 type stream struct {
-	st     *ChannelStats
-	recent map[sentKey]sentMsg
-	order  []sentKey // send order of recent's keys, oldest first; may hold deleted keys
-	head   int       // order[head:] is live
-	win    seqWindow
-	rtt    reservoir
+	st      *ChannelStats
+	recent  []sentMsg
+	buf     []sentMsg // the array recent lies in
+	base    int
+	buckets []int // per chain, the newest message's send number + 1
+	win     seqWindow
+	rtt     reservoir
+	spare   *spare // of the Builder; may be nil
+}
+
+// find returns the remembered message k, or nil.
+func (s *stream) find(k sentKey) *sentMsg {
+	if s.buckets == nil {
+		return nil
+	}
+	for n := s.buckets[k.bucket()]; n > s.base; {
+		e := &s.recent[n-1-s.base]
+		if e.key == k {
+			return e
+		}
+		n = e.next
+	}
+	return nil
+}
+
+// remember adds a message sent for the first time, forgetting the oldest
+// one beyond recentCap.
+func (s *stream) remember(k sentKey, t stamp) {
+	if s.buckets == nil {
+		if s.buckets = s.spare.takeBuckets(); s.buckets == nil {
+			s.buckets = make([]int, sentBuckets)
+		}
+	}
+	if len(s.recent) == cap(s.recent) {
+		s.grow()
+	}
+	b := k.bucket()
+	n := s.base + len(s.recent)
+	s.recent = append(s.recent, sentMsg{first: t, key: k, next: s.buckets[b]})
+	s.buckets[b] = n + 1
+	if len(s.recent) > recentCap {
+		if !s.recent[0].acked {
+			s.st.Unacked++
+		}
+		s.recent = s.recent[1:]
+		s.base++
+	}
+}
+
+// grow makes room at the end of recent: it moves recent to the start of
+// buf when forgetting has freed at least half of buf, or else to a buf
+// twice the size. (recent never holds more than recentCap+1 messages, so
+// buf stops growing at 1024.)
+func (s *stream) grow() {
+	if 2*len(s.recent) > cap(s.buf) {
+		// A busy stream takes a finished stream's array (a full-size one)
+		// rather than growing through every size again.
+		if s.buf = nil; cap(s.recent) >= 64 {
+			s.buf = s.spare.takeBuf()
+		}
+		if s.buf == nil {
+			s.buf = make([]sentMsg, max(16, 2*len(s.recent)))
+		}
+	}
+	n := copy(s.buf, s.recent)
+	s.recent = s.buf[:n]
 }
 
 // send notes a message sent by the stream's owner and reports whether it
 // was a retransmission.
-func (s *stream) send(m *dissect.Message, t time.Time) (retransmit bool) {
+func (s *stream) send(m *dissect.Message, t stamp) (retransmit bool) {
 	if !m.Reliable {
 		s.st.Unreliable++
 		return false
@@ -136,13 +216,12 @@ func (s *stream) send(m *dissect.Message, t time.Time) (retransmit bool) {
 	if m.Fragment {
 		k.frag = int16(m.FragIndex)
 	}
-	if e, ok := s.recent[k]; ok {
+	if e := s.find(k); e != nil {
 		s.st.Retransmissions++
 		if e.acked {
 			s.st.Duplicates++
 		}
-		e.sends++
-		s.recent[k] = e
+		e.resent = true
 		return true
 	}
 	seen := s.win.seen(m.Seq)
@@ -159,54 +238,30 @@ func (s *stream) send(m *dissect.Message, t time.Time) (retransmit bool) {
 	if !seen {
 		s.win.arrive(m.Seq, s.st)
 	}
-	if s.recent == nil {
-		s.recent = make(map[sentKey]sentMsg, 64)
-	}
-	s.recent[k] = sentMsg{first: t, sends: 1}
-	s.order = append(s.order, k)
-	if len(s.order)-s.head > recentCap {
-		s.forgetOldest()
-	}
+	s.remember(k, t)
 	return false
 }
 
-func (s *stream) forgetOldest() {
-	for s.head < len(s.order) {
-		k := s.order[s.head]
-		s.head++
-		if e, ok := s.recent[k]; ok {
-			if !e.acked {
-				s.st.Unacked++
-			}
-			delete(s.recent, k)
-			break
-		}
-	}
-	if s.head > len(s.order)/2 {
-		n := copy(s.order, s.order[s.head:])
-		s.order = s.order[:n]
-		s.head = 0
-	}
-}
-
 // ack notes an ACK from the other side.
-func (s *stream) ack(a *dissect.Message, t time.Time) {
+func (s *stream) ack(a *dissect.Message, t stamp) {
 	k := sentKey{a.Seq, -1}
 	if a.AckFlags&dissect.AckFragment != 0 {
 		k.frag = int16(a.AckFragIndex)
 	}
-	e, ok := s.recent[k]
+	e := s.find(k)
 	switch {
-	case !ok:
+	case e == nil:
 		s.st.UnmatchedAcks++
 	case e.acked:
 		s.st.DuplicateAcks++
 	default:
 		e.acked = true
-		s.recent[k] = e
 		s.st.Acked++
-		if e.sends == 1 && !t.Before(e.first) {
-			s.rtt.add(t.Sub(e.first))
+		if !e.resent && !t.before(e.first) {
+			if s.rtt.vals == nil {
+				s.rtt.vals = s.spare.takeSamples()
+			}
+			s.rtt.add(t.sub(e.first))
 		}
 	}
 }
@@ -218,8 +273,70 @@ func (s *stream) finish() {
 			s.st.Unacked++
 		}
 	}
-	s.recent, s.order = nil, nil
 	s.st.RTT = s.rtt.summary()
+	s.spare.keep(s)
+	s.recent, s.buf, s.buckets, s.rtt.vals = nil, nil, nil, nil
+}
+
+// spare keeps the memory of finished streams for the streams of new
+// sessions: a busy stream grows to a thousand remembered messages and a
+// reservoir of RTT samples, and a long capture is sessions coming and going.
+// A nil *spare keeps nothing.
+type spare struct {
+	bufs    [][]sentMsg // full size (2*recentCap)
+	buckets [][]int
+	samples [][]time.Duration
+}
+
+// maxSpare bounds what a spare keeps of each kind.
+const maxSpare = 16
+
+func (p *spare) keep(s *stream) {
+	if p == nil {
+		return
+	}
+	if cap(s.buf) >= 2*recentCap && len(p.bufs) < maxSpare {
+		p.bufs = append(p.bufs, s.buf[:cap(s.buf)])
+	}
+	if s.buckets != nil && len(p.buckets) < maxSpare {
+		clear(s.buckets) // chains restart from send number 0
+		p.buckets = append(p.buckets, s.buckets)
+	}
+	if s.rtt.vals != nil && len(p.samples) < maxSpare {
+		p.samples = append(p.samples, s.rtt.vals[:0])
+	}
+}
+
+func (p *spare) takeBuf() []sentMsg {
+	if p == nil {
+		return nil
+	}
+	return takeLast(&p.bufs)
+}
+
+func (p *spare) takeBuckets() []int {
+	if p == nil {
+		return nil
+	}
+	return takeLast(&p.buckets)
+}
+
+func (p *spare) takeSamples() []time.Duration {
+	if p == nil {
+		return nil
+	}
+	return takeLast(&p.samples)
+}
+
+func takeLast[T any](list *[][]T) []T {
+	n := len(*list)
+	if n == 0 {
+		return nil
+	}
+	s := (*list)[n-1]
+	(*list)[n-1] = nil
+	*list = (*list)[:n-1]
+	return s
 }
 
 // seqWindow remembers which of the last 1024 sequence numbers below the
@@ -335,8 +452,8 @@ func (r *reservoir) summary() RTT {
 	if r.n == 0 {
 		return RTT{}
 	}
-	v := slices.Clone(r.vals)
-	slices.Sort(v)
+	v := r.vals
+	slices.Sort(v) // the sample is not needed after
 	q := func(p float64) time.Duration {
 		if len(v) == 0 {
 			return 0

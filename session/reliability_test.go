@@ -1,0 +1,138 @@
+package session
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+)
+
+// mapStream is the obvious form of stream's memory, a map plus the send
+// order, to check the hash chains against.
+type mapStream struct {
+	st     ChannelStats
+	recent map[sentKey]*sentMsg
+	order  []sentKey
+	win    seqWindow
+	rtt    reservoir
+}
+
+func (s *mapStream) send(m *dissect.Message, t stamp) bool {
+	if !m.Reliable {
+		s.st.Unreliable++
+		return false
+	}
+	k := sentKey{m.Seq, -1}
+	if m.Fragment {
+		k.frag = int16(m.FragIndex)
+	}
+	if e := s.recent[k]; e != nil {
+		s.st.Retransmissions++
+		if e.acked {
+			s.st.Duplicates++
+		}
+		e.resent = true
+		return true
+	}
+	seen := s.win.seen(m.Seq)
+	if seen && !m.Fragment {
+		s.st.Retransmissions++
+		return true
+	}
+	s.st.Reliable++
+	if m.Fragment {
+		s.st.Fragments++
+	}
+	if !seen {
+		s.win.arrive(m.Seq, &s.st)
+	}
+	s.recent[k] = &sentMsg{first: t}
+	s.order = append(s.order, k)
+	if len(s.order) > recentCap {
+		if !s.recent[s.order[0]].acked {
+			s.st.Unacked++
+		}
+		delete(s.recent, s.order[0])
+		s.order = s.order[1:]
+	}
+	return false
+}
+
+func (s *mapStream) ack(a *dissect.Message, t stamp) {
+	k := sentKey{a.Seq, -1}
+	if a.AckFlags&dissect.AckFragment != 0 {
+		k.frag = int16(a.AckFragIndex)
+	}
+	switch e := s.recent[k]; {
+	case e == nil:
+		s.st.UnmatchedAcks++
+	case e.acked:
+		s.st.DuplicateAcks++
+	default:
+		e.acked = true
+		s.st.Acked++
+		if !e.resent && !t.before(e.first) {
+			s.rtt.add(t.sub(e.first))
+		}
+	}
+}
+
+// Random traffic, mostly in order with losses, retransmissions, fragments,
+// late and duplicate ACKs and sequence wrap-around: the stream's figures
+// must be the map's.
+func TestStreamMatchesMap(t *testing.T) {
+	var sp spare // passed on from seed to seed
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var st ChannelStats
+		s := stream{st: &st, rtt: reservoir{cap: 16}, spare: &sp}
+		ref := mapStream{recent: map[sentKey]*sentMsg{}, rtt: reservoir{cap: 16}}
+		now := stampOf(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		seq := uint16(65000 - rng.IntN(2000))
+		var sent []dissect.Message
+		for i := range 20000 {
+			now.nsec += int32(rng.IntN(3)) * 1e6
+			if now.nsec >= 1e9 {
+				now.sec, now.nsec = now.sec+1, now.nsec-1e9
+			}
+			var m dissect.Message
+			switch r := rng.IntN(100); {
+			case r < 45 || len(sent) == 0: // a new message, maybe fragmented
+				m = dissect.Message{Type: dissect.TypeData, Reliable: rng.IntN(10) > 0, Seq: seq}
+				if rng.IntN(20) == 0 {
+					m.Fragment, m.FragIndex = true, uint8(rng.IntN(6))
+				}
+				seq += uint16(1 + rng.IntN(2)*rng.IntN(3))
+				sent = append(sent, m)
+			case r < 55: // a retransmission, recent or long ago
+				m = sent[len(sent)-1-min(len(sent)-1, rng.IntN(1+rng.IntN(2000)))]
+			default: // an ACK of something sent, or of nothing
+				o := sent[len(sent)-1-min(len(sent)-1, rng.IntN(1+rng.IntN(1500)))]
+				m = dissect.Message{Type: dissect.TypeAck, Seq: o.Seq + uint16(rng.IntN(40)/39)}
+				if o.Fragment {
+					m.AckFlags, m.AckFragIndex = dissect.AckFragment, o.FragIndex
+				}
+			}
+			if m.Type == dissect.TypeAck {
+				s.ack(&m, now)
+				ref.ack(&m, now)
+			} else if got, want := s.send(&m, now), ref.send(&m, now); got != want {
+				t.Fatalf("seed %d message %d: retransmission %v, want %v", seed, i, got, want)
+			}
+			if len(s.recent) != len(ref.order) || len(s.rtt.vals) != len(ref.rtt.vals) {
+				t.Fatalf("seed %d message %d: %d remembered, want %d", seed, i, len(s.recent), len(ref.order))
+			}
+		}
+		s.finish()
+		for _, e := range ref.recent {
+			if !e.acked {
+				ref.st.Unacked++
+			}
+		}
+		ref.st.RTT = ref.rtt.summary()
+		if st != ref.st {
+			t.Fatalf("seed %d:\n got %+v\nwant %+v", seed, st, ref.st)
+		}
+	}
+}
