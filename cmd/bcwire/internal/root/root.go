@@ -23,6 +23,10 @@ import (
 
 // NewCmdRoot builds the whole command tree writing to io.
 func NewCmdRoot(io *report.IO) *cobra.Command {
+	return newCmdRoot(io, &profiling{})
+}
+
+func newCmdRoot(io *report.IO, prof *profiling) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bcwire",
 		Short: "Dissect, analyse, compare and serve Star Trek: Bridge Commander multiplayer traffic",
@@ -41,6 +45,7 @@ Start with:
 		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
 		reportcmd.NewCmdReport(io), livecmd.NewCmdLive(io))
 	root.AddCommand(servecmd.NewCmdServe(io), verifycmd.NewCmdVerify(io), diffcmd.NewCmdDiff(io))
+	prof.addFlags(root)
 	return root
 }
 
@@ -52,9 +57,13 @@ func Execute(args []string) int {
 
 // ExecuteIO is Execute with explicit I/O, for tests.
 func ExecuteIO(io *report.IO, args []string) int {
-	cmd := NewCmdRoot(io)
+	var prof profiling
+	cmd := newCmdRoot(io, &prof)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
+	if perr := prof.stop(); perr != nil && err == nil {
+		err = perr
+	}
 	if err == nil {
 		return cliutil.ExitOK
 	}
