@@ -199,8 +199,8 @@ func (r *Reader) openBitGroup(what string) bool {
 // A decoder that tries a layout and falls back to another when the bytes
 // do not fit (StateUpdate's subsystem states) can read that section
 // straight from Rest, with no error bookkeeping: it takes the state with
-// Reader.BitGroup, reads bits with Next and hands the outcome back with
-// Reader.Commit.
+// Reader.BitGroup, reads bits with Open and Take and hands the outcome back
+// with Reader.Commit.
 type BitGroup struct {
 	left uint8 // bits not yet read from the open group; 0 = none open
 	vals uint8 // the unread value bits, next bit in bit 0
@@ -210,24 +210,24 @@ type BitGroup struct {
 // Left is the number of bits of the open group not read yet.
 func (g BitGroup) Left() int { return int(g.left) }
 
-// Next reads the next packed bit. When the open group is used up it opens
-// a new one with the first byte of b, under the rules of StrictBits, and
-// returns the bytes after it. ok is false when b is empty or its first
-// byte cannot open a group (the strict Reader would fail there).
-func (g *BitGroup) Next(b []byte) (v bool, rest []byte, ok bool) {
-	if g.left == 0 {
-		if len(b) == 0 || g.size != 0 && g.size < 5 {
-			return false, b, false
-		}
-		c := b[0]
-		if n := c >> 5; n == 0 || n > 5 || (c&0x1F)>>n != 0 {
-			return false, b, false
-		}
-		g.open(c)
-		b = b[1:]
+// Open opens a new group with the first byte of b, under the rules of
+// StrictBits, for when Left is 0, and returns the bytes after it. ok is
+// false when b is empty or its first byte cannot open a group (the strict
+// Reader would fail there).
+func (g *BitGroup) Open(b []byte) (rest []byte, ok bool) {
+	if len(b) == 0 || g.size != 0 && g.size < 5 {
+		return b, false
 	}
-	return g.take(), b, true
+	c := b[0]
+	if n := c >> 5; n == 0 || n > 5 || (c&0x1F)>>n != 0 {
+		return b, false
+	}
+	g.open(c)
+	return b[1:], true
 }
+
+// Take reads the next bit of the open group; Left must not be 0.
+func (g *BitGroup) Take() bool { return g.take() }
 
 // open starts the group of group byte c (whose count must be 1-5).
 func (g *BitGroup) open(c byte) { g.left, g.vals, g.size = c>>5, c&0x1F, c>>5 }

@@ -92,16 +92,24 @@ type Result struct {
 // Decoder decodes game messages, reusing one value per message type.
 type Decoder struct {
 	Ships ShipRegistry
-	msgs  [256]Message
+	msgs  [256]decoderSlot
 	raw   Raw
 	r     dissect.Reader
 	ctx   Context // kept here so passing it to decode does not allocate
+}
+
+// decoderSlot is an opcode's reusable message and, when it has one, its
+// warning method, looked up once so that Decode makes no type assertion.
+type decoderSlot struct {
+	m Message
+	w warner
 }
 
 // NewDecoder returns a ready Decoder.
 func NewDecoder() *Decoder {
 	d := &Decoder{}
 	d.Ships.init()
+	d.ctx.Ships = &d.Ships
 	return d
 }
 
@@ -114,9 +122,9 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
 	}
 	op := Opcode(p[0])
-	m := d.msgs[op]
-	if m == nil {
-		m = New(op)
+	slot := &d.msgs[op]
+	if slot.m == nil {
+		m := New(op)
 		if m == nil {
 			d.raw = Raw{Op: op, Data: p[1:]}
 			res := Result{Msg: &d.raw}
@@ -128,9 +136,12 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 			}
 			return res
 		}
-		d.msgs[op] = m
+		slot.m = m
+		slot.w, _ = m.(warner)
+		d.ctx.Ships = &d.Ships
 	}
-	d.ctx = Context{Dir: dir, Ships: &d.Ships}
+	m := slot.m
+	d.ctx.Dir = dir
 	d.r.ResetAt(p[1:], 1)
 	m.decode(&d.r, &d.ctx)
 	if err := d.r.Err(); err != nil {
@@ -138,8 +149,8 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		return Result{Msg: &d.raw, Err: err}
 	}
 	res := Result{Msg: m}
-	if w, ok := m.(warner); ok {
-		res.Warning = w.warning()
+	if slot.w != nil {
+		res.Warning = slot.w.warning()
 	}
 	if rest := d.r.Rest(); len(rest) > 0 {
 		res.Unparsed = rest

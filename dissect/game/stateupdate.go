@@ -347,71 +347,70 @@ func (m *StateUpdate) readSubsystems(r *dissect.Reader, spec *ShipSpec) {
 // Otherwise it reports false and leaves r as it was. Errors in here are
 // never reported (the section is then kept as bytes), so the states are
 // read straight from the bytes, with no error bookkeeping: this is the
-// innermost loop of game decoding.
+// innermost loop of game decoding. Each state is what the subsystem's
+// WriteState wrote (see SubsystemState).
 func (m *StateUpdate) readByClass(r *dissect.Reader, spec *ShipSpec) bool {
-	n := len(spec.Subsystems)
+	specs := spec.Subsystems
 	i := int(m.SubsystemStart)
-	if i >= n {
+	if i >= len(specs) {
 		return false
 	}
 	b, bits := r.Rest(), r.BitGroup()
 	list := m.Subsystems[:0]
 	for len(b) > 0 {
-		// Reuse the slot without zeroing it: read sets every field.
+		sp := &specs[i]
+		k := 1 + len(sp.Children) // condition and child conditions
+		if len(b) < k {
+			return m.misfit(list)
+		}
+		// Reuse the slot without zeroing it: every field is set here.
 		if len(list) < cap(list) {
 			list = list[:len(list)+1]
 		} else {
 			list = append(list, SubsystemState{})
 		}
-		var ok bool
-		if b, ok = list[len(list)-1].read(b, &bits, &spec.Subsystems[i], i); !ok {
-			m.Subsystems = list[:0]
-			return false
+		s := &list[len(list)-1]
+		s.Index, s.Name, s.Format, s.ChildNames = i, sp.Name, sp.Format, sp.Children
+		s.Condition, s.Children = b[0], b[1:k:k]
+		s.HasPower, s.Power, s.MainBattery, s.BackupBattery = false, 0, 0, 0
+		b = b[k:]
+		switch sp.Format {
+		case SubsystemPowered:
+			ok := true
+			if bits.Left() == 0 {
+				b, ok = bits.Open(b)
+			}
+			if !ok {
+				return m.misfit(list)
+			}
+			if s.HasPower = bits.Take(); s.HasPower {
+				if len(b) == 0 {
+					return m.misfit(list)
+				}
+				s.Power, b = b[0], b[1:]
+			}
+		case SubsystemPower:
+			if len(b) < 2 {
+				return m.misfit(list)
+			}
+			s.MainBattery, s.BackupBattery, b = b[0], b[1], b[2:]
 		}
-		if i++; i == n {
+		if i++; i == len(specs) {
 			i = 0
 		}
 	}
-	m.Subsystems = list[:0]
 	if bits.Left() != 0 {
-		return false
+		return m.misfit(list)
 	}
 	m.Subsystems = list
 	r.Commit(b, bits)
 	return true
 }
 
-// read decodes one state written by spec's WriteState from the front of b
-// and returns the bytes after it; ok is false when b ends early or holds a
-// bit group byte the stock writer cannot produce. It sets every field of
-// s, so s need not be zeroed first.
-func (s *SubsystemState) read(b []byte, bits *dissect.BitGroup, spec *SubsystemSpec, index int) (rest []byte, ok bool) {
-	k := 1 + len(spec.Children)
-	if len(b) < k {
-		return b, false
-	}
-	s.Index, s.Name, s.Format, s.ChildNames = index, spec.Name, spec.Format, spec.Children
-	s.Condition, s.Children = b[0], b[1:k:k]
-	s.HasPower, s.Power, s.MainBattery, s.BackupBattery = false, 0, 0, 0
-	b = b[k:]
-	switch spec.Format {
-	case SubsystemPowered:
-		if s.HasPower, b, ok = bits.Next(b); !ok {
-			return b, false
-		}
-		if s.HasPower {
-			if len(b) < 1 {
-				return b, false
-			}
-			s.Power, b = b[0], b[1:]
-		}
-	case SubsystemPower:
-		if len(b) < 2 {
-			return b, false
-		}
-		s.MainBattery, s.BackupBattery, b = b[0], b[1], b[2:]
-	}
-	return b, true
+// misfit ends a readByClass that failed, keeping list's array for reuse.
+func (m *StateUpdate) misfit(list []SubsystemState) bool {
+	m.Subsystems = list[:0]
+	return false
 }
 
 func (s *SubsystemState) append(w *dissect.Writer) {
