@@ -55,6 +55,9 @@ type Context struct {
 	// Ships maps object ids to ship classes learnt from ObjCreate messages
 	// earlier in the same capture, so StateUpdate can name subsystems.
 	Ships *ShipRegistry
+	// strs, when set, makes decoded strings come from the Decoder's
+	// intern table (see Context.str).
+	strs *internTable
 }
 
 // constructors makes a fresh value of each registered message type.
@@ -96,6 +99,7 @@ type Decoder struct {
 	raw   Raw
 	r     dissect.Reader
 	ctx   Context // kept here so passing it to decode does not allocate
+	strs  internTable
 }
 
 // decoderSlot is an opcode's reusable message and, when it has one, its
@@ -109,7 +113,7 @@ type decoderSlot struct {
 func NewDecoder() *Decoder {
 	d := &Decoder{}
 	d.Ships.init()
-	d.ctx.Ships = &d.Ships
+	d.ctx.Ships, d.ctx.strs = &d.Ships, &d.strs
 	return d
 }
 
@@ -138,7 +142,7 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		}
 		slot.m = m
 		slot.w, _ = m.(warner)
-		d.ctx.Ships = &d.Ships
+		d.ctx.Ships, d.ctx.strs = &d.Ships, &d.strs
 	}
 	m := slot.m
 	d.ctx.Dir = dir
