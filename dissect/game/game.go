@@ -152,20 +152,21 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		d.raw = Raw{Op: op, Data: p[1:]}
 		return Result{Msg: &d.raw, Err: err}
 	}
-	res := Result{Msg: m}
+	var warning string
 	if slot.w != nil {
-		res.Warning = slot.w.warning()
-	}
-	if rest := d.r.Rest(); len(rest) > 0 {
-		res.Unparsed = rest
-		if res.Warning == "" {
-			res.Warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(rest))
-		}
+		warning = slot.w.warning()
 	}
 	if op == OpObjCreate || op == OpObjCreateTeam {
 		d.Ships.learn(m)
 	}
-	return res
+	if d.r.Len() == 0 {
+		return Result{Msg: m, Warning: warning}
+	}
+	rest := d.r.Rest()
+	if warning == "" {
+		warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(rest))
+	}
+	return Result{Msg: m, Unparsed: rest, Warning: warning}
 }
 
 // warner is implemented by messages that decode but look odd (a dead

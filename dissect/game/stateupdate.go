@@ -294,7 +294,8 @@ func (m *StateUpdate) readFieldsFast(r *dissect.Reader) bool {
 	m.Flags = f
 	b = b[9:]
 	if f&StateDelta != 0 {
-		m.Delta = dissect.CV4{Dir: dir3(b), Mag: dissect.CF16(binary.LittleEndian.Uint16(b[3:]))}
+		m.Delta.Dir = dir3(b)
+		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[3:]))
 		b = b[5:]
 	}
 	if f&StateForward != 0 {
@@ -317,7 +318,10 @@ func (m *StateUpdate) readFieldsFast(r *dissect.Reader) bool {
 }
 
 // dir3 is the CompressedVector3 at the front of b.
-func dir3(b []byte) dissect.Dir3 { return dissect.Dir3{int8(b[0]), int8(b[1]), int8(b[2])} }
+func dir3(b []byte) dissect.Dir3 {
+	_ = b[2] // one bounds check for the three bytes
+	return dissect.Dir3{int8(b[0]), int8(b[1]), int8(b[2])}
+}
 
 // readSubsystems decodes the states after the start index with spec's list,
 // or keeps them as bytes when spec is nil or the bytes do not fit it.
