@@ -33,7 +33,7 @@ func (t *internTable) str(b []byte) string {
 	}
 	s := string(b)
 	if t.m == nil {
-		t.m = make(map[string]string, maxInterned)
+		t.m = make(map[string]string)
 	}
 	if len(t.order) < maxInterned {
 		t.order = append(t.order, s)
