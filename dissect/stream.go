@@ -165,8 +165,8 @@ func (r *Reader) BitsLeft() int { return int(r.bits.left) }
 func (r *Reader) StrictBits() { r.strict = true }
 
 // openBitGroup reads a new bit group byte and the group's first bit; Bit
-// calls it when no group is open (or an error is recorded), keeping Bit
-// itself small enough to inline.
+// calls it when no group is open (or an error is recorded), so that Bit's
+// common case, a bit of the open group, stays short.
 func (r *Reader) openBitGroup(what string) bool {
 	if r.err != nil {
 		return false
@@ -226,8 +226,13 @@ func (g *BitGroup) Open(b []byte) (rest []byte, ok bool) {
 	return b[1:], true
 }
 
-// Take reads the next bit of the open group; Left must not be 0.
-func (g *BitGroup) Take() bool { return g.take() }
+// Take reads the next bit of the open group (false when Left is 0).
+func (g *BitGroup) Take() bool {
+	if g.left == 0 {
+		return false
+	}
+	return g.take()
+}
 
 // open starts the group of group byte c (whose count must be 1-5).
 func (g *BitGroup) open(c byte) { g.left, g.vals, g.size = c>>5, c&0x1F, c>>5 }
