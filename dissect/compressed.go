@@ -133,10 +133,11 @@ func (d Dir3) MarshalJSON() ([]byte, error) { return d.Vec().MarshalJSON() }
 
 // Dir3 reads a CompressedVector3.
 func (r *Reader) Dir3(what string) Dir3 {
-	b := r.take(3, what)
-	if b == nil {
+	if !r.has(3, what) {
 		return Dir3{}
 	}
+	b := r.buf[r.off : r.off+3]
+	r.off += 3
 	return Dir3{int8(b[0]), int8(b[1]), int8(b[2])}
 }
 

@@ -23,9 +23,8 @@ type Reader struct {
 	off  int
 	base int // added to offsets in errors, for readers over a sub-slice
 
-	bitOff  int   // offset of the open bit group byte
-	bitLeft uint8 // bits not yet read from the open group; 0 = none open
-	bitNext uint8 // index of the next bit to read in the group
+	bits   BitGroup
+	strict bool // see StrictBits
 
 	err error
 }
@@ -67,12 +66,22 @@ func (r *Reader) Failf(what, format string, args ...any) {
 	}
 }
 
-func (r *Reader) take(n int, what string) []byte {
-	if r.err != nil {
-		return nil
+// has reports whether n more bytes can be read, and when they cannot,
+// records the short read (unless an error is recorded already). It and the
+// read methods built on it are small enough for the compiler to inline, so
+// a field read in a game decoder is a test and a slice read, not a call.
+func (r *Reader) has(n int, what string) bool {
+	if r.err == nil && uint(n) <= uint(len(r.buf)-r.off) {
+		return true
 	}
-	if n < 0 || r.Len() < n {
+	if r.err == nil {
 		r.err = &Error{Offset: r.base + r.off, What: what, Err: ErrShort}
+	}
+	return false
+}
+
+func (r *Reader) take(n int, what string) []byte {
+	if !r.has(n, what) {
 		return nil
 	}
 	b := r.buf[r.off : r.off+n : r.off+n]
@@ -82,10 +91,12 @@ func (r *Reader) take(n int, what string) []byte {
 
 // U8 reads one byte.
 func (r *Reader) U8(what string) uint8 {
-	if b := r.take(1, what); b != nil {
-		return b[0]
+	if !r.has(1, what) {
+		return 0
 	}
-	return 0
+	v := r.buf[r.off]
+	r.off++
+	return v
 }
 
 // I8 reads one signed byte.
@@ -93,18 +104,22 @@ func (r *Reader) I8(what string) int8 { return int8(r.U8(what)) }
 
 // U16 reads a little-endian uint16.
 func (r *Reader) U16(what string) uint16 {
-	if b := r.take(2, what); b != nil {
-		return binary.LittleEndian.Uint16(b)
+	if !r.has(2, what) {
+		return 0
 	}
-	return 0
+	v := binary.LittleEndian.Uint16(r.buf[r.off:])
+	r.off += 2
+	return v
 }
 
 // U32 reads a little-endian uint32.
 func (r *Reader) U32(what string) uint32 {
-	if b := r.take(4, what); b != nil {
-		return binary.LittleEndian.Uint32(b)
+	if !r.has(4, what) {
+		return 0
 	}
-	return 0
+	v := binary.LittleEndian.Uint32(r.buf[r.off:])
+	r.off += 4
+	return v
 }
 
 // I32 reads a little-endian int32.
@@ -112,6 +127,14 @@ func (r *Reader) I32(what string) int32 { return int32(r.U32(what)) }
 
 // F32 reads a little-endian IEEE 754 float32.
 func (r *Reader) F32(what string) float32 { return math.Float32frombits(r.U32(what)) }
+
+// Skip consumes n bytes that the caller has read from Rest itself; it
+// does nothing when fewer than n are left.
+func (r *Reader) Skip(n int) {
+	if uint(n) <= uint(r.Len()) {
+		r.off += n
+	}
+}
 
 // Bytes reads n raw bytes. The result aliases the input.
 func (r *Reader) Bytes(n int, what string) []byte { return r.take(n, what) }
@@ -125,27 +148,114 @@ func (r *Reader) String16(what string) []byte {
 
 // Bit reads one packed boolean.
 func (r *Reader) Bit(what string) bool {
+	if r.bits.left == 0 || r.err != nil {
+		return r.openBitGroup(what)
+	}
+	return r.bits.take()
+}
+
+// BitsLeft is the number of bits of the open bit group not read yet (0 when
+// none is open).
+func (r *Reader) BitsLeft() int { return int(r.bits.left) }
+
+// StrictBits makes r reject, until the next Reset, the bit groups that the
+// stock writer (and so Writer) cannot produce: a group of fewer than five
+// bits followed by another group, and value bits set above a group's
+// count. A decoder that must re-encode to exactly its input turns it on.
+func (r *Reader) StrictBits() { r.strict = true }
+
+// openBitGroup reads a new bit group byte and the group's first bit; Bit
+// calls it when no group is open (or an error is recorded), so that Bit's
+// common case, a bit of the open group, stays short.
+func (r *Reader) openBitGroup(what string) bool {
 	if r.err != nil {
 		return false
 	}
-	if r.bitLeft == 0 {
-		off := r.off
-		b := r.take(1, what)
-		if b == nil {
-			return false
-		}
-		count := b[0] >> 5
-		if count == 0 || count > 5 {
-			r.err = &Error{Offset: r.base + off, What: what,
-				Err: fmt.Errorf("%w: bit group byte %#02x claims %d bits (1-5 allowed)", ErrBadValue, b[0], count)}
-			return false
-		}
-		r.bitOff, r.bitLeft, r.bitNext = off, count, 0
+	if r.strict && r.bits.size != 0 && r.bits.size < 5 {
+		r.Failf(what, "a bit group of %d bits is followed by another (the stock writer fills groups to 5 bits)", r.bits.size)
+		return false
 	}
-	v := r.buf[r.bitOff]>>r.bitNext&1 == 1
-	r.bitNext++
-	r.bitLeft--
+	off := r.off
+	b := r.take(1, what)
+	if b == nil {
+		return false
+	}
+	count := b[0] >> 5
+	if r.strict && count >= 1 && count <= 5 && (b[0]&0x1F)>>count != 0 {
+		r.off = off // the error is reported at the group byte
+		r.Failf(what, "bit group byte %#02x has value bits set above its count %d", b[0], count)
+		return false
+	}
+	if count == 0 || count > 5 {
+		r.err = &Error{Offset: r.base + off, What: what,
+			Err: fmt.Errorf("%w: bit group byte %#02x claims %d bits (1-5 allowed)", ErrBadValue, b[0], count)}
+		return false
+	}
+	r.bits.open(b[0])
+	return r.bits.take()
+}
+
+// BitGroup is a Reader's packed-bit state: the open group's unread bits.
+// A decoder that tries a layout and falls back to another when the bytes
+// do not fit (StateUpdate's subsystem states) can read that section
+// straight from Rest, with no error bookkeeping: it takes the state with
+// Reader.BitGroup, reads bits with Open and Take and hands the outcome back
+// with Reader.Commit.
+type BitGroup struct {
+	left uint8 // bits not yet read from the open group; 0 = none open
+	vals uint8 // the unread value bits, next bit in bit 0
+	size uint8 // the size of the open (or last) group; 0 = none yet
+}
+
+// Left is the number of bits of the open group not read yet.
+func (g BitGroup) Left() int { return int(g.left) }
+
+// Open opens a new group with the first byte of b, under the rules of
+// StrictBits, for when Left is 0, and returns the bytes after it. ok is
+// false when b is empty or its first byte cannot open a group (the strict
+// Reader would fail there).
+func (g *BitGroup) Open(b []byte) (rest []byte, ok bool) {
+	if len(b) == 0 || g.size != 0 && g.size < 5 {
+		return b, false
+	}
+	c := b[0]
+	if n := c >> 5; n == 0 || n > 5 || (c&0x1F)>>n != 0 {
+		return b, false
+	}
+	g.open(c)
+	return b[1:], true
+}
+
+// Take reads the next bit of the open group (false when Left is 0).
+func (g *BitGroup) Take() bool {
+	if g.left == 0 {
+		return false
+	}
+	return g.take()
+}
+
+// open starts the group of group byte c (whose count must be 1-5).
+func (g *BitGroup) open(c byte) { g.left, g.vals, g.size = c>>5, c&0x1F, c>>5 }
+
+func (g *BitGroup) take() bool {
+	v := g.vals&1 == 1
+	g.vals >>= 1
+	g.left--
 	return v
+}
+
+// BitGroup returns r's packed-bit state, for reading a section directly.
+func (r *Reader) BitGroup() BitGroup { return r.bits }
+
+// Commit ends a direct read of a section that BitGroup began: rest, the
+// part of Rest() not consumed, becomes the unread input and g the
+// packed-bit state. A rest longer than Rest() is ignored.
+func (r *Reader) Commit(rest []byte, g BitGroup) {
+	if len(rest) > r.Len() {
+		return
+	}
+	r.off = len(r.buf) - len(rest)
+	r.bits = g
 }
 
 // Writer appends the TGBufferStream encoding to a byte slice. The zero value

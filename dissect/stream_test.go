@@ -112,6 +112,106 @@ func TestReaderErrorsCarryOffsets(t *testing.T) {
 	}
 }
 
+func TestStrictBits(t *testing.T) {
+	cases := []struct {
+		name string
+		in   []byte
+		bits int
+		off  int // where the strict reader fails
+	}{
+		// Two groups of one bit: the stock writer would have put both in one.
+		{"short group followed by another", []byte{0x21, 0x21}, 2, 1},
+		// Count 1 with bit 1 set as well.
+		{"value bits above the count", []byte{0x23}, 1, 0},
+	}
+	for _, c := range cases {
+		lax := NewReader(c.in)
+		for range c.bits {
+			lax.Bit("bit")
+		}
+		if lax.Err() != nil {
+			t.Errorf("%s: lax reader failed: %v", c.name, lax.Err())
+		}
+		r := NewReader(c.in)
+		r.StrictBits()
+		for range c.bits {
+			r.Bit("bit")
+		}
+		var e *Error
+		if !errors.As(r.Err(), &e) || !errors.Is(e, ErrBadValue) || e.Offset != c.off || e.What != "bit" {
+			t.Errorf("%s: strict reader: %v, want a bad value at offset %d", c.name, r.Err(), c.off)
+		}
+		r.Reset(c.in)
+		for range c.bits {
+			r.Bit("bit")
+		}
+		if r.Err() != nil {
+			t.Errorf("%s: Reset left the reader strict: %v", c.name, r.Err())
+		}
+	}
+}
+
+// FuzzBitGroupMatchesStrictReader reads the same bytes with a strict Reader
+// and directly (Rest, BitGroup.Open and Take, Commit), under one pattern of byte and
+// bit reads: both must read the same values and fail at the same read, and
+// Commit must leave the reader where the strict reads left it.
+func FuzzBitGroupMatchesStrictReader(f *testing.F) {
+	f.Add([]byte{0xBF, 0x21, 0x05}, []byte{1, 1, 1, 1, 1, 0, 1})
+	f.Add([]byte{0x21, 0x21}, []byte{1, 1})
+	f.Add([]byte{0x61, 0x07, 0x23}, []byte{1, 0, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, in, pattern []byte) {
+		lead := len(in) % 3 // start part-way through, maybe with a group open
+		strict := NewReader(in)
+		strict.StrictBits()
+		for range lead {
+			strict.Bit("lead")
+		}
+		if strict.Err() != nil {
+			return
+		}
+		direct := *strict
+		b, g := direct.Rest(), direct.BitGroup()
+		for i, p := range pattern {
+			if p&1 == 1 {
+				want := strict.Bit("bit")
+				ok := true
+				if g.Left() == 0 {
+					b, ok = g.Open(b)
+				}
+				if ok != (strict.Err() == nil) {
+					t.Fatalf("read %d (bit): direct ok=%v, strict err %v", i, ok, strict.Err())
+				}
+				if !ok {
+					return
+				}
+				if got := g.Take(); got != want {
+					t.Fatalf("read %d (bit): direct %v, strict %v", i, got, want)
+				}
+			} else {
+				want := strict.U8("byte")
+				if ok := len(b) > 0; ok != (strict.Err() == nil) {
+					t.Fatalf("read %d (byte): direct ok=%v, strict err %v", i, ok, strict.Err())
+				}
+				if strict.Err() != nil {
+					return
+				}
+				if b[0] != want {
+					t.Fatalf("read %d (byte): direct %#02x, strict %#02x", i, b[0], want)
+				}
+				b = b[1:]
+			}
+		}
+		direct.Commit(b, g)
+		if direct.Offset() != strict.Offset() || direct.BitsLeft() != strict.BitsLeft() {
+			t.Fatalf("after Commit: offset %d, %d bits left; strict %d, %d",
+				direct.Offset(), direct.BitsLeft(), strict.Offset(), strict.BitsLeft())
+		}
+		if strict.Bit("next") != direct.Bit("next") || (strict.Err() == nil) != (direct.Err() == nil) {
+			t.Fatal("the committed reader reads the next bit differently")
+		}
+	})
+}
+
 func TestCF16KnownValues(t *testing.T) {
 	cases := []struct {
 		code CF16

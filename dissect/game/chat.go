@@ -29,9 +29,9 @@ func init() {
 
 func (m *Chat) Opcode() Opcode { return m.Op }
 
-func (m *Chat) decode(r *dissect.Reader, _ *Context) {
+func (m *Chat) decode(r *dissect.Reader, ctx *Context) {
 	m.SenderID = r.I32("sender id")
-	m.Text = string(r.String16("text"))
+	m.Text = ctx.str(r.String16("text"))
 }
 
 // Append encodes m with its Op (CHAT_MESSAGE when Op is neither chat

@@ -22,8 +22,8 @@ func init() {
 
 func (m *ChecksumFail) Opcode() Opcode { return m.Op }
 
-func (m *ChecksumFail) decode(r *dissect.Reader, _ *Context) {
-	m.File = string(r.String16("file name"))
+func (m *ChecksumFail) decode(r *dissect.Reader, ctx *Context) {
+	m.File = ctx.str(r.String16("file name"))
 }
 
 // Append encodes m with its Op (0x22 when Op is neither 0x22 nor 0x23, so a

@@ -38,10 +38,10 @@ func init() { register(OpChecksumRequest, func() Message { return new(ChecksumRe
 
 func (m *ChecksumRequest) Opcode() Opcode { return OpChecksumRequest }
 
-func (m *ChecksumRequest) decode(r *dissect.Reader, _ *Context) {
+func (m *ChecksumRequest) decode(r *dissect.Reader, ctx *Context) {
 	m.Round = ChecksumRound(r.U8("round"))
-	m.Dir = string(r.String16("directory"))
-	m.Filter = string(r.String16("filter"))
+	m.Dir = ctx.str(r.String16("directory"))
+	m.Filter = ctx.str(r.String16("filter"))
 	group := connPeekByte(r)
 	m.Recursive = r.Bit("recursive")
 	verifyStockBitGroup(r, group, "recursive bit group", m.Recursive)

@@ -89,8 +89,8 @@ func init() { register(OpDeletePlayerAnim, func() Message { return new(DeletePla
 
 func (m *DeletePlayerAnim) Opcode() Opcode { return OpDeletePlayerAnim }
 
-func (m *DeletePlayerAnim) decode(r *dissect.Reader, _ *Context) {
-	m.Name = string(r.String16("player name"))
+func (m *DeletePlayerAnim) decode(r *dissect.Reader, ctx *Context) {
+	m.Name = ctx.str(r.String16("player name"))
 }
 
 // Append encodes m; a name longer than 65535 bytes is cut.

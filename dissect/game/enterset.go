@@ -25,7 +25,7 @@ func init() { register(OpEnterSet, func() Message { return new(EnterSet) }) }
 
 func (m *EnterSet) Opcode() Opcode { return OpEnterSet }
 
-func (m *EnterSet) decode(r *dissect.Reader, _ *Context) {
+func (m *EnterSet) decode(r *dissect.Reader, ctx *Context) {
 	*m = EnterSet{}
 	m.Object = readID(r, "object")
 	n := r.I32("set name length")
@@ -33,7 +33,7 @@ func (m *EnterSet) decode(r *dissect.Reader, _ *Context) {
 		r.Failf("set name length", "negative length %d", n)
 		return
 	}
-	m.SetName = string(r.Bytes(int(n), "set name"))
+	m.SetName = ctx.str(r.Bytes(int(n), "set name"))
 	if rest := r.Rest(); len(rest) > 0 && rest[0] == 0 {
 		r.U8("set name terminator")
 	} else {

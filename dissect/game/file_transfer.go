@@ -20,8 +20,8 @@ func init() { register(OpFileTransfer, func() Message { return new(FileTransfer)
 
 func (m *FileTransfer) Opcode() Opcode { return OpFileTransfer }
 
-func (m *FileTransfer) decode(r *dissect.Reader, _ *Context) {
-	m.Name = string(r.String16("file name"))
+func (m *FileTransfer) decode(r *dissect.Reader, ctx *Context) {
+	m.Name = ctx.str(r.String16("file name"))
 	m.Data = r.Bytes(r.Len(), "file data")
 }
 

@@ -55,6 +55,9 @@ type Context struct {
 	// Ships maps object ids to ship classes learnt from ObjCreate messages
 	// earlier in the same capture, so StateUpdate can name subsystems.
 	Ships *ShipRegistry
+	// strs, when set, makes decoded strings come from the Decoder's
+	// intern table (see Context.str).
+	strs *internTable
 }
 
 // constructors makes a fresh value of each registered message type.
@@ -92,16 +95,25 @@ type Result struct {
 // Decoder decodes game messages, reusing one value per message type.
 type Decoder struct {
 	Ships ShipRegistry
-	msgs  [256]Message
+	msgs  [256]decoderSlot
 	raw   Raw
 	r     dissect.Reader
 	ctx   Context // kept here so passing it to decode does not allocate
+	strs  internTable
+}
+
+// decoderSlot is an opcode's reusable message and, when it has one, its
+// warning method, looked up once so that Decode makes no type assertion.
+type decoderSlot struct {
+	m Message
+	w warner
 }
 
 // NewDecoder returns a ready Decoder.
 func NewDecoder() *Decoder {
 	d := &Decoder{}
 	d.Ships.init()
+	d.ctx.Ships, d.ctx.strs = &d.Ships, &d.strs
 	return d
 }
 
@@ -114,9 +126,9 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
 	}
 	op := Opcode(p[0])
-	m := d.msgs[op]
-	if m == nil {
-		m = New(op)
+	slot := &d.msgs[op]
+	if slot.m == nil {
+		m := New(op)
 		if m == nil {
 			d.raw = Raw{Op: op, Data: p[1:]}
 			res := Result{Msg: &d.raw}
@@ -128,29 +140,33 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 			}
 			return res
 		}
-		d.msgs[op] = m
+		slot.m = m
+		slot.w, _ = m.(warner)
+		d.ctx.Ships, d.ctx.strs = &d.Ships, &d.strs
 	}
-	d.ctx = Context{Dir: dir, Ships: &d.Ships}
+	m := slot.m
+	d.ctx.Dir = dir
 	d.r.ResetAt(p[1:], 1)
 	m.decode(&d.r, &d.ctx)
 	if err := d.r.Err(); err != nil {
 		d.raw = Raw{Op: op, Data: p[1:]}
 		return Result{Msg: &d.raw, Err: err}
 	}
-	res := Result{Msg: m}
-	if w, ok := m.(warner); ok {
-		res.Warning = w.warning()
-	}
-	if rest := d.r.Rest(); len(rest) > 0 {
-		res.Unparsed = rest
-		if res.Warning == "" {
-			res.Warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(rest))
-		}
+	var warning string
+	if slot.w != nil {
+		warning = slot.w.warning()
 	}
 	if op == OpObjCreate || op == OpObjCreateTeam {
 		d.Ships.learn(m)
 	}
-	return res
+	if d.r.Len() == 0 {
+		return Result{Msg: m, Warning: warning}
+	}
+	rest := d.r.Rest()
+	if warning == "" {
+		warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(rest))
+	}
+	return Result{Msg: m, Unparsed: rest, Warning: warning}
 }
 
 // warner is implemented by messages that decode but look odd (a dead

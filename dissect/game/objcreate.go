@@ -127,7 +127,7 @@ func (m *ObjCreate) Opcode() Opcode {
 }
 
 // decode reads the body; HasTeam is set by the constructor of each opcode.
-func (m *ObjCreate) decode(r *dissect.Reader, _ *Context) {
+func (m *ObjCreate) decode(r *dissect.Reader, ctx *Context) {
 	*m = ObjCreate{HasTeam: m.HasTeam}
 	m.Owner = r.U8("owner slot")
 	if m.HasTeam {
@@ -147,8 +147,8 @@ func (m *ObjCreate) decode(r *dissect.Reader, _ *Context) {
 		m.Orientation.Z = r.F32("orientation z")
 		m.Speed = r.F32("speed")
 		copy(m.Reserved[:], r.Bytes(len(m.Reserved), "reserved"))
-		m.PlayerName = string(r.Bytes(int(r.U8("player name length")), "player name"))
-		m.SetName = string(r.Bytes(int(r.U8("set name length")), "set name"))
+		m.PlayerName = ctx.str(r.Bytes(int(r.U8("player name length")), "player name"))
+		m.SetName = ctx.str(r.Bytes(int(r.U8("set name length")), "set name"))
 		m.SubsystemData = r.Bytes(r.Len(), "subsystem state")
 	case ClassTorpedo:
 		m.TorpedoType = TorpedoTypeIndex(r.U8("torpedo type"))

@@ -8,6 +8,10 @@ type ShipRegistry struct {
 	byID  map[ObjectID]*ShipSpec
 	order []ObjectID // insertion ring, for eviction
 	next  int
+	// players mirrors byID for the players' ships (each slot's first
+	// object id), the objects nearly every StateUpdate is about, so that
+	// looking them up is an array read rather than a map access.
+	players [maxPlayerSlots]*ShipSpec
 }
 
 const maxShips = 4096
@@ -21,7 +25,17 @@ func (s *ShipRegistry) Lookup(id ObjectID) *ShipSpec {
 	if s == nil || s.byID == nil {
 		return nil
 	}
+	if slot, ok := playerShipSlot(id); ok {
+		return s.players[slot]
+	}
 	return s.byID[id]
+}
+
+// playerShipSlot reports whether id is the first object id of a player
+// slot (that player's ship), and which slot.
+func playerShipSlot(id ObjectID) (int, bool) {
+	slot := id.Slot()
+	return slot, slot >= 0 && id == PlayerObjectID(slot)
 }
 
 // Add records that id is a ship of class spec.
@@ -33,12 +47,19 @@ func (s *ShipRegistry) Add(id ObjectID, spec *ShipSpec) {
 		if len(s.order) < maxShips {
 			s.order = append(s.order, id)
 		} else {
-			delete(s.byID, s.order[s.next])
+			old := s.order[s.next]
+			delete(s.byID, old)
+			if slot, ok := playerShipSlot(old); ok {
+				s.players[slot] = nil
+			}
 			s.order[s.next] = id
 			s.next = (s.next + 1) % maxShips
 		}
 	}
 	s.byID[id] = spec
+	if slot, ok := playerShipSlot(id); ok {
+		s.players[slot] = spec
+	}
 }
 
 // shipCreator is implemented by messages that create a ship.

@@ -38,13 +38,13 @@ func init() { register(OpSettings, func() Message { return new(Settings) }) }
 
 func (m *Settings) Opcode() Opcode { return OpSettings }
 
-func (m *Settings) decode(r *dissect.Reader, _ *Context) {
+func (m *Settings) decode(r *dissect.Reader, ctx *Context) {
 	m.GameTime = r.F32("game time")
 	group := connPeekByte(r)
 	m.CollisionDamage = r.Bit("collision damage")
 	m.FriendlyFire = r.Bit("friendly fire")
 	m.PlayerSlot = r.U8("player slot")
-	m.Map = string(r.String16("map name"))
+	m.Map = ctx.str(r.String16("map name"))
 	m.ChecksumCorrection = r.Bit("checksum correction flag")
 	verifyStockBitGroup(r, group, "settings bit group", m.CollisionDamage, m.FriendlyFire, m.ChecksumCorrection)
 	m.CorrectionData = nil

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -183,14 +184,40 @@ func init() { register(OpStateUpdate, func() Message { return new(StateUpdate) }
 func (m *StateUpdate) Opcode() Opcode { return OpStateUpdate }
 
 func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
+	// Zeroing in place and putting the reused buffers back is cheaper than
+	// building a whole new value and copying it over m.
 	subs, weps, child := m.Subsystems[:0], m.Weapons[:0], m.childBuf[:0]
-	*m = StateUpdate{Subsystems: subs, Weapons: weps, childBuf: child}
+	*m = StateUpdate{}
+	m.Subsystems, m.Weapons, m.childBuf = subs, weps, child
 	var ships *ShipRegistry
 	if ctx != nil {
 		m.dir, ships = ctx.Dir, ctx.Ships
 	}
-	var bits bitTrack
+	// Reject the bit groups Append could not reproduce.
+	r.StrictBits()
 
+	if !m.readFieldsFast(r) {
+		m.readFields(r)
+	}
+	if m.Flags&StateSubsystems != 0 && r.Err() == nil {
+		m.readSubsystems(r, ships.Lookup(m.Object))
+	}
+	if m.Flags&StateWeapons != 0 && r.Err() == nil {
+		b := r.Rest()
+		for ; len(b) >= 2; b = b[2:] {
+			m.Weapons = append(m.Weapons, WeaponHealth{Index: b[0], Health: b[1]})
+		}
+		// An odd last byte stays unread: the Decoder reports it.
+		r.Skip(r.Len() - len(b))
+	}
+	if n := r.BitsLeft(); n > 0 && r.Err() == nil {
+		r.Failf("packed bits", "the last bit group byte claims %d more bits than the message has fields for", n)
+	}
+}
+
+// readFields reads the fields before the subsystem states: the header and
+// those of the flags 0x01 to 0x40, and the subsystem start index.
+func (m *StateUpdate) readFields(r *dissect.Reader) {
 	m.Object = readID(r, "object")
 	m.GameTime = r.F32("game time")
 	m.Flags = StateFlags(r.U8("dirty flags"))
@@ -199,7 +226,7 @@ func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 		m.Position.X = r.F32("position x")
 		m.Position.Y = r.F32("position y")
 		m.Position.Z = r.F32("position z")
-		m.HasHash = bits.read(r, "has-hash bit")
+		m.HasHash = r.Bit("has-hash bit")
 		if m.HasHash {
 			m.Hash = r.U16("subsystem hash")
 		}
@@ -218,33 +245,89 @@ func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 		m.Speed = r.CF16("speed")
 	}
 	if f&StateCloak != 0 {
-		m.Cloaked = bits.read(r, "cloak bit")
+		m.Cloaked = r.Bit("cloak bit")
 	}
 	if f&StateSubsystems != 0 {
 		m.SubsystemStart = r.U8("subsystem start index")
-		if r.Err() == nil {
-			m.readSubsystems(r, &bits, ships.Lookup(m.Object))
+	}
+}
+
+// fixedFieldSize[f] is the byte size of what readFields reads for flags f
+// when f sets no flag with a packed bit (position, cloak), and 0 when it
+// does.
+var fixedFieldSize = func() (t [256]uint8) {
+	for f := range 256 {
+		if StateFlags(f)&(StatePosition|StateCloak) != 0 {
+			continue
 		}
-	}
-	if f&StateWeapons != 0 {
-		for r.Len() >= 2 && r.Err() == nil {
-			var w WeaponHealth
-			w.Index = r.U8("weapon index")
-			w.Health = r.U8("weapon health")
-			m.Weapons = append(m.Weapons, w)
+		n := 9 // object, game time, dirty flags
+		for _, x := range []struct {
+			flag StateFlags
+			size int
+		}{{StateDelta, 5}, {StateForward, 3}, {StateUp, 3}, {StateSpeed, 2}, {StateSubsystems, 1}} {
+			if StateFlags(f)&x.flag != 0 {
+				n += x.size
+			}
 		}
-		// An odd last byte stays unread: the Decoder reports it.
+		t[f] = uint8(n)
 	}
-	if n := bits.pending(); n > 0 && r.Err() == nil {
-		r.Failf("packed bits", "the last bit group byte claims %d more bits than the message has fields for", n)
+	return t
+}()
+
+// readFieldsFast is readFields for the usual message: no packed bit among
+// these fields and all of them present. One length check then covers every
+// field, which matters because StateUpdate is most of the game traffic.
+// It reports false, having read nothing, for any other message.
+func (m *StateUpdate) readFieldsFast(r *dissect.Reader) bool {
+	b := r.Rest()
+	if len(b) < 9 || r.Err() != nil {
+		return false
 	}
+	f := StateFlags(b[8])
+	n := int(fixedFieldSize[f])
+	if n == 0 || len(b) < n {
+		return false
+	}
+	b = b[:n]
+	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
+	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
+	m.Flags = f
+	b = b[9:]
+	if f&StateDelta != 0 {
+		m.Delta.Dir = dir3(b)
+		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[3:]))
+		b = b[5:]
+	}
+	if f&StateForward != 0 {
+		m.Forward = dir3(b)
+		b = b[3:]
+	}
+	if f&StateUp != 0 {
+		m.Up = dir3(b)
+		b = b[3:]
+	}
+	if f&StateSpeed != 0 {
+		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(b))
+		b = b[2:]
+	}
+	if f&StateSubsystems != 0 {
+		m.SubsystemStart = b[0]
+	}
+	r.Skip(n)
+	return true
+}
+
+// dir3 is the CompressedVector3 at the front of b.
+func dir3(b []byte) dissect.Dir3 {
+	_ = b[2] // one bounds check for the three bytes
+	return dissect.Dir3{int8(b[0]), int8(b[1]), int8(b[2])}
 }
 
 // readSubsystems decodes the states after the start index with spec's list,
 // or keeps them as bytes when spec is nil or the bytes do not fit it.
-func (m *StateUpdate) readSubsystems(r *dissect.Reader, bits *bitTrack, spec *ShipSpec) {
+func (m *StateUpdate) readSubsystems(r *dissect.Reader, spec *ShipSpec) {
 	if spec != nil {
-		if m.readByClass(r, bits, spec) {
+		if m.readByClass(r, spec) {
 			m.Class = spec
 			return
 		}
@@ -254,8 +337,8 @@ func (m *StateUpdate) readSubsystems(r *dissect.Reader, bits *bitTrack, spec *Sh
 	}
 	m.SubsystemsUndecoded = true
 	lead := m.leadBuf[:0]
-	for bits.pending() > 0 && r.Err() == nil {
-		lead = append(lead, bits.read(r, "subsystem power bit"))
+	for r.BitsLeft() > 0 && r.Err() == nil {
+		lead = append(lead, r.Bit("subsystem power bit"))
 	}
 	if len(lead) > 0 {
 		m.SubsystemLeadBits = lead
@@ -263,48 +346,75 @@ func (m *StateUpdate) readSubsystems(r *dissect.Reader, bits *bitTrack, spec *Sh
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
-// readByClass tries to decode the states with spec's list on a copy of the
-// reader; it commits and reports true only when the states end exactly at
-// the end of the message with every packed bit used.
-func (m *StateUpdate) readByClass(r *dissect.Reader, bits *bitTrack, spec *ShipSpec) bool {
-	n := len(spec.Subsystems)
+// readByClass decodes the states with spec's list when they fit: they must
+// end exactly at the end of the message with every packed bit used.
+// Otherwise it reports false and leaves r as it was. Errors in here are
+// never reported (the section is then kept as bytes), so the states are
+// read straight from the bytes, with no error bookkeeping: this is the
+// innermost loop of game decoding. Each state is what the subsystem's
+// WriteState wrote (see SubsystemState).
+func (m *StateUpdate) readByClass(r *dissect.Reader, spec *ShipSpec) bool {
+	specs := spec.Subsystems
 	i := int(m.SubsystemStart)
-	if i >= n {
+	if i >= len(specs) {
 		return false
 	}
-	tr, tb := *r, *bits
+	b, bits := r.Rest(), r.BitGroup()
 	list := m.Subsystems[:0]
-	for tr.Len() > 0 && tr.Err() == nil {
-		list = append(list, SubsystemState{})
-		list[len(list)-1].read(&tr, &tb, &spec.Subsystems[i], i)
-		if i++; i == n {
+	for len(b) > 0 {
+		sp := &specs[i]
+		k := 1 + len(sp.Children) // condition and child conditions
+		if len(b) < k {
+			return m.misfit(list)
+		}
+		// Reuse the slot without zeroing it: every field is set here.
+		if len(list) < cap(list) {
+			list = list[:len(list)+1]
+		} else {
+			list = append(list, SubsystemState{})
+		}
+		s := &list[len(list)-1]
+		s.Index, s.Name, s.Format, s.ChildNames = i, sp.Name, sp.Format, sp.Children
+		s.Condition, s.Children = b[0], b[1:k:k]
+		s.HasPower, s.Power, s.MainBattery, s.BackupBattery = false, 0, 0, 0
+		b = b[k:]
+		switch sp.Format {
+		case SubsystemPowered:
+			ok := true
+			if bits.Left() == 0 {
+				b, ok = bits.Open(b)
+			}
+			if !ok {
+				return m.misfit(list)
+			}
+			if s.HasPower = bits.Take(); s.HasPower {
+				if len(b) == 0 {
+					return m.misfit(list)
+				}
+				s.Power, b = b[0], b[1:]
+			}
+		case SubsystemPower:
+			if len(b) < 2 {
+				return m.misfit(list)
+			}
+			s.MainBattery, s.BackupBattery, b = b[0], b[1], b[2:]
+		}
+		if i++; i == len(specs) {
 			i = 0
 		}
 	}
-	if tr.Err() != nil || tb.pending() != 0 {
-		m.Subsystems = list[:0]
-		return false
+	if bits.Left() != 0 {
+		return m.misfit(list)
 	}
 	m.Subsystems = list
-	*r, *bits = tr, tb
+	r.Commit(b, bits)
 	return true
 }
 
-// read decodes one state written by spec's WriteState.
-func (s *SubsystemState) read(r *dissect.Reader, bits *bitTrack, spec *SubsystemSpec, index int) {
-	*s = SubsystemState{Index: index, Name: spec.Name, Format: spec.Format, ChildNames: spec.Children}
-	s.Condition = r.U8("subsystem condition")
-	s.Children = r.Bytes(len(spec.Children), "child conditions")
-	switch spec.Format {
-	case SubsystemPowered:
-		s.HasPower = bits.read(r, "subsystem power bit")
-		if s.HasPower {
-			s.Power = r.U8("subsystem power percentage")
-		}
-	case SubsystemPower:
-		s.MainBattery = r.U8("main battery")
-		s.BackupBattery = r.U8("backup battery")
-	}
+// misfit ends a readByClass that failed, keeping list's array for reuse.
+func (m *StateUpdate) misfit(list []SubsystemState) bool {
+	m.Subsystems = list[:0]
+	return false
 }
 
 func (s *SubsystemState) append(w *dissect.Writer) {
@@ -603,42 +713,6 @@ func (s SubsystemState) MarshalJSON() ([]byte, error) {
 	}
 	return j.done()
 }
-
-// bitTrack follows the packed-bit groups of one message so that a decoder
-// can tell which bits of an open group byte are still unread, and rejects
-// groups the stock writer cannot produce (and so Append could not
-// reproduce): a group of fewer than five bits followed by another group,
-// and value bits set above a group's count.
-type bitTrack struct{ count, used uint8 }
-
-func (t *bitTrack) read(r *dissect.Reader, what string) bool {
-	if r.Err() != nil {
-		return false
-	}
-	if t.used == t.count { // the next bit opens a group
-		if t.count != 0 && t.count < 5 {
-			r.Failf(what, "a bit group of %d bits is followed by another (the stock writer fills groups to 5 bits)", t.count)
-			return false
-		}
-		if rest := r.Rest(); len(rest) > 0 {
-			g := rest[0]
-			c := g >> 5
-			if c >= 1 && c <= 5 && (g&0x1F)>>c != 0 {
-				r.Failf(what, "bit group byte %#02x has value bits set above its count %d", g, c)
-				return false
-			}
-			t.count, t.used = c, 0
-		}
-	}
-	v := r.Bit(what)
-	if r.Err() == nil {
-		t.used++
-	}
-	return v
-}
-
-// pending is the number of bits of the open group not read yet.
-func (t *bitTrack) pending() int { return int(t.count) - int(t.used) }
 
 // SubsystemValues is what a sender knows of one top-level subsystem, for
 // the encoder helpers.
