@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"net/netip"
 	"strconv"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 	"github.com/fatih/color"
 )
 
@@ -32,6 +33,7 @@ type DecodePrinter struct {
 	color  bool
 	start  time.Time // time of the first record, for relative timestamps
 	line   []byte
+	fields []byte // -V: the JSON form whose members are printed
 	pal    palette
 }
 
@@ -182,8 +184,9 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 	return b
 }
 
-// appendFields writes the game message's fields one per line, indented, in
-// the JSON form's key order (for -V).
+// appendFields writes the message's fields one per line, indented, in the
+// JSON form's key order (for -V): each top-level member of the JSON object
+// as `key: value`.
 func (p *DecodePrinter) appendFields(b []byte, r *flow.Record) []byte {
 	var v any
 	switch {
@@ -198,50 +201,124 @@ func (p *DecodePrinter) appendFields(b []byte, r *flow.Record) []byte {
 	default:
 		return b
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
+	var ok bool
+	if p.fields, ok = appendJSON(p.fields[:0], v); !ok {
+		_, err := json.Marshal(v) // for its error message
 		return append(b, fmt.Sprintf("         (fields: %v)\n", err)...)
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return append(b, "         "+string(raw)+"\n"...)
+	return appendMembers(b, p.fields)
+}
+
+// appendMembers writes each top-level member of the JSON object obj as an
+// indented `key: value` line, the value as it stands in obj.
+func appendMembers(b, obj []byte) []byte {
+	if len(obj) < 2 || obj[0] != '{' {
+		return append(append(append(b, "         "...), obj...), '\n')
 	}
-	keys := jsonKeyOrder(raw)
-	for _, k := range keys {
-		b = append(b, fmt.Sprintf("         %s: %s\n", k, obj[k])...)
+	for i := 1; i < len(obj) && obj[i] == '"'; {
+		keyEnd := skipJSON(obj, i)
+		valStart := keyEnd + 1 // after the colon
+		valEnd := skipJSON(obj, valStart)
+		b = append(b, "         "...)
+		b = appendKey(b, obj[i:keyEnd])
+		b = append(b, ": "...)
+		b = append(b, obj[valStart:valEnd]...)
+		b = append(b, '\n')
+		i = valEnd + 1 // after the comma
 	}
 	return b
 }
 
-// jsonKeyOrder returns the top-level keys of a JSON object in document
-// order (encoding/json keeps struct field order; a map would lose it).
-func jsonKeyOrder(raw []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	var keys []string
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+// appendKey appends the text of the JSON string key (quotes included).
+func appendKey(b, key []byte) []byte {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return append(b, key[1:len(key)-1]...)
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			break
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			break
+	var s string // escapes: none of the encoders writes them in a key
+	_ = json.Unmarshal(key, &s)
+	return append(b, s...)
+}
+
+// skipJSON returns the end of the compact JSON value that starts at
+// obj[i]: a string, an array or object (to its closing bracket), or a
+// literal (to the next comma or closing bracket).
+func skipJSON(obj []byte, i int) int {
+	depth := 0
+	for ; i < len(obj); i++ {
+		switch obj[i] {
+		case '"':
+			for i++; i < len(obj) && obj[i] != '"'; i++ {
+				if obj[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
 		}
 	}
-	if len(keys) == 0 {
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+	return i
+}
+
+// appendJSON appends v's JSON form: AppendJSON's, or encoding/json's for a
+// message type without one. ok is false (and b unchanged) when v has no
+// JSON form, where json.Marshal fails.
+func appendJSON(b []byte, v any) (out []byte, ok bool) {
+	if a, isAppender := v.(jsonenc.Appender); isAppender {
+		return jsonenc.Append(b, a)
 	}
-	return keys
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, raw...), true
+}
+
+// appendMember appends ,"key": and v's JSON form, or nothing when v has
+// none.
+func appendMember(b []byte, key string, v any) []byte {
+	n := len(b)
+	b = append(append(append(b, `,"`...), key...), `":`...)
+	b, ok := appendJSON(b, v)
+	if !ok {
+		return b[:n]
+	}
+	return b
+}
+
+// appendQuotedAddr appends a.String() quoted.
+func appendQuotedAddr(b []byte, a netip.AddrPort) []byte {
+	if !a.IsValid() { // AppendTo writes nothing for it; String names it
+		return strconv.AppendQuote(b, a.String())
+	}
+	n := len(b)
+	return closeQuote(a.AppendTo(append(b, '"')), n)
+}
+
+// closeQuote finishes quoting text as strconv.AppendQuote quotes it: the
+// caller has appended the opening quote at b[start] and the text after it.
+// Times and addresses need no escapes, so they are quoted without building
+// a string; text that does need them is quoted again by strconv.
+func closeQuote(b []byte, start int) []byte {
+	for _, c := range b[start+1:] {
+		if c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b[:start], string(b[start+1:]))
+		}
+	}
+	return append(b, '"')
 }
 
 // AppendRecordJSON appends the NDJSON object for r (without newline).
@@ -249,18 +326,15 @@ func AppendRecordJSON(b []byte, r *flow.Record) []byte {
 	b = append(b, `{"frame":`...)
 	b = strconv.AppendInt(b, int64(r.Frame), 10)
 	b = append(b, `,"time":`...)
-	b = strconv.AppendQuote(b, r.Time.UTC().Format(time.RFC3339Nano))
-	b = append(b, `,"src":`...)
-	b = strconv.AppendQuote(b, r.Src.String())
-	b = append(b, `,"dst":`...)
-	b = strconv.AppendQuote(b, r.Dst.String())
+	n := len(b)
+	b = closeQuote(r.Time.UTC().AppendFormat(append(b, '"'), time.RFC3339Nano), n)
+	b = appendQuotedAddr(append(b, `,"src":`...), r.Src)
+	b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
 	b = append(b, `,"dir":`...)
 	b = strconv.AppendQuote(b, r.Dir.String())
 	switch r.Kind {
 	case flow.KindGameSpy:
-		gs, _ := json.Marshal(r.GameSpy)
-		b = append(b, `,"gamespy":`...)
-		b = append(b, gs...)
+		b = appendMember(b, "gamespy", r.GameSpy)
 	case flow.KindDamaged:
 		b = append(b, `,"peer":`...)
 		b = strconv.AppendInt(b, int64(r.Peer), 10)
@@ -339,20 +413,14 @@ func appendMessageJSON(b []byte, r *flow.Record) []byte {
 			b = append(b, `,"reassembled":`...)
 			b = strconv.AppendInt(b, int64(r.Reassembled), 10)
 		}
-		if fields, err := json.Marshal(g); err == nil {
-			b = append(b, `,"fields":`...)
-			b = append(b, fields...)
-		}
+		b = appendMember(b, "fields", g)
 		if len(r.Game.Unparsed) > 0 {
 			b = append(b, `,"unparsed":"`...)
 			b = hex.AppendEncode(b, r.Game.Unparsed)
 			b = append(b, '"')
 		}
 	case r.Control != nil:
-		if c, err := json.Marshal(r.Control); err == nil {
-			b = append(b, `,"control":`...)
-			b = append(b, c...)
-		}
+		b = appendMember(b, "control", r.Control)
 		if len(r.Control.Extra) > 0 {
 			b = append(b, `,"unparsed":"`...)
 			b = hex.AppendEncode(b, r.Control.Extra)
