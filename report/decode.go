@@ -13,6 +13,7 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/jsonenc"
 	"github.com/fatih/color"
 )
@@ -33,7 +34,8 @@ type DecodePrinter struct {
 	color  bool
 	start  time.Time // time of the first record, for relative timestamps
 	line   []byte
-	fields []byte // -V: the JSON form whose members are printed
+	fields []byte      // -V: the JSON form whose members are printed
+	times  recordTimes // JSON: the record times
 	pal    palette
 }
 
@@ -64,7 +66,7 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 		p.start = r.Time
 	}
 	if p.format == DecodeJSON {
-		p.line = AppendRecordJSON(p.line[:0], r)
+		p.line = appendRecordJSON(p.line[:0], r, &p.times)
 		p.line = append(p.line, '\n')
 		_, err := p.w.Write(p.line)
 		return err
@@ -299,100 +301,148 @@ func appendMember(b []byte, key string, v any) []byte {
 	return b
 }
 
-// appendQuotedAddr appends a.String() quoted.
-func appendQuotedAddr(b []byte, a netip.AddrPort) []byte {
-	if !a.IsValid() { // AppendTo writes nothing for it; String names it
-		return strconv.AppendQuote(b, a.String())
+// The quoted names of every direction, transport type and opcode, made
+// once: they are in every record.
+var (
+	dirNameJSON       [256]string
+	transportNameJSON [256]string
+	opcodeNameJSON    [256]string
+)
+
+func init() {
+	for i := range 256 {
+		dirNameJSON[i] = strconv.Quote(game.Direction(i).String())
+		transportNameJSON[i] = strconv.Quote(dissect.TransportType(i).String())
+		opcodeNameJSON[i] = strconv.Quote(game.Opcode(i).String())
 	}
-	n := len(b)
-	return closeQuote(a.AppendTo(append(b, '"')), n)
 }
 
-// closeQuote finishes quoting text as strconv.AppendQuote quotes it: the
-// caller has appended the opening quote at b[start] and the text after it.
-// Times and addresses need no escapes, so they are quoted without building
-// a string; text that does need them is quoted again by strconv.
-func closeQuote(b []byte, start int) []byte {
-	for _, c := range b[start+1:] {
-		if c < ' ' || c > '~' || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b[:start], string(b[start+1:]))
+// appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (the
+// record's own strings always were), the short way for the printable ASCII
+// that names, directions and warnings are.
+func appendGoQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
 		}
 	}
-	return append(b, '"')
+	return append(append(append(b, '"'), s...), '"')
+}
+
+// appendQuotedAddr appends a.String() quoted. Only a zone can hold what
+// strconv would escape (or an invalid address, which String names but
+// AppendTo leaves empty): those take the long way.
+func appendQuotedAddr(b []byte, a netip.AddrPort) []byte {
+	if !a.IsValid() || a.Addr().Zone() != "" {
+		return strconv.AppendQuote(b, a.String())
+	}
+	return append(a.AppendTo(append(b, '"')), '"')
+}
+
+// appendHexMember appends ,"key":"<lower-case hex>".
+func appendHexMember(b []byte, key string, data []byte) []byte {
+	b = append(append(append(b, `,"`...), key...), `":"`...)
+	return append(hex.AppendEncode(b, data), '"')
+}
+
+// recordTimes writes record times as time.RFC3339Nano does in UTC.
+// Records come in time order, many in the same second, so the date and
+// clock of the last second are kept rather than formatted again.
+type recordTimes struct {
+	sec   int64    // Unix time of clock
+	clock [32]byte // "2006-01-02T15:04:05" of sec
+	n     int      // length of clock; 0 before the first time
+}
+
+// Four-digit years keep the layout's width; others are formatted whole.
+var (
+	firstCachedSec = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	lastCachedSec  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+)
+
+func (c *recordTimes) append(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	sec := t.Unix()
+	if sec < firstCachedSec || sec > lastCachedSec {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	if c.n == 0 || sec != c.sec {
+		c.sec, c.n = sec, len(t.AppendFormat(c.clock[:0], "2006-01-02T15:04:05"))
+	}
+	b = append(b, c.clock[:c.n]...)
+	if ns := t.Nanosecond(); ns != 0 { // nine digits, trailing zeros dropped
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		end := len(frac)
+		for frac[end-1] == '0' {
+			end--
+		}
+		b = append(b, frac[:end]...)
+	}
+	return append(b, 'Z')
 }
 
 // AppendRecordJSON appends the NDJSON object for r (without newline).
 func AppendRecordJSON(b []byte, r *flow.Record) []byte {
-	b = append(b, `{"frame":`...)
-	b = strconv.AppendInt(b, int64(r.Frame), 10)
-	b = append(b, `,"time":`...)
-	n := len(b)
-	b = closeQuote(r.Time.UTC().AppendFormat(append(b, '"'), time.RFC3339Nano), n)
-	b = appendQuotedAddr(append(b, `,"src":`...), r.Src)
+	var times recordTimes
+	return appendRecordJSON(b, r, &times)
+}
+
+func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes) []byte {
+	b = jsonenc.Int(append(b, `{"frame":`...), int64(r.Frame))
+	// RFC 3339 in UTC is digits and -T:.Z only: nothing to escape.
+	b = times.append(append(b, `,"time":"`...), r.Time)
+	b = appendQuotedAddr(append(b, `","src":`...), r.Src)
 	b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
-	b = append(b, `,"dir":`...)
-	b = strconv.AppendQuote(b, r.Dir.String())
+	b = append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
 	switch r.Kind {
 	case flow.KindGameSpy:
 		b = appendMember(b, "gamespy", r.GameSpy)
 	case flow.KindDamaged:
-		b = append(b, `,"peer":`...)
-		b = strconv.AppendInt(b, int64(r.Peer), 10)
-		b = append(b, `,"msg":`...)
-		b = strconv.AppendInt(b, int64(r.MsgIndex), 10)
-		b = append(b, `,"raw":"`...)
-		b = hex.AppendEncode(b, r.Raw)
-		b = append(b, '"')
+		b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
+		b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
+		b = appendHexMember(b, "raw", r.Raw)
 	case flow.KindMessage:
 		b = appendMessageJSON(b, r)
 	}
 	if r.Warning != "" {
-		b = append(b, `,"warning":`...)
-		b = strconv.AppendQuote(b, r.Warning)
+		b = appendGoQuoted(append(b, `,"warning":`...), r.Warning)
 	}
 	if r.Err != nil {
-		b = append(b, `,"error":`...)
-		b = strconv.AppendQuote(b, r.Err.Error())
+		b = appendGoQuoted(append(b, `,"error":`...), r.Err.Error())
 	}
 	return append(b, '}')
 }
 
 func appendMessageJSON(b []byte, r *flow.Record) []byte {
 	m := r.Msg
-	b = append(b, `,"peer":`...)
-	b = strconv.AppendInt(b, int64(r.Peer), 10)
-	b = append(b, `,"msg":`...)
-	b = strconv.AppendInt(b, int64(r.MsgIndex), 10)
-	b = append(b, `,"type":`...)
-	b = strconv.AppendInt(b, int64(m.Type), 10)
-	b = append(b, `,"type_name":`...)
-	b = strconv.AppendQuote(b, m.Type.String())
+	b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
+	b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
+	b = jsonenc.Int(append(b, `,"type":`...), int64(m.Type))
+	b = append(append(b, `,"type_name":`...), transportNameJSON[m.Type]...)
 	if m.Type == dissect.TypeAck {
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendInt(b, int64(m.Seq), 10)
-		b = append(b, `,"ack_flags":`...)
-		b = strconv.AppendInt(b, int64(m.AckFlags), 10)
+		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
+		b = jsonenc.Int(append(b, `,"ack_flags":`...), int64(m.AckFlags))
 		if m.AckFlags&dissect.AckFragment != 0 {
-			b = append(b, `,"ack_fragment":`...)
-			b = strconv.AppendInt(b, int64(m.AckFragIndex), 10)
+			b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
 		}
 		return b
 	}
-	b = append(b, `,"reliable":`...)
-	b = strconv.AppendBool(b, m.Reliable)
+	b = jsonenc.Bool(append(b, `,"reliable":`...), m.Reliable)
 	if m.Ordered {
 		b = append(b, `,"ordered":true`...)
 	}
 	if m.Reliable {
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendInt(b, int64(m.Seq), 10)
+		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
 	}
 	if m.Fragment {
-		b = append(b, `,"fragment":{"index":`...)
-		b = strconv.AppendInt(b, int64(m.FragIndex), 10)
+		b = jsonenc.Int(append(b, `,"fragment":{"index":`...), int64(m.FragIndex))
 		if m.HasTotal() {
-			b = append(b, `,"total":`...)
-			b = strconv.AppendInt(b, int64(m.FragTotal), 10)
+			b = jsonenc.Int(append(b, `,"total":`...), int64(m.FragTotal))
 		}
 		if r.DuplicateFragment {
 			b = append(b, `,"duplicate":true`...)
@@ -405,26 +455,19 @@ func appendMessageJSON(b []byte, r *flow.Record) []byte {
 	switch {
 	case r.Game != nil:
 		g := r.Game.Msg
-		b = append(b, `,"opcode":`...)
-		b = strconv.AppendInt(b, int64(g.Opcode()), 10)
-		b = append(b, `,"name":`...)
-		b = strconv.AppendQuote(b, g.Opcode().String())
+		b = jsonenc.Int(append(b, `,"opcode":`...), int64(g.Opcode()))
+		b = append(append(b, `,"name":`...), opcodeNameJSON[g.Opcode()]...)
 		if r.Reassembled > 0 {
-			b = append(b, `,"reassembled":`...)
-			b = strconv.AppendInt(b, int64(r.Reassembled), 10)
+			b = jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled))
 		}
 		b = appendMember(b, "fields", g)
 		if len(r.Game.Unparsed) > 0 {
-			b = append(b, `,"unparsed":"`...)
-			b = hex.AppendEncode(b, r.Game.Unparsed)
-			b = append(b, '"')
+			b = appendHexMember(b, "unparsed", r.Game.Unparsed)
 		}
 	case r.Control != nil:
 		b = appendMember(b, "control", r.Control)
 		if len(r.Control.Extra) > 0 {
-			b = append(b, `,"unparsed":"`...)
-			b = hex.AppendEncode(b, r.Control.Extra)
-			b = append(b, '"')
+			b = appendHexMember(b, "unparsed", r.Control.Extra)
 		}
 	}
 	return b

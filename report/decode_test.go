@@ -205,8 +205,13 @@ func oldAppendMessageJSON(b []byte, r *flow.Record) []byte {
 // printers.
 func checkRecord(t *testing.T, p *DecodePrinter, r *flow.Record) {
 	t.Helper()
-	if got, want := AppendRecordJSON(nil, r), oldAppendRecordJSON(nil, r); !bytes.Equal(got, want) {
+	want := oldAppendRecordJSON(nil, r)
+	if got := AppendRecordJSON(nil, r); !bytes.Equal(got, want) {
 		t.Fatalf("frame %d:\nAppendRecordJSON %s\nold              %s", r.Frame, got, want)
+	}
+	// And with the times of the records before (the printer's way).
+	if got := appendRecordJSON(nil, r, &p.times); !bytes.Equal(got, want) {
+		t.Fatalf("frame %d:\nprinter %s\nold     %s", r.Frame, got, want)
 	}
 	if got, want := p.appendFields(nil, r), oldAppendFields(nil, r); !bytes.Equal(got, want) {
 		t.Fatalf("frame %d -V:\n%s\nold:\n%s", r.Frame, got, want)
@@ -276,6 +281,14 @@ func TestDecodeJSONOddRecords(t *testing.T) {
 		{Kind: flow.KindLost, Src: netip.MustParseAddrPort("[2001:db8::1]:1"),
 			Time: time.Date(12345, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))},
 		{Kind: flow.KindLost, Time: time.Date(-5, 1, 2, 3, 4, 5, 123456789, time.UTC)},
+		{Kind: flow.KindLost, Time: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)},
+		{Kind: flow.KindLost, Time: time.Date(10000, 1, 1, 0, 0, 0, 1, time.UTC)},
+		{Kind: flow.KindLost, Time: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{Kind: flow.KindLost, Time: time.Date(0, 12, 31, 23, 59, 59, 100, time.UTC)},
+		{Kind: flow.KindLost, Time: time.Date(2026, 1, 2, 3, 4, 5, 10, time.FixedZone("y", -7200))},
+		{Kind: flow.KindLost, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		{Kind: flow.KindLost, Time: time.Date(2026, 1, 2, 3, 4, 5, 500000000, time.UTC)},
+		{Kind: flow.KindLost, Time: time.Date(2026, 1, 2, 3, 4, 4, 999999999, time.UTC)},
 	}
 	for i := range records {
 		records[i].Frame = i + 1
@@ -369,5 +382,33 @@ func BenchmarkAppendRecordJSON(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(perPass)/float64(b.N), "ns/record")
 		})
+	}
+}
+
+// TestRecordJSONAllocatesNothing: every record of the battle, through
+// AppendRecordJSON and the JSON printer, into buffers with room.
+func TestRecordJSONAllocatesNothing(t *testing.T) {
+	rd, err := capture.Open(filepath.Join("..", "testdata", "pcaps", "battle.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	p := NewDecodePrinter(io.Discard, DecodeJSON, false)
+	buf := make([]byte, 0, 1<<16)
+	n := 0
+	_, err = flow.Run(rd, flow.New(flow.Options{}), func(r *flow.Record) bool {
+		if n++; n%7 != 0 { // a sample keeps the test short
+			return true
+		}
+		if a := testing.AllocsPerRun(5, func() {
+			AppendRecordJSON(buf[:0], r)
+			_ = p.Print(r)
+		}); a != 0 {
+			t.Fatalf("frame %d: %v allocations: %s", r.Frame, a, AppendRecordJSON(nil, r))
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -27,8 +27,8 @@ func appendJSONF32(b []byte, f float32) []byte {
 	return strconv.AppendFloat(b, float64(f), 'g', -1, 32)
 }
 
-func appendUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10) }
-func appendInt(b []byte, v int64) []byte   { return strconv.AppendInt(b, v, 10) }
+func appendUint(b []byte, v uint64) []byte { return jsonenc.Uint(b, v) }
+func appendInt(b []byte, v int64) []byte   { return jsonenc.Int(b, v) }
 
 // appendIDName appends {"<key>":"0x%08X","name":"<name>"}, the name left out
 // when empty: the form of event codes, event classes and object classes.
@@ -367,6 +367,15 @@ func (m *StateUpdate) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// formatMembers are the "format" members of the known formats, written
+// whole rather than escaped for every state.
+var formatMembers = func() (t [len(subsystemFormatNames)]string) {
+	for f := range t {
+		t[f] = string(jsonenc.String([]byte(`,"format":`), SubsystemFormat(f).String()))
+	}
+	return t
+}()
+
 // AppendJSON appends the fields that the state's format puts on the wire,
 // with each child's name next to its condition.
 func (s *SubsystemState) AppendJSON(b []byte) []byte {
@@ -374,7 +383,11 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 	if s.Name != "" {
 		b = jsonenc.String(append(b, `,"name":`...), s.Name)
 	}
-	b = jsonenc.String(append(b, `,"format":`...), s.Format.String())
+	if int(s.Format) < len(formatMembers) {
+		b = append(b, formatMembers[s.Format]...)
+	} else {
+		b = jsonenc.String(append(b, `,"format":`...), s.Format.String())
+	}
 	b = appendUint(append(b, `,"condition":`...), uint64(s.Condition))
 	if len(s.Children) > 0 {
 		b = append(b, `,"children":[`...)

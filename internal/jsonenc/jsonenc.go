@@ -31,10 +31,11 @@ func Append(b []byte, v Appender) (out []byte, ok bool) {
 
 const hexLower = "0123456789abcdef"
 
-// plain marks the ASCII bytes a JSON string holds as they are. encoding/json
-// escapes the rest: the quote, the backslash, control characters and, to
-// keep the output safe inside HTML, '<', '>' and '&'.
-var plain = func() (t [utf8.RuneSelf]bool) {
+// plain marks the bytes a JSON string holds as they are: ASCII but the
+// ones encoding/json escapes (the quote, the backslash, control characters
+// and, to keep the output safe inside HTML, '<', '>' and '&'). Bytes from
+// 0x80 up start a UTF-8 sequence that String checks.
+var plain = func() (t [256]bool) {
 	for c := ' '; c < utf8.RuneSelf; c++ {
 		t[c] = true
 	}
@@ -53,11 +54,11 @@ func String[T ~string | ~[]byte](b []byte, s T) []byte {
 	start := 0 // s[start:i] is plain and not yet appended
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if plain[c] {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -97,6 +98,31 @@ func String[T ~string | ~[]byte](b []byte, s T) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Uint appends v in decimal. Most numbers in the decoded messages are
+// bytes; those are written digit by digit, without strconv's buffer.
+func Uint(b []byte, v uint64) []byte {
+	switch {
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		return append(b, byte('0'+v/10), byte('0'+v%10))
+	case v < 1000:
+		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	return strconv.AppendUint(b, v, 10)
+}
+
+// Int appends v in decimal.
+func Int(b []byte, v int64) []byte {
+	if v < 0 {
+		if v == math.MinInt64 {
+			return strconv.AppendInt(b, v, 10)
+		}
+		b, v = append(b, '-'), -v
+	}
+	return Uint(b, uint64(v))
 }
 
 // Bool appends true or false.

@@ -116,6 +116,26 @@ func TestFloatRefusesNaNAndInfinities(t *testing.T) {
 	}
 }
 
+func TestIntegers(t *testing.T) {
+	vs := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 65535, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for v := int64(-2000); v <= 2000; v++ {
+		vs = append(vs, v)
+	}
+	for _, v := range vs {
+		if got, want := string(Int(nil, v)), marshal(t, v); got != want {
+			t.Errorf("Int(%d) = %s, want %s", v, got, want)
+		}
+		if v >= 0 {
+			if got, want := string(Uint(nil, uint64(v))), marshal(t, uint64(v)); got != want {
+				t.Errorf("Uint(%d) = %s, want %s", v, got, want)
+			}
+		}
+	}
+	if got := string(Uint(nil, math.MaxUint64)); got != "18446744073709551615" {
+		t.Errorf("Uint(MaxUint64) = %s", got)
+	}
+}
+
 func TestHex(t *testing.T) {
 	if got := string(Hex(nil, []byte{0x00, 0xAB, 0x3c, 0xFF})); got != `"00AB3CFF"` {
 		t.Errorf("Hex = %s", got)
