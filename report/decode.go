@@ -231,7 +231,7 @@ func appendMembers(b, obj []byte) []byte {
 	return b
 }
 
-// appendKey appends the text of the JSON string key (quotes included).
+// appendKey appends the text of key, a JSON string with its quotes.
 func appendKey(b, key []byte) []byte {
 	if bytes.IndexByte(key, '\\') < 0 {
 		return append(b, key[1:len(key)-1]...)
@@ -317,9 +317,9 @@ func init() {
 	}
 }
 
-// appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (the
-// record's own strings always were), the short way for the printable ASCII
-// that names, directions and warnings are.
+// appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (as the
+// record's warnings and errors always were), the short way when s is
+// printable ASCII, as they nearly always are.
 func appendGoQuoted(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
