@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // Compressed number forms of the stock stream. The float arithmetic is done
@@ -73,8 +75,11 @@ func EncodeCF16(v float32) CF16 {
 	return sign | CF16(scale)<<12 | CF16(m)
 }
 
-// MarshalJSON writes the decoded value.
-func (c CF16) MarshalJSON() ([]byte, error) { return jsonFloat(c.Float()), nil }
+// AppendJSON appends the decoded value (see appendJSONFloat).
+func (c CF16) AppendJSON(b []byte) []byte { return appendJSONFloat(b, c.Float()) }
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (c CF16) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 func (c CF16) String() string { return strconv.FormatFloat(float64(c.Float()), 'f', 3, 32) }
 
@@ -89,13 +94,17 @@ type Vec3 struct{ X, Y, Z float32 }
 
 func (v Vec3) String() string { return fmt.Sprintf("(%.2f, %.2f, %.2f)", v.X, v.Y, v.Z) }
 
-// MarshalJSON writes [x, y, z] rounded to four decimals.
-func (v Vec3) MarshalJSON() ([]byte, error) {
-	b := append([]byte{'['}, jsonFloat(v.X)...)
-	b = append(append(b, ','), jsonFloat(v.Y)...)
-	b = append(append(b, ','), jsonFloat(v.Z)...)
-	return append(b, ']'), nil
+// AppendJSON appends [x,y,z], each rounded to four decimals (see
+// appendJSONFloat).
+func (v Vec3) AppendJSON(b []byte) []byte {
+	b = appendJSONFloat(append(b, '['), v.X)
+	b = appendJSONFloat(append(b, ','), v.Y)
+	b = appendJSONFloat(append(b, ','), v.Z)
+	return append(b, ']')
 }
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (v Vec3) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
 // Dir3 is a CompressedVector3 as it appears on the wire: a unit direction as
 // three signed bytes, each component times 127 and truncated. The stock
@@ -128,8 +137,25 @@ func clampI8(f float32) int8 {
 
 func (d Dir3) String() string { return d.Vec().String() }
 
-// MarshalJSON writes the direction as floats.
-func (d Dir3) MarshalJSON() ([]byte, error) { return d.Vec().MarshalJSON() }
+// AppendJSON appends the direction as floats, as Vec().AppendJSON does.
+func (d Dir3) AppendJSON(b []byte) []byte {
+	b = append(append(b, '['), dirComponentJSON[uint8(d[0])]...)
+	b = append(append(b, ','), dirComponentJSON[uint8(d[1])]...)
+	b = append(append(b, ','), dirComponentJSON[uint8(d[2])]...)
+	return append(b, ']')
+}
+
+// dirComponentJSON is the JSON of each direction byte's component (byte/127
+// to four decimals), formatted once rather than three times per direction.
+var dirComponentJSON = func() (t [256]string) {
+	for i := range t {
+		t[i] = string(appendJSONFloat(nil, float32(int8(i))/127))
+	}
+	return t
+}()
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (d Dir3) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }
 
 // Dir3 reads a CompressedVector3.
 func (r *Reader) Dir3(what string) Dir3 {
@@ -165,8 +191,11 @@ func EncodeCV4(v Vec3) CV4 {
 
 func (c CV4) String() string { return c.Vec().String() }
 
-// MarshalJSON writes the decoded vector.
-func (c CV4) MarshalJSON() ([]byte, error) { return c.Vec().MarshalJSON() }
+// AppendJSON appends the decoded vector.
+func (c CV4) AppendJSON(b []byte) []byte { return c.Vec().AppendJSON(b) }
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (c CV4) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 // CV4 reads a 5-byte CompressedVector4.
 func (r *Reader) CV4(what string) CV4 {
@@ -192,8 +221,11 @@ func (c CV4F) Vec() Vec3 {
 
 func (c CV4F) String() string { return c.Vec().String() }
 
-// MarshalJSON writes the decoded vector.
-func (c CV4F) MarshalJSON() ([]byte, error) { return c.Vec().MarshalJSON() }
+// AppendJSON appends the decoded vector.
+func (c CV4F) AppendJSON(b []byte) []byte { return c.Vec().AppendJSON(b) }
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (c CV4F) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 // CV4F reads a 7-byte CompressedVector4.
 func (r *Reader) CV4F(what string) CV4F {
@@ -223,14 +255,15 @@ func (c Contact) String() string {
 	return fmt.Sprintf("dir%s mag=%d", c.Dir.Vec(), c.Mag)
 }
 
-// MarshalJSON writes {"dir": [...], "mag": n}.
-func (c Contact) MarshalJSON() ([]byte, error) {
-	d, _ := c.Dir.MarshalJSON()
-	b := append([]byte(`{"dir":`), d...)
-	b = append(b, `,"mag":`...)
-	b = strconv.AppendUint(b, uint64(c.Mag), 10)
-	return append(b, '}'), nil
+// AppendJSON appends {"dir":[x,y,z],"mag":n}.
+func (c Contact) AppendJSON(b []byte) []byte {
+	b = c.Dir.AppendJSON(append(b, `{"dir":`...))
+	b = strconv.AppendUint(append(b, `,"mag":`...), uint64(c.Mag), 10)
+	return append(b, '}')
 }
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (c Contact) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 // Contact reads the 4-byte point form.
 func (r *Reader) Contact(what string) Contact {
@@ -241,13 +274,36 @@ func (r *Reader) Contact(what string) Contact {
 // Contact appends the 4-byte point form.
 func (w *Writer) Contact(c Contact) { w.Dir3(c.Dir); w.U8(c.Mag) }
 
-// jsonFloat formats f with at most four decimals, and NaN or infinities
-// (which JSON cannot carry) as null.
-func jsonFloat(f float32) []byte {
+// appendJSONFloat appends f rounded to four decimals (the shortest decimal
+// of the float64 nearest to that: 0.5827, 6.2813, -0), and NaN or
+// infinities (which JSON cannot carry) as null.
+func appendJSONFloat(b []byte, f float32) []byte {
 	if f != f || math.IsInf(float64(f), 0) {
-		return []byte("null")
+		return append(b, "null"...)
 	}
-	return strconv.AppendFloat(nil, math.Round(float64(f)*1e4)/1e4, 'f', -1, 64)
+	r := math.Round(float64(f) * 1e4) // ten-thousandths
+	if math.Abs(r) >= 1e14 {
+		return strconv.AppendFloat(b, r/1e4, 'f', -1, 64)
+	}
+	// Below 1e10 the float64 nearest r/1e4 is closer to that four-decimal
+	// value than to any other decimal of four decimals or fewer (its ulp is
+	// under 2e-6), so its shortest form is the value's own digits, which
+	// integer arithmetic writes without strconv's search.
+	if math.Signbit(r) {
+		b = append(b, '-') // -0 included, as strconv writes it
+		r = -r
+	}
+	n := uint64(r)
+	b = strconv.AppendUint(b, n/1e4, 10)
+	if frac := n % 1e4; frac != 0 {
+		digits := [5]byte{'.', byte('0' + frac/1000), byte('0' + frac/100%10), byte('0' + frac/10%10), byte('0' + frac%10)}
+		end := len(digits)
+		for digits[end-1] == '0' {
+			end--
+		}
+		b = append(b, digits[:end]...)
+	}
+	return b
 }
 
 // compile-time checks that the JSON forms are what encoding/json uses.
@@ -255,4 +311,11 @@ var (
 	_ json.Marshaler = CF16(0)
 	_ json.Marshaler = Vec3{}
 	_ json.Marshaler = Contact{}
+
+	_ jsonenc.Appender = CF16(0)
+	_ jsonenc.Appender = Vec3{}
+	_ jsonenc.Appender = Dir3{}
+	_ jsonenc.Appender = CV4{}
+	_ jsonenc.Appender = CV4F{}
+	_ jsonenc.Appender = Contact{}
 )

@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"net/netip"
 	"strconv"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 	"github.com/fatih/color"
 )
 
@@ -32,6 +34,8 @@ type DecodePrinter struct {
 	color  bool
 	start  time.Time // time of the first record, for relative timestamps
 	line   []byte
+	fields []byte      // -V: the JSON form whose members are printed
+	times  recordTimes // JSON: the record times
 	pal    palette
 }
 
@@ -62,7 +66,7 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 		p.start = r.Time
 	}
 	if p.format == DecodeJSON {
-		p.line = AppendRecordJSON(p.line[:0], r)
+		p.line = appendRecordJSON(p.line[:0], r, &p.times)
 		p.line = append(p.line, '\n')
 		_, err := p.w.Write(p.line)
 		return err
@@ -182,8 +186,9 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 	return b
 }
 
-// appendFields writes the game message's fields one per line, indented, in
-// the JSON form's key order (for -V).
+// appendFields writes the message's fields one per line, indented, in the
+// JSON form's key order (for -V): each top-level member of the JSON object
+// as `key: value`.
 func (p *DecodePrinter) appendFields(b []byte, r *flow.Record) []byte {
 	var v any
 	switch {
@@ -198,127 +203,246 @@ func (p *DecodePrinter) appendFields(b []byte, r *flow.Record) []byte {
 	default:
 		return b
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
+	var ok bool
+	if p.fields, ok = appendJSON(p.fields[:0], v); !ok {
+		_, err := json.Marshal(v) // for its error message
 		return append(b, fmt.Sprintf("         (fields: %v)\n", err)...)
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return append(b, "         "+string(raw)+"\n"...)
+	return appendMembers(b, p.fields)
+}
+
+// appendMembers writes each top-level member of the JSON object obj as an
+// indented `key: value` line, the value as it stands in obj.
+func appendMembers(b, obj []byte) []byte {
+	if len(obj) < 2 || obj[0] != '{' {
+		return append(append(append(b, "         "...), obj...), '\n')
 	}
-	keys := jsonKeyOrder(raw)
-	for _, k := range keys {
-		b = append(b, fmt.Sprintf("         %s: %s\n", k, obj[k])...)
+	for i := 1; i < len(obj) && obj[i] == '"'; {
+		keyEnd := skipJSON(obj, i)
+		valStart := keyEnd + 1 // after the colon
+		valEnd := skipJSON(obj, valStart)
+		b = append(b, "         "...)
+		b = appendKey(b, obj[i:keyEnd])
+		b = append(b, ": "...)
+		b = append(b, obj[valStart:valEnd]...)
+		b = append(b, '\n')
+		i = valEnd + 1 // after the comma
 	}
 	return b
 }
 
-// jsonKeyOrder returns the top-level keys of a JSON object in document
-// order (encoding/json keeps struct field order; a map would lose it).
-func jsonKeyOrder(raw []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	var keys []string
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+// appendKey appends the text of key, a JSON string with its quotes.
+func appendKey(b, key []byte) []byte {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return append(b, key[1:len(key)-1]...)
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			break
-		}
-		k, _ := t.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			break
+	var s string // escapes: none of the encoders writes them in a key
+	_ = json.Unmarshal(key, &s)
+	return append(b, s...)
+}
+
+// skipJSON returns the end of the compact JSON value that starts at
+// obj[i]: a string, an array or object (to its closing bracket), or a
+// literal (to the next comma or closing bracket).
+func skipJSON(obj []byte, i int) int {
+	depth := 0
+	for ; i < len(obj); i++ {
+		switch obj[i] {
+		case '"':
+			for i++; i < len(obj) && obj[i] != '"'; i++ {
+				if obj[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
 		}
 	}
-	if len(keys) == 0 {
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+	return i
+}
+
+// appendJSON appends v's JSON form: AppendJSON's, or encoding/json's for a
+// message type without one. ok is false (and b unchanged) when v has no
+// JSON form, where json.Marshal fails.
+func appendJSON(b []byte, v any) (out []byte, ok bool) {
+	if a, isAppender := v.(jsonenc.Appender); isAppender {
+		return jsonenc.Append(b, a)
 	}
-	return keys
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, raw...), true
+}
+
+// appendMember appends ,"key": and v's JSON form, or nothing when v has
+// none.
+func appendMember(b []byte, key string, v any) []byte {
+	n := len(b)
+	b = append(append(append(b, `,"`...), key...), `":`...)
+	b, ok := appendJSON(b, v)
+	if !ok {
+		return b[:n]
+	}
+	return b
+}
+
+// The quoted names of every direction, transport type and opcode, made
+// once: they are in every record.
+var (
+	dirNameJSON       [256]string
+	transportNameJSON [256]string
+	opcodeNameJSON    [256]string
+)
+
+func init() {
+	for i := range 256 {
+		dirNameJSON[i] = strconv.Quote(game.Direction(i).String())
+		transportNameJSON[i] = strconv.Quote(dissect.TransportType(i).String())
+		opcodeNameJSON[i] = strconv.Quote(game.Opcode(i).String())
+	}
+}
+
+// appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (as the
+// record's warnings and errors always were), the short way when s is
+// printable ASCII, as they nearly always are.
+func appendGoQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
+}
+
+// appendQuotedAddr appends a.String() quoted. Only a zone can hold what
+// strconv would escape (or an invalid address, which String names but
+// AppendTo leaves empty): those take the long way.
+func appendQuotedAddr(b []byte, a netip.AddrPort) []byte {
+	if !a.IsValid() || a.Addr().Zone() != "" {
+		return strconv.AppendQuote(b, a.String())
+	}
+	return append(a.AppendTo(append(b, '"')), '"')
+}
+
+// appendHexMember appends ,"key":"<lower-case hex>".
+func appendHexMember(b []byte, key string, data []byte) []byte {
+	b = append(append(append(b, `,"`...), key...), `":"`...)
+	return append(hex.AppendEncode(b, data), '"')
+}
+
+// recordTimes writes record times as time.RFC3339Nano does in UTC.
+// Records come in time order, many in the same second, so the date and
+// clock of the last second are kept rather than formatted again.
+type recordTimes struct {
+	sec   int64    // Unix time of clock
+	clock [32]byte // "2006-01-02T15:04:05" of sec
+	n     int      // length of clock; 0 before the first time
+}
+
+// Four-digit years keep the layout's width; others are formatted whole.
+var (
+	firstCachedSec = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	lastCachedSec  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+)
+
+func (c *recordTimes) append(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	sec := t.Unix()
+	if sec < firstCachedSec || sec > lastCachedSec {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	if c.n == 0 || sec != c.sec {
+		c.sec, c.n = sec, len(t.AppendFormat(c.clock[:0], "2006-01-02T15:04:05"))
+	}
+	b = append(b, c.clock[:c.n]...)
+	if ns := t.Nanosecond(); ns != 0 { // nine digits, trailing zeros dropped
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		end := len(frac)
+		for frac[end-1] == '0' {
+			end--
+		}
+		b = append(b, frac[:end]...)
+	}
+	return append(b, 'Z')
 }
 
 // AppendRecordJSON appends the NDJSON object for r (without newline).
 func AppendRecordJSON(b []byte, r *flow.Record) []byte {
-	b = append(b, `{"frame":`...)
-	b = strconv.AppendInt(b, int64(r.Frame), 10)
-	b = append(b, `,"time":`...)
-	b = strconv.AppendQuote(b, r.Time.UTC().Format(time.RFC3339Nano))
-	b = append(b, `,"src":`...)
-	b = strconv.AppendQuote(b, r.Src.String())
-	b = append(b, `,"dst":`...)
-	b = strconv.AppendQuote(b, r.Dst.String())
-	b = append(b, `,"dir":`...)
-	b = strconv.AppendQuote(b, r.Dir.String())
+	var times recordTimes
+	return appendRecordJSON(b, r, &times)
+}
+
+func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes) []byte {
+	b = jsonenc.Int(append(b, `{"frame":`...), int64(r.Frame))
+	// RFC 3339 in UTC is digits and -T:.Z only: nothing to escape.
+	b = times.append(append(b, `,"time":"`...), r.Time)
+	b = appendQuotedAddr(append(b, `","src":`...), r.Src)
+	b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
+	b = append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
 	switch r.Kind {
 	case flow.KindGameSpy:
-		gs, _ := json.Marshal(r.GameSpy)
-		b = append(b, `,"gamespy":`...)
-		b = append(b, gs...)
+		b = appendMember(b, "gamespy", r.GameSpy)
 	case flow.KindDamaged:
-		b = append(b, `,"peer":`...)
-		b = strconv.AppendInt(b, int64(r.Peer), 10)
-		b = append(b, `,"msg":`...)
-		b = strconv.AppendInt(b, int64(r.MsgIndex), 10)
-		b = append(b, `,"raw":"`...)
-		b = hex.AppendEncode(b, r.Raw)
-		b = append(b, '"')
+		b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
+		b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
+		b = appendHexMember(b, "raw", r.Raw)
 	case flow.KindMessage:
 		b = appendMessageJSON(b, r)
 	}
 	if r.Warning != "" {
-		b = append(b, `,"warning":`...)
-		b = strconv.AppendQuote(b, r.Warning)
+		b = appendGoQuoted(append(b, `,"warning":`...), r.Warning)
 	}
 	if r.Err != nil {
-		b = append(b, `,"error":`...)
-		b = strconv.AppendQuote(b, r.Err.Error())
+		b = appendGoQuoted(append(b, `,"error":`...), r.Err.Error())
 	}
 	return append(b, '}')
 }
 
 func appendMessageJSON(b []byte, r *flow.Record) []byte {
 	m := r.Msg
-	b = append(b, `,"peer":`...)
-	b = strconv.AppendInt(b, int64(r.Peer), 10)
-	b = append(b, `,"msg":`...)
-	b = strconv.AppendInt(b, int64(r.MsgIndex), 10)
-	b = append(b, `,"type":`...)
-	b = strconv.AppendInt(b, int64(m.Type), 10)
-	b = append(b, `,"type_name":`...)
-	b = strconv.AppendQuote(b, m.Type.String())
+	b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
+	b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
+	b = jsonenc.Int(append(b, `,"type":`...), int64(m.Type))
+	b = append(append(b, `,"type_name":`...), transportNameJSON[m.Type]...)
 	if m.Type == dissect.TypeAck {
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendInt(b, int64(m.Seq), 10)
-		b = append(b, `,"ack_flags":`...)
-		b = strconv.AppendInt(b, int64(m.AckFlags), 10)
+		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
+		b = jsonenc.Int(append(b, `,"ack_flags":`...), int64(m.AckFlags))
 		if m.AckFlags&dissect.AckFragment != 0 {
-			b = append(b, `,"ack_fragment":`...)
-			b = strconv.AppendInt(b, int64(m.AckFragIndex), 10)
+			b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
 		}
 		return b
 	}
-	b = append(b, `,"reliable":`...)
-	b = strconv.AppendBool(b, m.Reliable)
+	b = jsonenc.Bool(append(b, `,"reliable":`...), m.Reliable)
 	if m.Ordered {
 		b = append(b, `,"ordered":true`...)
 	}
 	if m.Reliable {
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendInt(b, int64(m.Seq), 10)
+		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
 	}
 	if m.Fragment {
-		b = append(b, `,"fragment":{"index":`...)
-		b = strconv.AppendInt(b, int64(m.FragIndex), 10)
+		b = jsonenc.Int(append(b, `,"fragment":{"index":`...), int64(m.FragIndex))
 		if m.HasTotal() {
-			b = append(b, `,"total":`...)
-			b = strconv.AppendInt(b, int64(m.FragTotal), 10)
+			b = jsonenc.Int(append(b, `,"total":`...), int64(m.FragTotal))
 		}
 		if r.DuplicateFragment {
 			b = append(b, `,"duplicate":true`...)
@@ -331,32 +455,19 @@ func appendMessageJSON(b []byte, r *flow.Record) []byte {
 	switch {
 	case r.Game != nil:
 		g := r.Game.Msg
-		b = append(b, `,"opcode":`...)
-		b = strconv.AppendInt(b, int64(g.Opcode()), 10)
-		b = append(b, `,"name":`...)
-		b = strconv.AppendQuote(b, g.Opcode().String())
+		b = jsonenc.Int(append(b, `,"opcode":`...), int64(g.Opcode()))
+		b = append(append(b, `,"name":`...), opcodeNameJSON[g.Opcode()]...)
 		if r.Reassembled > 0 {
-			b = append(b, `,"reassembled":`...)
-			b = strconv.AppendInt(b, int64(r.Reassembled), 10)
+			b = jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled))
 		}
-		if fields, err := json.Marshal(g); err == nil {
-			b = append(b, `,"fields":`...)
-			b = append(b, fields...)
-		}
+		b = appendMember(b, "fields", g)
 		if len(r.Game.Unparsed) > 0 {
-			b = append(b, `,"unparsed":"`...)
-			b = hex.AppendEncode(b, r.Game.Unparsed)
-			b = append(b, '"')
+			b = appendHexMember(b, "unparsed", r.Game.Unparsed)
 		}
 	case r.Control != nil:
-		if c, err := json.Marshal(r.Control); err == nil {
-			b = append(b, `,"control":`...)
-			b = append(b, c...)
-		}
+		b = appendMember(b, "control", r.Control)
 		if len(r.Control.Extra) > 0 {
-			b = append(b, `,"unparsed":"`...)
-			b = hex.AppendEncode(b, r.Control.Extra)
-			b = append(b, '"')
+			b = appendHexMember(b, "unparsed", r.Control.Extra)
 		}
 	}
 	return b

@@ -97,16 +97,5 @@ func (m *BeamFire) warning() string {
 	return ""
 }
 
-// MarshalJSON leaves the target out when there is none.
-func (m BeamFire) MarshalJSON() ([]byte, error) {
-	var j evJSON
-	j.add("object", m.Object)
-	j.add("flags", m.Flags)
-	j.add("direction", m.Direction)
-	j.add("more_flags", uint8(m.MoreFlags))
-	j.add("has_target", m.MoreFlags.HasTarget())
-	if m.MoreFlags.HasTarget() {
-		j.add("target", m.Target)
-	}
-	return j.done()
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (m BeamFire) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }

@@ -61,10 +61,8 @@ type Hash32 uint32
 
 func (h Hash32) String() string { return fmt.Sprintf("0x%08X", uint32(h)) }
 
-// MarshalJSON writes the hash as a "0x%08X" string.
-func (h Hash32) MarshalJSON() ([]byte, error) {
-	return []byte(fmt.Sprintf(`"0x%08X"`, uint32(h))), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (h Hash32) MarshalJSON() ([]byte, error) { return h.AppendJSON(nil), nil }
 
 // maxChecksumDepth bounds directory nesting so hostile input cannot recurse
 // without limit. A Windows path (MAX_PATH 260) cannot nest deeper than 130

@@ -80,19 +80,8 @@ func (m *CollisionEffect) warning() string {
 	return ""
 }
 
-// MarshalJSON writes the fields with the contact count and each contact's
-// decoded point.
-func (m CollisionEffect) MarshalJSON() ([]byte, error) {
-	var j evJSON
-	j.add("class", m.Class)
-	j.add("code", m.Code)
-	j.add("source", m.Source)
-	j.add("target", m.Target)
-	j.add("contact_count", len(m.Contacts))
-	j.add("contacts", contactsJSON(m.Contacts))
-	j.add("force", jsonF32(m.Force))
-	return j.done()
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (m CollisionEffect) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
 // readContacts reads a u8 count and that many contact points into dst,
 // reusing its storage. (The fields are read one by one with constant
@@ -126,20 +115,4 @@ func contactsString(cs []dissect.Contact) string {
 		fmt.Fprintf(&sb, " [dir=(%d,%d,%d) mag=%d]", c.Dir[0], c.Dir[1], c.Dir[2], c.Mag)
 	}
 	return sb.String()
-}
-
-// contactJSON is a contact point as the raw direction bytes' vector, the
-// magnitude byte, and the point in bounding-radius units.
-type contactJSON struct {
-	Dir   dissect.Dir3 `json:"dir"`
-	Mag   uint8        `json:"mag"`
-	Point dissect.Vec3 `json:"point"`
-}
-
-func contactsJSON(cs []dissect.Contact) []contactJSON {
-	out := make([]contactJSON, len(cs))
-	for i, c := range cs {
-		out[i] = contactJSON{Dir: c.Dir, Mag: c.Mag, Point: c.Vec()}
-	}
-	return out
 }

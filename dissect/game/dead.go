@@ -1,7 +1,6 @@
 package game
 
 import (
-	"encoding/hex"
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -50,15 +49,5 @@ func (m *Dead) warning() string {
 // HexData is opaque message bytes; JSON shows them as one hex string.
 type HexData []byte
 
-// MarshalJSON writes the bytes as an upper-case hex string.
-func (h HexData) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 2*len(h)+2)
-	b = append(b, '"')
-	b = hex.AppendEncode(b, h)
-	for i := 1; i < len(b); i++ {
-		if b[i] >= 'a' && b[i] <= 'f' {
-			b[i] -= 'a' - 'A'
-		}
-	}
-	return append(b, '"'), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (h HexData) MarshalJSON() ([]byte, error) { return h.AppendJSON(nil), nil }

@@ -1,11 +1,5 @@
 package game
 
-import (
-	"encoding/json"
-	"fmt"
-	"strconv"
-)
-
 // EventCode is the 32-bit event type of a TGEvent: what happened. Engine
 // events are 0x00800000 (ET_TEMP_TYPE) plus an offset; the network layer's
 // own events are 0x0006xxxx. Serialized events carry the code on the wire
@@ -144,11 +138,8 @@ func (c EventCode) String() string {
 	return hex32(uint32(c))
 }
 
-// MarshalJSON writes {"code":"0x008000D7","name":"ET_START_FIRING"}; the
-// name is left out for codes no source names.
-func (c EventCode) MarshalJSON() ([]byte, error) {
-	return codeNameJSON("code", uint32(c), c.Name()), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (c EventCode) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 // EventClass is the factory id that opens a serialized TGEvent and selects
 // the class whose fields follow the common 16-byte header.
@@ -205,10 +196,8 @@ func (c EventClass) String() string {
 	return "class(" + hex32(uint32(c)) + ")"
 }
 
-// MarshalJSON writes {"id":"0x00000101","name":"TGSubsystemEvent"}.
-func (c EventClass) MarshalJSON() ([]byte, error) {
-	return codeNameJSON("id", uint32(c), c.Name()), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (c EventClass) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 // hex32 formats v as 0x%08X without fmt's allocation-heavy path.
 func hex32(v uint32) string {
@@ -220,53 +209,3 @@ func hex32(v uint32) string {
 	}
 	return string(b[:])
 }
-
-func codeNameJSON(key string, v uint32, name string) []byte {
-	b := append([]byte(`{"`), key...)
-	b = append(b, `":"`...)
-	b = append(b, hex32(v)...)
-	b = append(b, '"')
-	if name != "" {
-		b = append(b, `,"name":`...)
-		b = strconv.AppendQuote(b, name)
-	}
-	return append(b, '}')
-}
-
-// evJSON builds a JSON object with fields in the order added (the event
-// messages choose their fields by event class, which struct tags cannot).
-type evJSON struct {
-	b   []byte
-	err error
-}
-
-func (j *evJSON) add(name string, v any) {
-	if j.err != nil {
-		return
-	}
-	if len(j.b) == 0 {
-		j.b = append(j.b, '{')
-	} else {
-		j.b = append(j.b, ',')
-	}
-	j.b = strconv.AppendQuote(j.b, name)
-	j.b = append(j.b, ':')
-	vb, err := json.Marshal(v)
-	if err != nil {
-		j.err = fmt.Errorf("%s: %w", name, err)
-		return
-	}
-	j.b = append(j.b, vb...)
-}
-
-func (j *evJSON) done() ([]byte, error) {
-	if len(j.b) == 0 {
-		j.b = append(j.b, '{')
-	}
-	return append(j.b, '}'), j.err
-}
-
-// evHex is opaque bytes shown in JSON as one upper-case hex string.
-type evHex []byte
-
-func (h evHex) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf(`"%X"`, []byte(h))), nil }

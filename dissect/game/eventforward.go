@@ -153,27 +153,8 @@ func (m *EventForward) warning() string {
 	return m.Event.warning()
 }
 
-// MarshalJSON writes the event's fields, the receiver's event code, and the
-// value byte's meaning for SetPhaserLevel and TorpedoTypeChange.
-func (m EventForward) MarshalJSON() ([]byte, error) {
-	var j evJSON
-	if m.Bare {
-		j.add("bare", true)
-		j.add("object", m.Object)
-		return j.done()
-	}
-	m.Event.jsonFields(&j)
-	j.add("receiver_code", m.ReceiverCode())
-	if m.hasValue() {
-		switch m.Op {
-		case OpSetPhaserLevel:
-			j.add("phaser_level", m.PhaserLevel().String())
-		case OpTorpTypeChange:
-			j.add("torpedo_type", m.TorpedoType())
-		}
-	}
-	return j.done()
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (m EventForward) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
 // PhaserPowerLevel is the phaser intensity toggle that SetPhaserLevel (0x12)
 // carries (PhaserSystem.PP_LOW/PP_MEDIUM/PP_HIGH).

@@ -185,7 +185,5 @@ func (m *Raw) decode(r *dissect.Reader, _ *Context) { m.Data = r.Bytes(r.Len(), 
 func (m *Raw) Append(b []byte) []byte               { return append(append(b, byte(m.Op)), m.Data...) }
 func (m *Raw) String() string                       { return fmt.Sprintf("% X", m.Data) }
 
-// MarshalJSON writes the bytes as hex.
-func (m *Raw) MarshalJSON() ([]byte, error) {
-	return []byte(fmt.Sprintf(`{"data":"%X"}`, m.Data)), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (m *Raw) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }

@@ -81,15 +81,8 @@ func (c ObjectClass) String() string {
 	return fmt.Sprintf("class(0x%08X)", uint32(c))
 }
 
-// MarshalJSON writes {"id":"0x00008008","name":"ship"} (name left out for
-// unknown classes).
-func (c ObjectClass) MarshalJSON() ([]byte, error) {
-	b := fmt.Appendf(nil, `{"id":"0x%08X"`, uint32(c))
-	if c == ClassShip || c == ClassTorpedo {
-		b = fmt.Appendf(b, `,"name":%q`, c.String())
-	}
-	return append(b, '}'), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (c ObjectClass) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 // Quaternion is an orientation as four float32, W first on the wire.
 type Quaternion struct{ W, X, Y, Z float32 }
@@ -98,20 +91,8 @@ func (q Quaternion) String() string {
 	return fmt.Sprintf("(w=%.3f, %.3f, %.3f, %.3f)", q.W, q.X, q.Y, q.Z)
 }
 
-// MarshalJSON writes [w, x, y, z] (NaN and infinities as null).
-func (q Quaternion) MarshalJSON() ([]byte, error) {
-	var b []byte
-	for i, v := range [4]float32{q.W, q.X, q.Y, q.Z} {
-		if i == 0 {
-			b = append(b, '[')
-		} else {
-			b = append(b, ',')
-		}
-		f, _ := lcFloat(v).MarshalJSON()
-		b = append(b, f...)
-	}
-	return append(b, ']'), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (q Quaternion) MarshalJSON() ([]byte, error) { return q.AppendJSON(nil), nil }
 
 func init() {
 	register(OpObjCreate, func() Message { return new(ObjCreate) })
@@ -241,30 +222,5 @@ func (m *ObjCreate) String() string {
 	return sb.String()
 }
 
-// MarshalJSON writes the envelope, the header and the class's fields.
-func (m ObjCreate) MarshalJSON() ([]byte, error) {
-	var j lcJSON
-	j.add("owner", m.Owner)
-	if m.HasTeam {
-		j.add("team", m.Team)
-	}
-	j.add("class", m.Class)
-	j.add("object", m.Object)
-	switch m.Class {
-	case ClassShip:
-		j.add("species", m.Species)
-		if spec := ShipBySpecies(m.Species); spec != nil {
-			j.add("ship_class", spec.Name)
-		}
-		j.add("position", m.Position)
-		j.add("orientation", m.Orientation)
-		j.add("speed", lcFloat(m.Speed))
-		j.addRaw("reserved", lcHex(m.Reserved[:]))
-		j.add("player_name", m.PlayerName)
-		j.add("set_name", m.SetName)
-		j.addRaw("subsystem_data", lcHex(m.SubsystemData))
-	case ClassTorpedo:
-		j.add("torpedo_type", m.TorpedoType)
-	}
-	return j.done()
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (m ObjCreate) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }

@@ -2,7 +2,6 @@ package game
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/bcwire/bcwire/dissect"
 )
@@ -41,17 +40,8 @@ func (id ObjectID) String() string {
 	return fmt.Sprintf("0x%08X", uint32(id))
 }
 
-// MarshalJSON writes {"id":"0x3FFFFFFF","slot":0} (slot omitted when none).
-func (id ObjectID) MarshalJSON() ([]byte, error) {
-	b := []byte(`{"id":"0x`)
-	b = append(b, fmt.Sprintf("%08X", uint32(id))...)
-	b = append(b, '"')
-	if s := id.Slot(); s >= 0 {
-		b = append(b, `,"slot":`...)
-		b = strconv.AppendInt(b, int64(s), 10)
-	}
-	return append(b, '}'), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (id ObjectID) MarshalJSON() ([]byte, error) { return id.AppendJSON(nil), nil }
 
 // readID and appendID keep the opcode files short.
 func readID(r *dissect.Reader, what string) ObjectID { return ObjectID(r.U32(what)) }

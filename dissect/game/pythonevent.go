@@ -153,41 +153,8 @@ func (e Event) String() string {
 	return sb.String()
 }
 
-// MarshalJSON writes the header and the fields of the event's class only.
-func (e Event) MarshalJSON() ([]byte, error) {
-	var j evJSON
-	e.jsonFields(&j)
-	return j.done()
-}
-
-func (e *Event) jsonFields(j *evJSON) {
-	j.add("class", e.Class)
-	j.add("code", e.Code)
-	j.add("source", e.Source)
-	j.add("dest", e.Dest)
-	switch e.Class {
-	case EventClassSubsystemControl, EventClassChar, EventClassDeletePlayer:
-		j.add("value", e.Value)
-	case EventClassObjPtr:
-		j.add("obj_ptr", e.ObjPtr)
-	case EventClassObjectExploding:
-		j.add("firing_player", e.FiringPlayer)
-		j.add("lifetime", jsonF32(e.Lifetime))
-	case EventClassCollision:
-		j.add("contact_count", len(e.Contacts))
-		j.add("contacts", contactsJSON(e.Contacts))
-		j.add("force", jsonF32(e.Force))
-	case EventClassStartFiring:
-		j.add("firing_data", evHex(e.FiringData[:]))
-	case EventClassStartWarp:
-		j.add("set_name", string(e.SetName))
-		j.add("destination", e.Destination)
-		j.add("speed", jsonF32(e.Speed))
-	case EventClassBase, EventClassSubsystem:
-	default:
-		j.add("extra", evHex(e.Extra))
-	}
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (e Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 
 // warning flags a class whose payload no source describes.
 func (e *Event) warning() string {
@@ -207,18 +174,6 @@ func eventObj(id ObjectID) string {
 		return "-1"
 	}
 	return id.String()
-}
-
-// jsonF32 is a float32 that JSON can always carry (NaN and infinities, which
-// a hostile message can hold, become null).
-type jsonF32 float32
-
-func (f jsonF32) MarshalJSON() ([]byte, error) {
-	v := float32(f)
-	if v != v || v > 3.4028235e38 || v < -3.4028235e38 {
-		return []byte("null"), nil
-	}
-	return []byte(fmt.Sprint(v)), nil
 }
 
 // PythonEvent carries one serialized event. 0x06 (PythonEvent) is what the
@@ -256,5 +211,5 @@ func (m *PythonEvent) String() string { return m.Event.String() }
 
 func (m *PythonEvent) warning() string { return m.Event.warning() }
 
-// MarshalJSON writes the event's fields.
-func (m PythonEvent) MarshalJSON() ([]byte, error) { return m.Event.MarshalJSON() }
+// MarshalJSON is AppendJSON for encoding/json.
+func (m PythonEvent) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }

@@ -42,16 +42,8 @@ func (s Species) String() string {
 	return "species(" + strconv.Itoa(int(s)) + ")"
 }
 
-// MarshalJSON writes {"id":5,"name":"SOVEREIGN"} (name left out beyond the
-// stock table).
-func (s Species) MarshalJSON() ([]byte, error) {
-	b := strconv.AppendInt([]byte(`{"id":`), int64(s), 10)
-	if n := s.Name(); n != "" {
-		b = append(b, `,"name":`...)
-		b = strconv.AppendQuote(b, n)
-	}
-	return append(b, '}'), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (s Species) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
 
 // SubsystemFormat is how a top-level subsystem writes its state into the
 // StateUpdate (0x1C) subsystem round-robin. Every format starts with the

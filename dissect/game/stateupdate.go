@@ -2,7 +2,6 @@ package game
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -138,12 +137,8 @@ func (f StateFlags) String() string {
 	return sb.String()
 }
 
-// MarshalJSON writes {"value":"0x9D","names":"POS|FWD|UP|SPEED|WEAPONS"}.
-func (f StateFlags) MarshalJSON() ([]byte, error) {
-	b := fmt.Appendf(nil, `{"value":"0x%02X","names":`, uint8(f))
-	b = strconv.AppendQuote(b, f.String())
-	return append(b, '}'), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (f StateFlags) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil), nil }
 
 // SubsystemState is one top-level subsystem's state in the StateUpdate
 // subsystem round-robin (its WriteState output): the condition byte, one
@@ -619,100 +614,11 @@ func (s *SubsystemState) write(sb *strings.Builder) {
 	}
 }
 
-// MarshalJSON writes the header and the fields of the flags that are set.
-func (m StateUpdate) MarshalJSON() ([]byte, error) {
-	var j lcJSON
-	j.add("object", m.Object)
-	j.add("game_time", lcFloat(m.GameTime))
-	j.add("flags", m.Flags)
-	f := m.Flags
-	if f&StatePosition != 0 {
-		j.add("position", m.Position)
-		j.add("has_hash", m.HasHash)
-		if m.HasHash {
-			j.addRaw("hash", fmt.Appendf(nil, `"0x%04X"`, m.Hash))
-		}
-	}
-	if f&StateDelta != 0 {
-		j.add("delta", m.Delta)
-	}
-	if f&StateForward != 0 {
-		j.add("forward", m.Forward)
-	}
-	if f&StateUp != 0 {
-		j.add("up", m.Up)
-	}
-	if f&StateSpeed != 0 {
-		j.add("speed", m.Speed)
-	}
-	if f&StateCloak != 0 {
-		j.add("cloaked", m.Cloaked)
-	}
-	if f&StateSubsystems != 0 {
-		j.add("subsystem_start", m.SubsystemStart)
-		if m.SubsystemsUndecoded {
-			j.add("subsystems_undecoded", m.subsystemNote())
-			if len(m.SubsystemLeadBits) > 0 {
-				j.add("subsystem_lead_bits", m.SubsystemLeadBits)
-			}
-			j.addRaw("subsystem_data", lcHex(m.SubsystemData))
-		} else {
-			if m.Class != nil {
-				j.add("class", m.Class.Name)
-			}
-			subs := m.Subsystems
-			if subs == nil {
-				subs = []SubsystemState{}
-			}
-			j.add("subsystems", subs)
-		}
-	}
-	if f&StateWeapons != 0 {
-		weps := m.Weapons
-		if weps == nil {
-			weps = []WeaponHealth{}
-		}
-		j.add("weapons", weps)
-	}
-	return j.done()
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (m StateUpdate) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
-// MarshalJSON writes the fields that the state's format puts on the wire,
-// with each child's name next to its condition.
-func (s SubsystemState) MarshalJSON() ([]byte, error) {
-	var j lcJSON
-	j.add("index", s.Index)
-	if s.Name != "" {
-		j.add("name", s.Name)
-	}
-	j.add("format", s.Format)
-	j.add("condition", s.Condition)
-	if len(s.Children) > 0 {
-		type child struct {
-			Name      string `json:"name,omitempty"`
-			Condition uint8  `json:"condition"`
-		}
-		cs := make([]child, len(s.Children))
-		for i, c := range s.Children {
-			cs[i].Condition = c
-			if i < len(s.ChildNames) {
-				cs[i].Name = s.ChildNames[i]
-			}
-		}
-		j.add("children", cs)
-	}
-	switch s.Format {
-	case SubsystemPowered:
-		j.add("has_power", s.HasPower)
-		if s.HasPower {
-			j.add("power", s.Power)
-		}
-	case SubsystemPower:
-		j.add("main_battery", s.MainBattery)
-		j.add("backup_battery", s.BackupBattery)
-	}
-	return j.done()
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (s SubsystemState) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
 
 // SubsystemValues is what a sender knows of one top-level subsystem, for
 // the encoder helpers.
@@ -866,53 +772,3 @@ func (s *ShipSpec) AppendSubsystemStates(b []byte, start int, vals []SubsystemVa
 	}
 	return w.Bytes(), next
 }
-
-// lcJSON builds a JSON object with its fields in the order added.
-type lcJSON struct {
-	b   []byte
-	err error
-}
-
-func (j *lcJSON) add(name string, v any) {
-	vb, err := json.Marshal(v)
-	if err != nil {
-		if j.err == nil {
-			j.err = fmt.Errorf("%s: %w", name, err)
-		}
-		return
-	}
-	j.addRaw(name, vb)
-}
-
-func (j *lcJSON) addRaw(name string, raw []byte) {
-	if len(j.b) == 0 {
-		j.b = append(j.b, '{')
-	} else {
-		j.b = append(j.b, ',')
-	}
-	j.b = strconv.AppendQuote(j.b, name)
-	j.b = append(j.b, ':')
-	j.b = append(j.b, raw...)
-}
-
-func (j *lcJSON) done() ([]byte, error) {
-	if len(j.b) == 0 {
-		j.b = append(j.b, '{')
-	}
-	return append(j.b, '}'), j.err
-}
-
-// lcFloat is a float32 that JSON can always carry: NaN and infinities
-// become null.
-type lcFloat float32
-
-func (f lcFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return []byte("null"), nil
-	}
-	return strconv.AppendFloat(nil, v, 'g', -1, 32), nil
-}
-
-// lcHex formats bytes as a quoted upper-case hex string.
-func lcHex(b []byte) []byte { return fmt.Appendf(nil, `"%X"`, b) }

@@ -97,20 +97,8 @@ func (m *TorpedoFire) String() string {
 	return s
 }
 
-// MarshalJSON leaves the target fields out when there is no target.
-func (m TorpedoFire) MarshalJSON() ([]byte, error) {
-	var j evJSON
-	j.add("object", m.Object)
-	j.add("torpedo_type", m.Type)
-	j.add("flags", uint8(m.Flags))
-	j.add("has_target", m.Flags.HasTarget())
-	j.add("velocity", m.Velocity)
-	if m.Flags.HasTarget() {
-		j.add("target", m.Target)
-		j.add("target_point", contactJSON{Dir: m.TargetPoint.Dir, Mag: m.TargetPoint.Mag, Point: m.TargetPoint.Vec()})
-	}
-	return j.done()
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (m TorpedoFire) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
 
 // TorpedoTypeIndex is a torpedo type as the multiplayer scripts number them
 // (the SpeciesToTorp table shipped with the game). Mods may use any byte.
@@ -137,12 +125,5 @@ func (t TorpedoTypeIndex) String() string {
 	return fmt.Sprintf("torp(%d)", uint8(t))
 }
 
-// MarshalJSON writes {"id":2,"name":"PHOTON"} (name left out beyond the
-// stock table).
-func (t TorpedoTypeIndex) MarshalJSON() ([]byte, error) {
-	b := fmt.Appendf(nil, `{"id":%d`, uint8(t))
-	if n := t.Name(); n != "" {
-		b = fmt.Appendf(b, `,"name":%q`, n)
-	}
-	return append(b, '}'), nil
-}
+// MarshalJSON is AppendJSON for encoding/json.
+func (t TorpedoTypeIndex) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }

@@ -1,0 +1,232 @@
+package game
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
+)
+
+// checkJSON holds m's AppendJSON to the old encoding/json path, and
+// json.Marshal (through MarshalJSON where there is one) to both.
+func checkJSON(t testing.TB, m Message) {
+	t.Helper()
+	want, wantErr := oldMessageJSON(m)
+	a, ok := m.(jsonenc.Appender)
+	if !ok {
+		t.Fatalf("%T has no AppendJSON", m)
+	}
+	got, gotOK := jsonenc.Append([]byte("prefix"), a)
+	if wantErr != nil {
+		if gotOK || string(got) != "prefix" {
+			t.Fatalf("%T %s: AppendJSON appended %s, but the old path failed: %v", m, m, got[6:], wantErr)
+		}
+		if _, err := json.Marshal(m); err == nil {
+			t.Fatalf("%T %s: json.Marshal succeeds, but the old path failed: %v", m, m, wantErr)
+		}
+		return
+	}
+	if !gotOK || !bytes.Equal(got[6:], want) {
+		t.Fatalf("%T %s:\nAppendJSON %s\nold path   %s", m, m, got[6:], want)
+	}
+	if j, err := json.Marshal(m); err != nil || !bytes.Equal(j, want) {
+		t.Fatalf("%T %s:\njson.Marshal %s (%v)\nold path     %s", m, m, j, err, want)
+	}
+}
+
+// jsonDecoder returns a decoder that knows the ships of the real
+// ObjCreate cases, so that their StateUpdates decode subsystems by name.
+func jsonDecoder(t testing.TB) *Decoder {
+	d := NewDecoder()
+	for _, c := range realCases {
+		if b := unhex(t, c.hex); Opcode(b[0]) == OpObjCreate || Opcode(b[0]) == OpObjCreateTeam {
+			d.Decode(b, c.dir)
+		}
+	}
+	return d
+}
+
+// TestAppendJSONRealCases: the real messages of every opcode, decoded in
+// both directions, and every opcode byte with a few bodies.
+func TestAppendJSONRealCases(t *testing.T) {
+	d := jsonDecoder(t)
+	for _, c := range realCases {
+		b := unhex(t, c.hex)
+		for _, dir := range []Direction{c.dir, ClientToServer, ServerToClient, DirUnknown} {
+			checkJSON(t, d.Decode(b, dir).Msg)
+		}
+		for n := range len(b) { // and every truncation
+			checkJSON(t, d.Decode(b[:n], c.dir).Msg)
+		}
+	}
+	for op := range 256 {
+		for _, body := range [][]byte{nil, {0}, {0, 0, 0, 0, 1, 0, 0, 0}, bytes.Repeat([]byte{0xFF}, 40)} {
+			checkJSON(t, d.Decode(append([]byte{byte(op)}, body...), ServerToClient).Msg)
+		}
+	}
+}
+
+// TestEveryOpcodeHasAppendJSON: every registered message type, and Raw.
+func TestEveryOpcodeHasAppendJSON(t *testing.T) {
+	for op := range 256 {
+		m := New(Opcode(op))
+		if m == nil {
+			m = &Raw{Op: Opcode(op)}
+		}
+		if _, ok := m.(jsonenc.Appender); !ok {
+			t.Errorf("%v: %T has no AppendJSON", Opcode(op), m)
+		}
+	}
+}
+
+// TestAppendJSONValues builds messages whose fields hold what real traffic
+// does not: NaN and infinite floats, every event class, names needing
+// escapes, nil and empty slices.
+func TestAppendJSONValues(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	negZero := float32(math.Copysign(0, -1))
+	contacts := []dissect.Contact{{Dir: dissect.Dir3{127, -128, 0}, Mag: 255}, {}}
+	events := []Event{}
+	for _, class := range []EventClass{EventClassBase, EventClassSubsystem, EventClassSubsystemControl,
+		EventClassChar, EventClassObjPtr, EventClassDeletePlayer, EventClassCollision, EventClassStartFiring,
+		EventClassObjectExploding, EventClassStartWarp, 0x1234} {
+		for _, f := range []float32{0, 1.5, nan, inf, -inf, 1e-7, 1e21, 123456789} {
+			events = append(events, Event{Class: class, Code: ETWeaponFired, Source: 0xFFFFFFFF, Dest: 0x3FFFFFFF,
+				Value: 2, ObjPtr: 0x40000000, FiringPlayer: -1, Lifetime: f, Contacts: contacts, Force: f,
+				FiringData: [8]byte{1, 2, 3}, SetName: []byte("Multi<1>&\xff\u2028"),
+				Destination: dissect.Vec3{X: f, Y: -f, Z: 0.00005}, Speed: f, Extra: []byte{0xAB}})
+		}
+	}
+	events = append(events, Event{Class: EventClassCollision}, Event{Class: 0x99, Code: 0x12345678})
+	var msgs []Message
+	for _, e := range events {
+		msgs = append(msgs, &PythonEvent{Op: OpPythonEvent, Event: e})
+		for _, op := range []Opcode{OpSetPhaserLevel, OpTorpTypeChange, OpStartWarp} {
+			msgs = append(msgs, &EventForward{Op: op, Event: e})
+		}
+	}
+	for _, v := range []uint8{0, 1, 2, 3, 200} {
+		msgs = append(msgs, &EventForward{Op: OpSetPhaserLevel, Event: Event{Class: EventClassChar, Value: v}},
+			&EventForward{Op: OpTorpTypeChange, Event: Event{Class: EventClassChar, Value: v}})
+	}
+	msgs = append(msgs, &EventForward{Op: OpStartCloaking, Bare: true, Object: 0x3FFFFFFF})
+	for _, f := range []float32{0, nan, inf, -inf, 1e-7, 3.4e38, negZero, 82.13282} {
+		msgs = append(msgs,
+			&Settings{GameTime: f, Map: "Multiplayer.<Episode>\n", ChecksumCorrection: true, CorrectionData: HexData{0xAB}},
+			&Settings{GameTime: f},
+			&CollisionEffect{Class: EventClassCollision, Code: ETCollisionEffect, Contacts: contacts, Force: f},
+			&CollisionEffect{Force: f},
+			&ObjCreate{HasTeam: true, Class: ClassShip, Species: 5, Position: dissect.Vec3{X: f, Y: 1e30, Z: -f},
+				Orientation: Quaternion{W: f, X: 1e-7, Y: negZero, Z: 1}, Speed: f, Reserved: [3]byte{1},
+				PlayerName: "\"Cady\" <3 \x00", SetName: "\xff"},
+			&ObjCreate{Class: ClassShip, Species: 200, Speed: f},
+			&ObjCreate{Class: ClassTorpedo, TorpedoType: 200},
+			&ObjCreate{Class: 0x1234},
+			&StateUpdate{Object: 1, GameTime: f, Flags: 0xFF, Position: dissect.Vec3{X: f}, HasHash: true, Hash: 0xBEEF,
+				SubsystemsUndecoded: true, SubsystemLeadBits: []bool{true, false}, SubsystemData: []byte{1}},
+			&StateUpdate{GameTime: f, Flags: 0x7F, Subsystems: []SubsystemState{
+				{Index: 3, Format: SubsystemPowered, HasPower: true, Power: 100, Children: []uint8{1, 2},
+					ChildNames: []string{"a", ""}},
+				{Index: 4, Name: "Warp <Core>", Format: SubsystemPower, MainBattery: 1, BackupBattery: 2},
+				{Format: 7, Children: []uint8{9}},
+			}, Class: ShipByName("Sovereign")},
+			&StateUpdate{Flags: StateSubsystems | StateWeapons, Weapons: []WeaponHealth{{1, 2}}},
+			&StateUpdate{Flags: StateSubsystems | StateWeapons},
+		)
+	}
+	msgs = append(msgs,
+		&Raw{Op: 0x70, Data: []byte{0xDE, 0xAD}}, &Raw{},
+		&Dead{Op: OpDead04}, &Dead{Op: OpDead05, Data: HexData{0xF0}},
+		&TorpedoFire{Flags: TorpedoNoTarget, Type: 99}, &TorpedoFire{Target: 0x3FFFFFFF, TargetPoint: contacts[0]},
+		&BeamFire{MoreFlags: BeamHasTarget, Target: 1}, &BeamFire{},
+		&ChecksumResponse{}, &ChecksumResponse{Round: 0, RefHash: 1, Tree: ChecksumTree{Files: []ChecksumFile{},
+			Subdirs: []ChecksumSubdir{{Name: 2, Tree: ChecksumTree{Files: []ChecksumFile{{3, 4}}}}, {}}}},
+		&ChecksumResponse{Round: 2, Tree: ChecksumTree{Subdirs: []ChecksumSubdir{}}},
+		&ScoreChange{}, &ScoreChange{KillerID: 2, KillerKills: 1, Others: []PlayerScore{}},
+		&ScoreChange{VictimID: 3, KillerScore: -1, Others: []PlayerScore{{1, 2}, {3, 4}}},
+		&MissionInit{EndTime: 5}, &MissionInit{TimeLimit: NoLimit},
+		&Chat{Op: OpChat, SenderID: -1, Text: "<b>hi</b> & \"bye\"\t\u2029\xc3"},
+		&EnterSet{Object: 5, SetName: "x", Unterminated: true}, &EnterSet{},
+		&DeletePlayerUI{Class: 0x77, Code: 0x88}, &DeletePlayerAnim{Name: "\x7f"},
+		&FileTransfer{Name: "a\\b", Data: HexData{1, 2}}, &FileTransfer{},
+		&Explosion{Object: 0x3FFFFFFF, Impact: dissect.CV4{Dir: dissect.Dir3{1, 2, 3}, Mag: 0xFFFF}, Radius: 0x8001, Damage: 7},
+		&EndGame{Reason: 99}, &ScoreInit{Team: NoTeam}, &TeamScore{Kills: -5}, &TeamMessage{PlayerID: 1 << 30},
+		&UICollision{CollisionDamage: true}, &NewPlayerInGame{Flag: true},
+		&ChecksumRequest{Round: FinalChecksumRound, Dir: "scripts/", Filter: "*.pyc"},
+		&ChecksumFail{Op: OpVersionMismatch, File: "x"},
+	)
+	for _, m := range msgs {
+		checkJSON(t, m)
+	}
+}
+
+// jsonFloatCases covers every decade a float32 holds and the cut-offs
+// between fixed and exponent forms.
+func jsonFloatCases() []float32 {
+	vs := []float32{0, float32(math.Copysign(0, -1)), 1e-7, 1e-6, 1e20, 1e21, 1e-5, 1e-4, 123456, 1234567,
+		12345678, 82.13282, math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32,
+		float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for e := -45; e <= 38; e++ {
+		p := float32(math.Pow(10, float64(e)))
+		vs = append(vs, p, -p, p*1.5, -p*7.77777, math.Nextafter32(p, 0), math.Nextafter32(p, 2*p))
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		vs = append(vs, math.Float32frombits(r.Uint32()), float32(r.NormFloat64()*1000))
+	}
+	return vs
+}
+
+// TestFloatForms holds the game's float form to both old ones (lcFloat's
+// strconv 'g' and jsonF32's fmt.Sprint), and Settings' game time, which
+// encoding/json formats itself, to encoding/json, for floats of every
+// magnitude, NaN and infinities included.
+func TestFloatForms(t *testing.T) {
+	for _, f := range jsonFloatCases() {
+		got := string(appendJSONF32(nil, f))
+		lc, _ := oldLcFloat(f).MarshalJSON()
+		sp, _ := oldJSONF32(f).MarshalJSON()
+		if got != string(lc) || got != string(sp) {
+			t.Fatalf("appendJSONF32(%v) = %s, want %s and %s", f, got, lc, sp)
+		}
+		checkJSON(t, &Settings{GameTime: f})
+	}
+}
+
+// FuzzAppendJSON decodes random messages of every opcode, in both
+// directions and with the ships of the real cases known, and holds their
+// AppendJSON to the old encoding/json path.
+func FuzzAppendJSON(f *testing.F) {
+	for _, c := range realCases {
+		b := unhex(f, c.hex)
+		f.Add(b[0], b[1:])
+	}
+	for op := range 256 {
+		f.Add(uint8(op), []byte{})
+	}
+	d := jsonDecoder(f)
+	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
+		in := append([]byte{op}, body...)
+		for _, dir := range []Direction{ClientToServer, ServerToClient} {
+			checkJSON(t, d.Decode(in, dir).Msg)
+		}
+	})
+}
+
+// TestAppendJSONAllocatesNothing: every real message, appended to a buffer
+// with room.
+func TestAppendJSONAllocatesNothing(t *testing.T) {
+	d := jsonDecoder(t)
+	buf := make([]byte, 0, 1<<16)
+	for _, c := range realCases {
+		m := d.Decode(unhex(t, c.hex), c.dir).Msg
+		a := m.(jsonenc.Appender)
+		if n := testing.AllocsPerRun(20, func() { a.AppendJSON(buf[:0]) }); n != 0 {
+			t.Errorf("%s: %v allocations", c.name, n)
+		}
+	}
+}

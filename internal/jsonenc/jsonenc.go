@@ -1,0 +1,192 @@
+// Package jsonenc appends JSON without encoding/json. The decoded values of
+// this module encode themselves with AppendJSON methods built from these
+// helpers, which make the bytes encoding/json makes (its string escaping,
+// HTML-safe; its float format) but allocate nothing and skip the
+// reflection, validation and compaction that cost encoding/json most of its
+// time on `decode --json`.
+package jsonenc
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Appender is a value that appends its own JSON form.
+type Appender interface {
+	// AppendJSON appends the value's JSON encoding to b: the bytes
+	// json.Marshal gives for it. A value that json.Marshal refuses (a NaN
+	// or infinite float where the value's JSON form has no null) appends
+	// nothing.
+	AppendJSON(b []byte) []byte
+}
+
+// Append appends v's JSON form to b; ok is false when v refused (see
+// Appender) and b is then unchanged.
+func Append(b []byte, v Appender) (out []byte, ok bool) {
+	n := len(b)
+	b = v.AppendJSON(b)
+	return b, len(b) > n
+}
+
+const hexLower = "0123456789abcdef"
+
+// plain marks the bytes a JSON string holds as they are: ASCII but the
+// ones encoding/json escapes (the quote, the backslash, control characters
+// and, to keep the output safe inside HTML, '<', '>' and '&'). Bytes from
+// 0x80 up start a UTF-8 sequence that String checks.
+var plain = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
+// String appends s as a JSON string, escaped as encoding/json escapes it:
+// \" \\ \b \f \n \r \t, other control characters and < > & as \u00XX,
+// U+2028 and U+2029 as \u2028 and \u2029, and each byte of invalid UTF-8 as
+// \ufffd.
+func String[T ~string | ~[]byte](b []byte, s T) []byte {
+	b = append(b, '"')
+	start := 0 // s[start:i] is plain and not yet appended
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexLower[c>>4], hexLower[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		// The conversion of at most four bytes stays on the stack.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexLower[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// Uint appends v in decimal. Most numbers in the decoded messages are
+// bytes; those are written digit by digit, without strconv's buffer.
+func Uint(b []byte, v uint64) []byte {
+	switch {
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		return append(b, byte('0'+v/10), byte('0'+v%10))
+	case v < 1000:
+		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	return strconv.AppendUint(b, v, 10)
+}
+
+// Int appends v in decimal.
+func Int(b []byte, v int64) []byte {
+	if v < 0 {
+		if v == math.MinInt64 {
+			return strconv.AppendInt(b, v, 10)
+		}
+		b, v = append(b, '-'), -v
+	}
+	return Uint(b, uint64(v))
+}
+
+// Bool appends true or false.
+func Bool(b []byte, v bool) []byte {
+	if v {
+		return append(b, "true"...)
+	}
+	return append(b, "false"...)
+}
+
+// Float32 appends f as encoding/json writes a float32 field: the shortest
+// decimal that reads back as f, in 'f' form, or in 'e' form (with at least
+// one exponent digit: 1e-7, not 1e-07) below 1e-6 and from 1e21 on. NaN and
+// infinities have no JSON form: ok is false and b is unchanged.
+func Float32(b []byte, f float32) (out []byte, ok bool) {
+	return appendFloat(b, float64(f), 32)
+}
+
+// Float64 is Float32 for a float64 field.
+func Float64(b []byte, f float64) (out []byte, ok bool) {
+	return appendFloat(b, f, 64)
+}
+
+func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	// The cut-offs are compared in the value's own precision: a float32
+	// just under 1e21 may be float64(1e21) or more.
+	abs := math.Abs(f)
+	exp := false
+	if abs != 0 {
+		if bits == 32 {
+			exp = float32(abs) < 1e-6 || float32(abs) >= 1e21
+		} else {
+			exp = abs < 1e-6 || abs >= 1e21
+		}
+	}
+	if !exp {
+		return strconv.AppendFloat(b, f, 'f', -1, bits), true
+	}
+	b = strconv.AppendFloat(b, f, 'e', -1, bits)
+	// strconv pads the exponent to two digits; encoding/json does not.
+	if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b, true
+}
+
+const hexUpper = "0123456789ABCDEF"
+
+// Hex appends data as one quoted upper-case hex string ("00FF").
+func Hex(b []byte, data []byte) []byte {
+	b = append(b, '"')
+	for _, c := range data {
+		b = append(b, hexUpper[c>>4], hexUpper[c&0xF])
+	}
+	return append(b, '"')
+}
+
+// Hex32 appends v as 0x and eight upper-case hex digits, unquoted.
+func Hex32(b []byte, v uint32) []byte {
+	return append(b, '0', 'x',
+		hexUpper[v>>28], hexUpper[v>>24&0xF], hexUpper[v>>20&0xF], hexUpper[v>>16&0xF],
+		hexUpper[v>>12&0xF], hexUpper[v>>8&0xF], hexUpper[v>>4&0xF], hexUpper[v&0xF])
+}

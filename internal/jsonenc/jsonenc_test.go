@@ -1,0 +1,169 @@
+package jsonenc
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func marshal(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("json.Marshal(%#v): %v", v, err)
+	}
+	return string(b)
+}
+
+var stringCases = []string{
+	"", "plain", `quote " and backslash \`, "<script>&amp;</script>", "\x00\x01\x1f\x7f",
+	"\b\f\n\r\t", "é ü 日本 🚀", "\u2028\u2029", "bad \xff utf8 \xc3", "\xe2\x80", "\xed\xa0\x80 surrogate",
+	"\xf4\x90\x80\x80 too big", "trailing \xe2\x80\xa8", "mixed <\u2028\xff\"\\\x05>",
+}
+
+func TestStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range stringCases {
+		if got, want := string(String(nil, s)), marshal(t, s); got != want {
+			t.Errorf("String(%q) = %s, want %s", s, got, want)
+		}
+		if got, want := string(String([]byte("x"), []byte(s))), "x"+marshal(t, s); got != want {
+			t.Errorf("String([]byte(%q)) = %s, want %s", s, got, want)
+		}
+	}
+	// Every single byte and every pair of bytes.
+	for i := range 256 {
+		for j := range 257 {
+			s := string([]byte{byte(i)})
+			if j < 256 {
+				s += string([]byte{byte(j)})
+			}
+			if got, want := string(String(nil, s)), marshal(t, s); got != want {
+				t.Fatalf("String(%q) = %s, want %s", s, got, want)
+			}
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, s := range stringCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(String(nil, s)), marshal(t, s); got != want {
+			t.Fatalf("String(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+// floatCases covers every decade a float32 and a float64 can hold, the
+// cut-offs between the 'f' and 'e' forms on both sides, signed zeros,
+// subnormals and the extremes.
+func floatCases() []float64 {
+	vs := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 9.999999e-7, 1e-7, 1e20, 1e21, 9.99999e20,
+		999999999999999999999, 1e21 - 65536, 123456789, 0.000001, 0.0000011, 1.5e-45, 1.17549435e-38,
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, math.MaxFloat64,
+		math.SmallestNonzeroFloat64, 5e-324, 2.2250738585072014e-308, 1e308, 82.13282, 448.3789, 6.2813,
+		float64(float32(1e-6)), float64(float32(1e21)), math.Nextafter(1e21, 0), math.Nextafter(1e-6, 0),
+		float64(math.Nextafter32(1e21, 0)), float64(math.Nextafter32(1e-6, 0)), float64(math.Nextafter32(1e-6, 1))}
+	for e := -330; e <= 310; e++ {
+		p := math.Pow(10, float64(e))
+		vs = append(vs, p, -p, p*1.5, p*9.87654321, math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		vs = append(vs, math.Float64frombits(r.Uint64()), float64(math.Float32frombits(r.Uint32())))
+	}
+	return vs
+}
+
+func TestFloatMatchesEncodingJSON(t *testing.T) {
+	for _, v := range floatCases() {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		got, ok := Float64(nil, v)
+		if want := marshal(t, v); !ok || string(got) != want {
+			t.Errorf("Float64(%v) = %s %v, want %s", v, got, ok, want)
+		}
+		f := float32(v)
+		if math.IsInf(float64(f), 0) {
+			continue
+		}
+		got, ok = Float32(nil, f)
+		if want := marshal(t, f); !ok || string(got) != want {
+			t.Errorf("Float32(%v) = %s %v, want %s", f, got, ok, want)
+		}
+	}
+}
+
+// NaN and infinities: encoding/json refuses them, and so do Float32 and
+// Float64, appending nothing.
+func TestFloatRefusesNaNAndInfinities(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := json.Marshal(v); err == nil {
+			t.Fatalf("encoding/json accepts %v", v)
+		}
+		if _, err := json.Marshal(float32(v)); err == nil {
+			t.Fatalf("encoding/json accepts float32 %v", v)
+		}
+		if b, ok := Float64([]byte("x"), v); ok || string(b) != "x" {
+			t.Errorf("Float64(%v) = %q %v, want x false", v, b, ok)
+		}
+		if b, ok := Float32([]byte("x"), float32(v)); ok || string(b) != "x" {
+			t.Errorf("Float32(%v) = %q %v, want x false", v, b, ok)
+		}
+	}
+}
+
+func TestIntegers(t *testing.T) {
+	vs := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 65535, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for v := int64(-2000); v <= 2000; v++ {
+		vs = append(vs, v)
+	}
+	for _, v := range vs {
+		if got, want := string(Int(nil, v)), marshal(t, v); got != want {
+			t.Errorf("Int(%d) = %s, want %s", v, got, want)
+		}
+		if v >= 0 {
+			if got, want := string(Uint(nil, uint64(v))), marshal(t, uint64(v)); got != want {
+				t.Errorf("Uint(%d) = %s, want %s", v, got, want)
+			}
+		}
+	}
+	if got := string(Uint(nil, math.MaxUint64)); got != "18446744073709551615" {
+		t.Errorf("Uint(MaxUint64) = %s", got)
+	}
+}
+
+func TestHex(t *testing.T) {
+	if got := string(Hex(nil, []byte{0x00, 0xAB, 0x3c, 0xFF})); got != `"00AB3CFF"` {
+		t.Errorf("Hex = %s", got)
+	}
+	if got := string(Hex(nil, nil)); got != `""` {
+		t.Errorf("Hex(nil) = %s", got)
+	}
+	if got := string(Hex32(nil, 0x3FFFFFFF)); got != "0x3FFFFFFF" {
+		t.Errorf("Hex32 = %s", got)
+	}
+	if got := string(Hex32(nil, 0x00800050)); got != "0x00800050" {
+		t.Errorf("Hex32 = %s", got)
+	}
+}
+
+func TestAppendAllocatesNothing(t *testing.T) {
+	buf := make([]byte, 0, 1024)
+	s := "some text with <html> & \u2028 and bad \xff bytes"
+	bs := []byte(s)
+	n := testing.AllocsPerRun(100, func() {
+		b := String(buf[:0], s)
+		b = String(b, bs)
+		b, _ = Float32(b, 82.13282)
+		b, _ = Float64(b, 1e-9)
+		b = Hex(b, bs)
+		_ = Hex32(b, 0xDEADBEEF)
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
