@@ -83,6 +83,11 @@ func (c CF16) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
 func (c CF16) String() string { return strconv.FormatFloat(float64(c.Float()), 'f', 3, 32) }
 
+// AppendString appends the String form.
+func (c CF16) AppendString(b []byte) []byte {
+	return strconv.AppendFloat(b, float64(c.Float()), 'f', 3, 32)
+}
+
 // ReadCF16 reads a CompressedFloat16.
 func (r *Reader) CF16(what string) CF16 { return CF16(r.U16(what)) }
 
@@ -92,7 +97,16 @@ func (w *Writer) CF16(c CF16) { w.U16(uint16(c)) }
 // Vec3 is a decoded 3-D vector.
 type Vec3 struct{ X, Y, Z float32 }
 
-func (v Vec3) String() string { return fmt.Sprintf("(%.2f, %.2f, %.2f)", v.X, v.Y, v.Z) }
+func (v Vec3) String() string { return string(v.AppendString(nil)) }
+
+// AppendString appends the String form, "(x, y, z)" with two decimals, as
+// fmt's %.2f of a float32 would write each.
+func (v Vec3) AppendString(b []byte) []byte {
+	b = strconv.AppendFloat(append(b, '('), float64(v.X), 'f', 2, 32)
+	b = strconv.AppendFloat(append(b, ", "...), float64(v.Y), 'f', 2, 32)
+	b = strconv.AppendFloat(append(b, ", "...), float64(v.Z), 'f', 2, 32)
+	return append(b, ')')
+}
 
 // AppendJSON appends [x,y,z], each rounded to four decimals (see
 // appendJSONFloat).
@@ -136,6 +150,9 @@ func clampI8(f float32) int8 {
 }
 
 func (d Dir3) String() string { return d.Vec().String() }
+
+// AppendString appends the String form.
+func (d Dir3) AppendString(b []byte) []byte { return d.Vec().AppendString(b) }
 
 // AppendJSON appends the direction as floats, as Vec().AppendJSON does.
 func (d Dir3) AppendJSON(b []byte) []byte {
@@ -190,6 +207,9 @@ func EncodeCV4(v Vec3) CV4 {
 }
 
 func (c CV4) String() string { return c.Vec().String() }
+
+// AppendString appends the String form.
+func (c CV4) AppendString(b []byte) []byte { return c.Vec().AppendString(b) }
 
 // AppendJSON appends the decoded vector.
 func (c CV4) AppendJSON(b []byte) []byte { return c.Vec().AppendJSON(b) }

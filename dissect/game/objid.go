@@ -1,7 +1,7 @@
 package game
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/bcwire/bcwire/dissect"
 )
@@ -33,11 +33,29 @@ func (id ObjectID) Slot() int {
 }
 
 // String shows the id in hex with its owner: 0x3FFFFFFF(slot 0).
-func (id ObjectID) String() string {
+func (id ObjectID) String() string { return string(id.AppendString(nil)) }
+
+// AppendString appends the String form: 0x%08X, and the owning slot if any.
+func (id ObjectID) AppendString(b []byte) []byte {
+	b = appendHex(append(b, "0x"...), uint64(id), 8)
 	if s := id.Slot(); s >= 0 {
-		return fmt.Sprintf("0x%08X(slot %d)", uint32(id), s)
+		b = strconv.AppendInt(append(b, "(slot "...), int64(s), 10)
+		b = append(b, ')')
 	}
-	return fmt.Sprintf("0x%08X", uint32(id))
+	return b
+}
+
+// appendHex appends v in upper-case hex, zero-padded to at least digits.
+func appendHex(b []byte, v uint64, digits int) []byte {
+	const hexDigits = "0123456789ABCDEF"
+	var buf [16]byte
+	i := len(buf)
+	for v != 0 || len(buf)-i < digits {
+		i--
+		buf[i] = hexDigits[v&0xF]
+		v >>= 4
+	}
+	return append(b, buf[i:]...)
 }
 
 // MarshalJSON is AppendJSON for encoding/json.

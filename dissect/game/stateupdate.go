@@ -121,20 +121,23 @@ const (
 var stateFlagNames = [8]string{"POS", "DELTA", "FWD", "UP", "SPEED", "SUBSYS", "CLOAK", "WEAPONS"}
 
 // String lists the set flags: "POS|FWD|UP|SPEED|WEAPONS" ("none" for 0).
-func (f StateFlags) String() string {
+func (f StateFlags) String() string { return string(f.appendString(nil)) }
+
+// appendString appends the String form.
+func (f StateFlags) appendString(b []byte) []byte {
 	if f == 0 {
-		return "none"
+		return append(b, "none"...)
 	}
-	var sb strings.Builder
+	start := len(b)
 	for i, n := range stateFlagNames {
 		if f&(1<<i) != 0 {
-			if sb.Len() > 0 {
-				sb.WriteByte('|')
+			if len(b) > start {
+				b = append(b, '|')
 			}
-			sb.WriteString(n)
+			b = append(b, n...)
 		}
 	}
-	return sb.String()
+	return b
 }
 
 // MarshalJSON is AppendJSON for encoding/json.
@@ -526,92 +529,102 @@ func (m *StateUpdate) subsystemNote() string {
 	return ""
 }
 
-func (m *StateUpdate) String() string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "object=%s time=%.3f flags=%s", m.Object, m.GameTime, m.Flags)
+func (m *StateUpdate) String() string { return string(m.appendString(make([]byte, 0, 256))) }
+
+// appendString appends the String form. It runs for every StateUpdate that
+// `bcwire decode` prints (most of a battle's lines), so the common fields are
+// appended directly; fmt is left to the rare undecoded-subsystem case.
+func (m *StateUpdate) appendString(b []byte) []byte {
+	b = m.Object.AppendString(append(b, "object="...))
+	b = strconv.AppendFloat(append(b, " time="...), float64(m.GameTime), 'f', 3, 32)
+	b = m.Flags.appendString(append(b, " flags="...))
 	f := m.Flags
 	if f&StatePosition != 0 {
-		fmt.Fprintf(&sb, " pos=%v", m.Position)
+		b = m.Position.AppendString(append(b, " pos="...))
 		if m.HasHash {
-			fmt.Fprintf(&sb, " hash=0x%04X", m.Hash)
+			b = appendHex(append(b, " hash=0x"...), uint64(m.Hash), 4)
 		} else {
-			sb.WriteString(" hash=none")
+			b = append(b, " hash=none"...)
 		}
 	}
 	if f&StateDelta != 0 {
-		fmt.Fprintf(&sb, " delta=%v", m.Delta)
+		b = m.Delta.AppendString(append(b, " delta="...))
 	}
 	if f&StateForward != 0 {
-		fmt.Fprintf(&sb, " fwd=%v", m.Forward)
+		b = m.Forward.AppendString(append(b, " fwd="...))
 	}
 	if f&StateUp != 0 {
-		fmt.Fprintf(&sb, " up=%v", m.Up)
+		b = m.Up.AppendString(append(b, " up="...))
 	}
 	if f&StateSpeed != 0 {
-		fmt.Fprintf(&sb, " speed=%v", m.Speed)
+		b = m.Speed.AppendString(append(b, " speed="...))
 	}
 	if f&StateCloak != 0 {
-		fmt.Fprintf(&sb, " cloaked=%t", m.Cloaked)
+		b = strconv.AppendBool(append(b, " cloaked="...), m.Cloaked)
 	}
 	if f&StateSubsystems != 0 {
-		fmt.Fprintf(&sb, " subsystems@%d", m.SubsystemStart)
+		b = strconv.AppendInt(append(b, " subsystems@"...), int64(m.SubsystemStart), 10)
 		if m.SubsystemsUndecoded {
-			fmt.Fprintf(&sb, " undecoded (%s)", m.subsystemNote())
+			b = fmt.Appendf(b, " undecoded (%s)", m.subsystemNote())
 			if len(m.SubsystemLeadBits) > 0 {
-				fmt.Fprintf(&sb, " lead-bits=%v", m.SubsystemLeadBits)
+				b = fmt.Appendf(b, " lead-bits=%v", m.SubsystemLeadBits)
 			}
-			fmt.Fprintf(&sb, " [% X]", m.SubsystemData)
+			b = fmt.Appendf(b, " [% X]", m.SubsystemData)
 		} else {
-			sb.WriteString(" [")
+			b = append(b, " ["...)
 			for i := range m.Subsystems {
 				if i > 0 {
-					sb.WriteByte(' ')
+					b = append(b, ' ')
 				}
-				m.Subsystems[i].write(&sb)
+				b = m.Subsystems[i].appendString(b)
 			}
-			sb.WriteByte(']')
+			b = append(b, ']')
 		}
 	}
 	if f&StateWeapons != 0 {
-		sb.WriteString(" weapons=[")
+		b = append(b, " weapons=["...)
 		for i, x := range m.Weapons {
 			if i > 0 {
-				sb.WriteByte(' ')
+				b = append(b, ' ')
 			}
-			fmt.Fprintf(&sb, "%d:0x%02X", x.Index, x.Health)
+			b = strconv.AppendInt(b, int64(x.Index), 10)
+			b = appendHex(append(b, ":0x"...), uint64(x.Health), 2)
 		}
-		sb.WriteByte(']')
+		b = append(b, ']')
 	}
-	return sb.String()
+	return b
 }
 
-// write formats s as `Tractors=255(255,255) power=100`.
-func (s *SubsystemState) write(sb *strings.Builder) {
-	name := s.Name
-	if name == "" {
-		name = "#" + strconv.Itoa(s.Index)
+// appendString appends s as `"Tractors"=255(255,255) power=100`.
+func (s *SubsystemState) appendString(b []byte) []byte {
+	if s.Name == "" {
+		b = strconv.AppendQuote(b, "#"+strconv.Itoa(s.Index))
+	} else {
+		b = strconv.AppendQuote(b, s.Name)
 	}
-	fmt.Fprintf(sb, "%q=%d", name, s.Condition)
+	b = strconv.AppendUint(append(b, '='), uint64(s.Condition), 10)
 	if len(s.Children) > 0 {
-		sb.WriteByte('(')
+		b = append(b, '(')
 		for i, c := range s.Children {
 			if i > 0 {
-				sb.WriteByte(',')
+				b = append(b, ',')
 			}
-			sb.WriteString(strconv.Itoa(int(c)))
+			b = strconv.AppendUint(b, uint64(c), 10)
 		}
-		sb.WriteByte(')')
+		b = append(b, ')')
 	}
 	switch s.Format {
 	case SubsystemPowered:
 		if s.HasPower {
-			fmt.Fprintf(sb, " power=%d", s.Power)
+			b = strconv.AppendUint(append(b, " power="...), uint64(s.Power), 10)
 		} else {
-			sb.WriteString(" power=-")
+			b = append(b, " power=-"...)
 		}
 	case SubsystemPower:
-		fmt.Fprintf(sb, " battery=%d/%d", s.MainBattery, s.BackupBattery)
+		b = strconv.AppendUint(append(b, " battery="...), uint64(s.MainBattery), 10)
+		b = strconv.AppendUint(append(b, '/'), uint64(s.BackupBattery), 10)
 	}
+	return b
 }
 
 // MarshalJSON is AppendJSON for encoding/json.
