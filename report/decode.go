@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -37,7 +38,37 @@ type DecodePrinter struct {
 	fields []byte      // -V: the JSON form whose members are printed
 	times  recordTimes // JSON: the record times
 	pal    palette
+	// scratch holds a field while it is padded to its column.
+	scratch []byte
 }
+
+// appendAddr appends ap as its String method writes it (AppendTo writes
+// nothing for the zero AddrPort, String "invalid AddrPort").
+func appendAddr(b []byte, ap netip.AddrPort) []byte {
+	if !ap.IsValid() {
+		return append(b, ap.String()...)
+	}
+	return ap.AppendTo(b)
+}
+
+// appendPadded appends field right-aligned in width columns (runes), as
+// fmt's %Nd and %Ns do.
+func appendPadded(b []byte, width int, field []byte) []byte {
+	for range width - utf8.RuneCount(field) {
+		b = append(b, ' ')
+	}
+	return append(b, field...)
+}
+
+// Texts of every byte value, made by fmt itself so that they are exactly
+// what the format verbs wrote: %02X for peer ids, %#02x for ACK flags.
+var hexByteUpper, ackFlagsText = func() (upper, flags [256]string) {
+	for i := range 256 {
+		upper[i] = fmt.Sprintf("%02X", i)
+		flags[i] = fmt.Sprintf("%#02x", i)
+	}
+	return upper, flags
+}()
 
 type palette struct{ name, warn, err, dim func(a ...interface{}) string }
 
@@ -89,8 +120,22 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 		// time or addresses from.
 		b = append(b, fmt.Sprintf("%6d %11s %21s    %-21s %s ", r.Frame, "-", "-", "", "-")...)
 	} else {
-		b = append(b, fmt.Sprintf("%6d %11.6f %21s -> %-21s %s ", r.Frame, r.Time.Sub(p.start).Seconds(),
-			r.Src, r.Dst, r.Dir)...)
+		// fmt's "%6d %11.6f %21s -> %-21s %s ", appended directly: this
+		// prefix is on every line decode prints.
+		b = appendPadded(b, 6, strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10))
+		b = append(b, ' ')
+		b = appendPadded(b, 11, strconv.AppendFloat(p.scratch[:0], r.Time.Sub(p.start).Seconds(), 'f', 6, 64))
+		b = append(b, ' ')
+		b = appendPadded(b, 21, appendAddr(p.scratch[:0], r.Src))
+		b = append(b, " -> "...)
+		n := len(b)
+		b = appendAddr(b, r.Dst)
+		for range 21 - utf8.RuneCount(b[n:]) {
+			b = append(b, ' ')
+		}
+		b = append(b, ' ')
+		b = append(b, r.Dir.String()...)
+		b = append(b, ' ')
 	}
 	switch r.Kind {
 	case flow.KindGameSpy:
@@ -138,16 +183,21 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 
 func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 	m := r.Msg
-	b = append(b, fmt.Sprintf("peer=%02X %d/%d %s", r.Peer, r.MsgIndex+1, r.MsgCount, m.Type)...)
+	b = append(b, "peer="...)
+	b = append(b, hexByteUpper[r.Peer]...)
+	b = strconv.AppendInt(append(b, ' '), int64(r.MsgIndex+1), 10)
+	b = strconv.AppendInt(append(b, '/'), int64(r.MsgCount), 10)
+	b = append(append(b, ' '), m.Type.String()...)
 	if m.Type == dissect.TypeAck {
-		b = append(b, fmt.Sprintf(" seq=%d flags=%#02x", m.Seq, m.AckFlags)...)
+		b = strconv.AppendUint(append(b, " seq="...), uint64(m.Seq), 10)
+		b = append(append(b, " flags="...), ackFlagsText[m.AckFlags]...)
 		if m.AckFlags&dissect.AckFragment != 0 {
 			b = append(b, fmt.Sprintf(" frag=%d", m.AckFragIndex)...)
 		}
 		return append(b, " ("+m.AckChannel().String()+")"...)
 	}
 	if m.Reliable {
-		b = append(b, fmt.Sprintf(" R seq=%d", m.Seq)...)
+		b = strconv.AppendUint(append(b, " R seq="...), uint64(m.Seq), 10)
 	} else {
 		b = append(b, " U"...)
 	}
