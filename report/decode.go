@@ -122,11 +122,14 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 	} else {
 		// fmt's "%6d %11.6f %21s -> %-21s %s ", appended directly: this
 		// prefix is on every line decode prints.
-		b = appendPadded(b, 6, strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10))
+		p.scratch = strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10)
+		b = appendPadded(b, 6, p.scratch)
 		b = append(b, ' ')
-		b = appendPadded(b, 11, strconv.AppendFloat(p.scratch[:0], r.Time.Sub(p.start).Seconds(), 'f', 6, 64))
+		p.scratch = strconv.AppendFloat(p.scratch[:0], r.Time.Sub(p.start).Seconds(), 'f', 6, 64)
+		b = appendPadded(b, 11, p.scratch)
 		b = append(b, ' ')
-		b = appendPadded(b, 21, appendAddr(p.scratch[:0], r.Src))
+		p.scratch = appendAddr(p.scratch[:0], r.Src)
+		b = appendPadded(b, 21, p.scratch)
 		b = append(b, " -> "...)
 		n := len(b)
 		b = appendAddr(b, r.Dst)
