@@ -128,40 +128,36 @@ func (b *Builder) Evicted() int { return b.evicted }
 // pairs, so that steady traffic skips two map lookups per record. close
 // clears a session's entry.
 type sessionCache struct {
-	server, client netip.AddrPort
-	l              *live
+	l *live
 }
 
 const sessionCacheSize = 64 // a power of two
 
 func sessionSlot(server, client netip.AddrPort) int {
-	a, b := server.Addr().As16(), client.Addr().As16()
-	h := uint32(a[15]) ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
+	a := client.Addr().As16()
+	h := uint32(a[15]) ^ uint32(a[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
 	h ^= h >> 7
 	return int(h & (sessionCacheSize - 1))
 }
 
-// lookup finds the live session of r's pair (nil if none) and its server.
-func (b *Builder) lookup(r *flow.Record) (*server, *live) {
-	// The messages of one datagram come in a row.
-	if l := b.last; l != nil && l.s.Client == r.Client && l.s.Server == r.Server {
-		return l.srv, l
-	}
+// lookup finds the live session of r's pair, nil if none, and makes it the
+// last one. (Add checks the last one first: the messages of one datagram
+// come in a row.)
+func (b *Builder) lookup(r *flow.Record) *live {
 	c := &b.cache[sessionSlot(r.Server, r.Client)]
-	if c.l != nil && c.server == r.Server && c.client == r.Client {
+	if c.l != nil && c.l.client == r.Client && c.l.server == r.Server {
 		b.last = c.l
-		return c.l.srv, c.l
+		return c.l
 	}
-	srv := b.servers[r.Server]
 	var l *live
-	if srv != nil {
+	if srv := b.servers[r.Server]; srv != nil {
 		l = srv.sessions[r.Client]
 	}
 	if l != nil {
-		*c = sessionCache{server: r.Server, client: r.Client, l: l}
+		c.l = l
 		b.last = l
 	}
-	return srv, l
+	return l
 }
 
 // server is what a Builder knows about one server: its live sessions, the
@@ -232,45 +228,59 @@ func (b *Builder) Add(r *flow.Record) {
 	if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
 		b.first, b.total.First = now, r.Time
 	}
-	payload := gamePayload(r, &b.scratch)
-	var t tally
-	isMsg := t.of(r, payload)
-	if isMsg {
-		b.total.countTally(&t)
-	} else {
-		b.total.count(r, payload)
-	}
-	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
-		return
-	}
-	srv, l := b.lookup(r)
 	if r.Kind != flow.KindMessage {
-		// Damage never opens a session: lost fragment sets are reported at
-		// the end, long after their session may have closed.
-		if l != nil {
-			l.traffic.note(&l.s.Traffic, r.Time, now)
-			l.s.Traffic.count(r, payload)
-			l.damaged(r)
-		}
+		b.addOther(r, now)
 		return
+	}
+	// gamePayload, inlined: a message record always has Msg.
+	var payload []byte
+	if r.Game != nil && r.Msg != nil {
+		if payload = r.Msg.Payload; r.Reassembled != 0 {
+			payload = reencode(r, &b.scratch)
+		}
+	}
+	var t tally
+	if !t.ofMessage(r, payload) {
+		t.d = -1 // no direction: counted nowhere
+	} else {
+		if t.game {
+			t.op = r.Game.Msg.Opcode()
+		}
+		b.total.countTally(&t)
+	}
+	if !r.Server.IsValid() || !r.Client.IsValid() {
+		return
+	}
+	l := b.last
+	if l == nil || l.client != r.Client || l.server != r.Server {
+		l = b.lookup(r)
 	}
 	// (replaced is false, without the call, for most records: an open
 	// session, no control message, not yet silent.)
 	if l != nil && (l.ending || r.Control != nil || now.after(l.quietUntil)) && b.replaced(l, r, now) {
 		b.close(l)
-		l, srv = nil, b.servers[r.Server]
+		l = nil
 	}
 	if l == nil {
-		if srv == nil {
-			srv = &server{sessions: map[netip.AddrPort]*live{}}
-			b.servers[r.Server] = srv
-		}
-		l = b.open(srv, r, now)
+		l = b.open(r, now)
 	}
-	if !isMsg {
-		l.add(r, payload, now, nil)
-	} else {
-		l.add(r, payload, now, &t)
+	l.add(r, payload, now, &t)
+}
+
+// addOther takes a record that is not a message: damage, a lost fragment
+// set, GameSpy.
+func (b *Builder) addOther(r *flow.Record, now stamp) {
+	var payload []byte // none: not a message
+	b.total.count(r, payload)
+	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
+		return
+	}
+	// Damage never opens a session: lost fragment sets are reported at
+	// the end, long after their session may have closed.
+	if l := b.lookup(r); l != nil {
+		l.traffic.note(&l.s.Traffic, r.Time, now)
+		l.s.Traffic.count(r, payload)
+		l.damaged(r)
 	}
 }
 
@@ -296,18 +306,19 @@ func isConnectRequest(r *flow.Record) bool {
 	return r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request"
 }
 
-func (b *Builder) open(srv *server, r *flow.Record, now stamp) *live {
+func (b *Builder) open(r *flow.Record, now stamp) *live {
 	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,
 		Start: r.Time, LastSeen: r.Time}
 	// A session seen from its first step has a connect request or a slot
 	// assignment first; anything else means it began before the capture.
 	s.MidCapture = !(isConnectRequest(r) || (r.Control != nil && r.Control.Kind == "slot-assignment"))
 	b.makeRoom(r)
-	if b.servers[r.Server] != srv { // evicting emptied and dropped it
+	srv := b.servers[r.Server]
+	if srv == nil {
 		srv = &server{sessions: map[netip.AddrPort]*live{}}
 		b.servers[r.Server] = srv
 	}
-	l := &live{s: s, srv: srv, opts: &b.opts, lastSeen: now}
+	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, lastSeen: now}
 	for d := range 2 {
 		for ch := range 2 {
 			l.streams[d][ch].rtt.cap = b.opts.RTTSamples
@@ -319,7 +330,8 @@ func (b *Builder) open(srv *server, r *flow.Record, now stamp) *live {
 	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
 	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
-	b.cache[sessionSlot(r.Server, r.Client)] = sessionCache{server: r.Server, client: r.Client, l: l}
+	b.cache[sessionSlot(r.Server, r.Client)] = sessionCache{l: l}
+	b.last = l
 	b.opened = append(b.opened, l)
 	b.live++
 	b.peak = max(b.peak, b.live)
@@ -461,6 +473,8 @@ type live struct {
 	srv    *server
 	opts   *Options
 
+	server, client netip.AddrPort // s.Server, s.Client
+
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState
 	rates   rateIndex // of s.StateUpdates
@@ -543,7 +557,8 @@ func (x *rateIndex) add(k rateKey) int {
 	return i
 }
 
-// add takes a message record; t is its tally, nil when nothing counts.
+// add takes a message record; t is its tally (t.d is -1 when nothing
+// counts: the direction is unknown).
 func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	s := l.s
 	if !l.traffic.first.isZero() && !now.before(l.traffic.first) {
@@ -554,25 +569,24 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	} else {
 		l.traffic.note(&s.Traffic, r.Time, now)
 	}
-	if t != nil {
-		s.Traffic.countTally(t)
-	}
 	if now.after(l.lastSeen) {
 		l.lastSeen, s.LastSeen = now, r.Time
 	}
 	if r.Err != nil {
 		l.damaged(r)
 	}
-	d := DirIndex(r.Dir)
+	d := t.d
 	if d < 0 {
 		return
 	}
+	s.Traffic.countTally(t)
+	d &= 1 // 0 or 1: spares the bounds checks
 	m := r.Msg
 	if m.Type == dissect.TypeAck {
-		l.streams[1-d][m.AckChannel()].ack(m, now)
+		l.streams[1-d][m.AckChannel()&1].ack(m, now)
 		return
 	}
-	if l.streams[d][m.Type.Channel()].send(m, now) {
+	if l.streams[d][m.Type.Channel()&1].send(m, now) {
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {
 			return // a copy: its content was handled the first time
@@ -588,7 +602,11 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	case r.Control != nil:
 		l.control(r)
 	case r.Game != nil:
-		l.game(r, payload, now)
+		op := t.op
+		if !t.game {
+			op = r.Game.Msg.Opcode()
+		}
+		l.game(r, op, payload, now)
 	}
 }
 
@@ -690,10 +708,10 @@ func (l *live) control(r *flow.Record) {
 	}
 }
 
-func (l *live) game(r *flow.Record, p []byte, now stamp) {
+// game takes a game message; op is its opcode.
+func (l *live) game(r *flow.Record, op game.Opcode, p []byte, now stamp) {
 	s := l.s
 	msg := r.Game.Msg
-	op := msg.Opcode()
 	c2s := r.Dir == game.ClientToServer
 	switch op {
 	case game.OpChecksumRequest:
