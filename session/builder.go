@@ -84,8 +84,13 @@ type Builder struct {
 	opts    Options
 	emit    func(*Session)
 	servers map[netip.AddrPort]*server
-	total   Counts
-	first   stamp // of total.First; total.Last is at clock
+	// total counts what no open session counts: the records of closed
+	// sessions (merged in at the close) and those of no session. A record
+	// of an open session is counted once, in the session's Traffic, and
+	// Totals adds those up.
+	total Counts
+	view  Counts // Totals' result
+	first stamp  // of total.First; total.Last is at clock
 
 	clock     stamp // latest capture time seen
 	lastSweep stamp
@@ -113,7 +118,18 @@ func NewBuilder(opts Options, emit func(*Session)) *Builder {
 
 // Totals are the traffic counts of every record added, sessions or not
 // (GameSpy, damaged capture records). Valid until the next Add.
-func (b *Builder) Totals() *Counts { return &b.total }
+func (b *Builder) Totals() *Counts {
+	if b.live == 0 {
+		return &b.total
+	}
+	b.view = b.total
+	for _, srv := range b.servers {
+		for _, l := range srv.sessions {
+			b.view.mergeCounts(&l.s.Traffic)
+		}
+	}
+	return &b.view
+}
 
 // Live is the number of sessions open now; Peak the most open at once;
 // Emitted the number handed to emit so far.
@@ -239,16 +255,11 @@ func (b *Builder) Add(r *flow.Record) {
 			payload = reencode(r, &b.scratch)
 		}
 	}
-	var t tally
-	if !t.ofMessage(r, payload) {
-		t.d = -1 // no direction: counted nowhere
-	} else {
-		if t.game {
-			t.op = r.Game.Msg.Opcode()
-		}
-		b.total.countTally(&t)
-	}
 	if !r.Server.IsValid() || !r.Client.IsValid() {
+		var t tally
+		if t.of(r, payload) {
+			b.total.countTally(&t)
+		}
 		return
 	}
 	l := b.last
@@ -264,24 +275,27 @@ func (b *Builder) Add(r *flow.Record) {
 	if l == nil {
 		l = b.open(r, now)
 	}
-	l.add(r, payload, now, &t)
+	l.add(r, payload, now)
 }
 
 // addOther takes a record that is not a message: damage, a lost fragment
 // set, GameSpy.
 func (b *Builder) addOther(r *flow.Record, now stamp) {
 	var payload []byte // none: not a message
-	b.total.count(r, payload)
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
+		b.total.count(r, payload)
 		return
 	}
 	// Damage never opens a session: lost fragment sets are reported at
 	// the end, long after their session may have closed.
-	if l := b.lookup(r); l != nil {
-		l.traffic.note(&l.s.Traffic, r.Time, now)
-		l.s.Traffic.count(r, payload)
-		l.damaged(r)
+	l := b.lookup(r)
+	if l == nil {
+		b.total.count(r, payload)
+		return
 	}
+	l.traffic.note(&l.s.Traffic, r.Time, now)
+	l.s.Traffic.count(r, payload)
+	l.damaged(r)
 }
 
 // replaced reports whether r starts a new session on l's flow: l ended and
@@ -440,6 +454,7 @@ func (b *Builder) close(l *live) {
 		delete(b.servers, l.s.Server)
 	}
 	l.finish()
+	b.total.mergeCounts(&l.s.Traffic)
 	l.closed = true
 	b.live--
 	b.emitted++
@@ -557,9 +572,8 @@ func (x *rateIndex) add(k rateKey) int {
 	return i
 }
 
-// add takes a message record; t is its tally (t.d is -1 when nothing
-// counts: the direction is unknown).
-func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
+// add takes a message record and counts it in the session's traffic.
+func (l *live) add(r *flow.Record, payload []byte, now stamp) {
 	s := l.s
 	if !l.traffic.first.isZero() && !now.before(l.traffic.first) {
 		// span.note's usual case: First stays.
@@ -575,13 +589,27 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	if r.Err != nil {
 		l.damaged(r)
 	}
-	d := t.d
+	d := DirIndex(r.Dir)
 	if d < 0 {
-		return
+		return // counted nowhere
 	}
-	s.Traffic.countTally(t)
 	d &= 1 // 0 or 1: spares the bounds checks
-	m := r.Msg
+	// Counts.countTally, with the opcode (an interface call) found once,
+	// for the count and for game.
+	c, m := &s.Traffic, r.Msg
+	if r.MsgIndex == 0 {
+		c.Datagrams[d]++
+	}
+	tt := &c.Transport[d][m.Type]
+	tt.Count++
+	tt.Bytes += len(m.Raw)
+	var op game.Opcode
+	if r.Game != nil && len(payload) > 0 {
+		op = r.Game.Msg.Opcode()
+		o := &c.Opcodes[d][op]
+		o.Count++
+		o.Bytes += len(payload)
+	}
 	if m.Type == dissect.TypeAck {
 		l.streams[1-d][m.AckChannel()&1].ack(m, now)
 		return
@@ -602,8 +630,7 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	case r.Control != nil:
 		l.control(r)
 	case r.Game != nil:
-		op := t.op
-		if !t.game {
+		if len(payload) == 0 {
 			op = r.Game.Msg.Opcode()
 		}
 		l.game(r, op, payload, now)

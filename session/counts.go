@@ -115,24 +115,14 @@ type tally struct {
 // of works out the tally of r; it is false when r is not a message or its
 // direction is unknown (nothing counts then).
 func (t *tally) of(r *flow.Record, payload []byte) bool {
-	if !t.ofMessage(r, payload) {
-		return false
-	}
-	if t.game {
-		t.op = r.Game.Msg.Opcode()
-	}
-	return true
-}
-
-// ofMessage is of without the opcode, which is an interface call, so that
-// it inlines; the caller fills in op when game.
-func (t *tally) ofMessage(r *flow.Record, payload []byte) bool {
 	d := DirIndex(r.Dir)
 	if r.Kind != flow.KindMessage || d < 0 {
 		return false
 	}
-	*t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw),
-		game: r.Game != nil && len(payload) > 0, payload: len(payload)}
+	*t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw)}
+	if r.Game != nil && len(payload) > 0 {
+		t.game, t.op, t.payload = true, r.Game.Msg.Opcode(), len(payload)
+	}
 	return true
 }
 
@@ -159,6 +149,11 @@ func (c *Counts) Merge(o *Counts) {
 	if o.Last.After(c.Last) {
 		c.Last = o.Last
 	}
+	c.mergeCounts(o)
+}
+
+// mergeCounts is Merge without First and Last.
+func (c *Counts) mergeCounts(o *Counts) {
 	for d := range 2 {
 		c.Datagrams[d] += o.Datagrams[d]
 		c.Damaged[d] += o.Damaged[d]
