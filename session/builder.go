@@ -522,18 +522,41 @@ type rateKey struct {
 }
 
 // rateIndex finds a session's ShipRate by object and direction. A session
-// sees updates for a handful of ships, in turn, so it scans its keys from
-// the one after the last found; only beyond manyRates does a map pay.
+// sees updates for a handful of ships, in turn: a small table by key hash
+// remembers where each key was last found, and only when that misses does
+// it scan its keys from the one after the last found; only beyond
+// manyRates does a map pay.
 type rateIndex struct {
-	keys []rateKey       // of s.StateUpdates, in order
-	many map[rateKey]int // index into keys, when they are many
-	last int             // index of the last key found
+	keys  []rateKey        // of s.StateUpdates, in order
+	many  map[rateKey]int  // index into keys, when they are many
+	last  int              // index of the last key found by scanning
+	hints [rateHints]int32 // by key hash: index + 1 of a key with that hash
 }
 
-const manyRates = 16
+const (
+	manyRates = 16
+	rateHints = 32 // a power of two
+)
+
+func (k rateKey) hint() int {
+	return int((uint32(k.id)*0x9E3779B1)>>27^uint32(k.dir)) & (rateHints - 1)
+}
 
 // find returns the index of k, or -1.
 func (x *rateIndex) find(k rateKey) int {
+	h := k.hint()
+	if i := int(x.hints[h]) - 1; i >= 0 && i < len(x.keys) && x.keys[i] == k {
+		return i
+	}
+	i := x.search(k)
+	if i >= 0 {
+		x.hints[h] = int32(i + 1)
+	}
+	return i
+}
+
+// search is find without the hints.
+func (x *rateIndex) search(k rateKey) int {
 	if x.many != nil {
 		i, ok := x.many[k]
 		if !ok {
@@ -569,6 +592,7 @@ func (x *rateIndex) add(k rateKey) int {
 		}
 	}
 	x.last = i
+	x.hints[k.hint()] = int32(i + 1)
 	return i
 }
 
@@ -614,7 +638,9 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp) {
 		l.streams[1-d][m.AckChannel()&1].ack(m, now)
 		return
 	}
-	if l.streams[d][m.Type.Channel()&1].send(m, now) {
+	if st := &l.streams[d][m.Type.Channel()&1]; !m.Reliable {
+		st.st.Unreliable++ // send's first step, without the call
+	} else if st.send(m, now) {
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {
 			return // a copy: its content was handled the first time
@@ -633,7 +659,13 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp) {
 		if len(payload) == 0 {
 			op = r.Game.Msg.Opcode()
 		}
-		l.game(r, op, payload, now)
+		if op != game.OpStateUpdate {
+			l.game(r, op, payload, now)
+		} else if m, ok := r.Game.Msg.(*game.StateUpdate); ok {
+			// Most messages are StateUpdates: game's only work for them
+			// (they are not relayed).
+			l.stateUpdate(r, m.Object)
+		}
 	}
 }
 
@@ -735,7 +767,8 @@ func (l *live) control(r *flow.Record) {
 	}
 }
 
-// game takes a game message; op is its opcode.
+// game takes a game message other than a StateUpdate (add passes those
+// to stateUpdate); op is its opcode.
 func (l *live) game(r *flow.Record, op game.Opcode, p []byte, now stamp) {
 	s := l.s
 	msg := r.Game.Msg
@@ -774,10 +807,6 @@ func (l *live) game(r *flow.Record, op game.Opcode, p []byte, now stamp) {
 				o.shipLost(r, m.Object)
 			}
 		}
-	case game.OpStateUpdate:
-		if m, ok := msg.(*game.StateUpdate); ok {
-			l.stateUpdate(r, m.Object)
-		}
 	case game.OpChat, game.OpTeamChat:
 		l.chat(r)
 	case game.OpScoreChange, game.OpScore, game.OpScoreInit, game.OpTeamMessage:
@@ -788,9 +817,7 @@ func (l *live) game(r *flow.Record, op game.Opcode, p []byte, now stamp) {
 		l.event(r, EventRestartGame, "RESTART_GAME")
 		l.srv.kills = [len(l.srv.kills)]killKey{} // death counts start again
 	}
-	if op != game.OpStateUpdate {
-		l.relay(r, p, now)
-	}
+	l.relay(r, p, now)
 }
 
 func withArgs(name, args string) string {
