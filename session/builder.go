@@ -527,10 +527,17 @@ type rateKey struct {
 // it scan its keys from the one after the last found; only beyond
 // manyRates does a map pay.
 type rateIndex struct {
-	keys  []rateKey        // of s.StateUpdates, in order
-	many  map[rateKey]int  // index into keys, when they are many
-	last  int              // index of the last key found by scanning
-	hints [rateHints]int32 // by key hash: index + 1 of a key with that hash
+	keys  []rateKey       // of s.StateUpdates, in order
+	many  map[rateKey]int // index into keys, when they are many
+	last  int             // index of the last key found by scanning
+	hints [rateHints]rateHint
+}
+
+// rateHint is where a key was last found: its index, and the key packed
+// into one word (see pack) so that checking it is one comparison.
+type rateHint struct {
+	key uint64
+	i   int
 }
 
 const (
@@ -538,19 +545,33 @@ const (
 	rateHints = 32 // a power of two
 )
 
+// pack makes k one word, never zero (an empty hint).
+func (k rateKey) pack() uint64 { return 1<<63 | uint64(k.id)<<8 | uint64(k.dir) }
+
 func (k rateKey) hint() int {
 	return int((uint32(k.id)*0x9E3779B1)>>27^uint32(k.dir)) & (rateHints - 1)
 }
 
 // find returns the index of k, or -1.
 func (x *rateIndex) find(k rateKey) int {
-	h := k.hint()
-	if i := int(x.hints[h]) - 1; i >= 0 && i < len(x.keys) && x.keys[i] == k {
+	if i, ok := x.hinted(k); ok {
 		return i
 	}
+	return x.findSlow(k)
+}
+
+// hinted is find's usual case, small enough to inline: the index of k if
+// its hint has it.
+func (x *rateIndex) hinted(k rateKey) (int, bool) {
+	h := &x.hints[k.hint()]
+	return h.i, h.key == k.pack()
+}
+
+// findSlow is find when the hint misses.
+func (x *rateIndex) findSlow(k rateKey) int {
 	i := x.search(k)
 	if i >= 0 {
-		x.hints[h] = int32(i + 1)
+		x.hints[k.hint()] = rateHint{k.pack(), i}
 	}
 	return i
 }
@@ -592,7 +613,7 @@ func (x *rateIndex) add(k rateKey) int {
 		}
 	}
 	x.last = i
-	x.hints[k.hint()] = int32(i + 1)
+	x.hints[k.hint()] = rateHint{k.pack(), i}
 	return i
 }
 
@@ -992,7 +1013,10 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 		}
 	}
 	k := rateKey{id, r.Dir}
-	i := l.rates.find(k)
+	i, ok := l.rates.hinted(k)
+	if !ok {
+		i = l.rates.findSlow(k)
+	}
 	if i < 0 {
 		if len(s.StateUpdates) >= l.opts.MaxShipRates {
 			return
