@@ -97,9 +97,12 @@ type Builder struct {
 	nextSweep stamp // no sweep is due before (lastSweep + 1 s, or less)
 	scratch   []byte
 	closing   []*live
-	cache     [sessionCacheSize]sessionCache
-	last      *live // of the previous record, checked before cache
-	spare     spare // of finished streams, for new ones
+	// cache remembers the live session of recently seen (server, client)
+	// pairs by sessionSlot, so that steady traffic skips two map lookups
+	// per record. close clears a session's entry.
+	cache [sessionCacheSize]*live
+	last  *live // of the previous record, checked before cache
+	spare spare // of finished streams, for new ones
 
 	opened []*live // open order, for eviction; may hold closed sessions
 	head   int
@@ -140,13 +143,6 @@ func (b *Builder) Emitted() int { return b.emitted }
 // Evicted is the number of sessions ended early to honour MaxSessions.
 func (b *Builder) Evicted() int { return b.evicted }
 
-// sessionCache remembers the live session of recently seen (server, client)
-// pairs, so that steady traffic skips two map lookups per record. close
-// clears a session's entry.
-type sessionCache struct {
-	l *live
-}
-
 const sessionCacheSize = 64 // a power of two
 
 func sessionSlot(server, client netip.AddrPort) int {
@@ -157,23 +153,27 @@ func sessionSlot(server, client netip.AddrPort) int {
 }
 
 // lookup finds the live session of r's pair, nil if none, and makes it the
-// last one. (Add checks the last one first: the messages of one datagram
-// come in a row.)
+// last one and caches it.
 func (b *Builder) lookup(r *flow.Record) *live {
 	c := &b.cache[sessionSlot(r.Server, r.Client)]
-	if c.l != nil && c.l.client == r.Client && c.l.server == r.Server {
-		b.last = c.l
-		return c.l
+	if (*c).of(r) {
+		b.last = *c
+		return *c
 	}
 	var l *live
 	if srv := b.servers[r.Server]; srv != nil {
 		l = srv.sessions[r.Client]
 	}
 	if l != nil {
-		c.l = l
+		*c = l
 		b.last = l
 	}
 	return l
+}
+
+// of reports whether r belongs to l's pair (false for a nil l).
+func (l *live) of(r *flow.Record) bool {
+	return l != nil && l.client == r.Client && l.server == r.Server
 }
 
 // server is what a Builder knows about one server: its live sessions, the
@@ -262,9 +262,15 @@ func (b *Builder) Add(r *flow.Record) {
 		}
 		return
 	}
+	// The last session first (the messages of one datagram come in a
+	// row), then the cache, then the maps.
 	l := b.last
-	if l == nil || l.client != r.Client || l.server != r.Server {
-		l = b.lookup(r)
+	if !l.of(r) {
+		if l = b.cache[sessionSlot(r.Server, r.Client)]; l.of(r) {
+			b.last = l
+		} else {
+			l = b.lookup(r)
+		}
 	}
 	// (replaced is false, without the call, for most records: an open
 	// session, no control message, not yet silent.)
@@ -344,7 +350,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
 	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
-	b.cache[sessionSlot(r.Server, r.Client)] = sessionCache{l: l}
+	b.cache[sessionSlot(r.Server, r.Client)] = l
 	b.last = l
 	b.opened = append(b.opened, l)
 	b.live++
@@ -441,8 +447,8 @@ func (s *Session) endTime() time.Time {
 
 func (b *Builder) close(l *live) {
 	srv := l.srv
-	if c := &b.cache[sessionSlot(l.s.Server, l.s.Client)]; c.l == l {
-		*c = sessionCache{}
+	if c := &b.cache[sessionSlot(l.server, l.client)]; *c == l {
+		*c = nil
 	}
 	if b.last == l {
 		b.last = nil
