@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +181,13 @@ func TestTotalsMidCapture(t *testing.T) {
 	b.Finish()
 	if got := sessionsJSON(t, nil, b.Totals()); string(got) != string(sessionsJSON(t, nil, &want)) {
 		t.Fatalf("after Finish: totals\n%s\nwant\n%s", got, sessionsJSON(t, nil, &want))
+	}
+}
+
+func TestHexByte(t *testing.T) {
+	for b := range 256 {
+		if got, want := hexByte(uint8(b)), fmt.Sprintf("0x%02X", b); got != want {
+			t.Fatalf("hexByte(%d) = %q, want %q", b, got, want)
+		}
 	}
 }
