@@ -171,9 +171,11 @@ func (b *Builder) lookup(r *flow.Record) *live {
 	return l
 }
 
-// of reports whether r belongs to l's pair (false for a nil l).
+// of reports whether r belongs to l's pair (false for a nil l). The
+// client port goes first: it tells most sessions apart at once.
 func (l *live) of(r *flow.Record) bool {
-	return l != nil && l.client == r.Client && l.server == r.Server
+	return l != nil && l.client.Port() == r.Client.Port() && l.client.Addr() == r.Client.Addr() &&
+		l.server == r.Server
 }
 
 // server is what a Builder knows about one server: its live sessions, the
@@ -248,26 +250,19 @@ func (b *Builder) Add(r *flow.Record) {
 		b.addOther(r, now)
 		return
 	}
-	// gamePayload, inlined: a message record always has Msg.
-	var payload []byte
-	if r.Game != nil && r.Msg != nil {
-		if payload = r.Msg.Payload; r.Reassembled != 0 {
-			payload = reencode(r, &b.scratch)
-		}
-	}
-	if !r.Server.IsValid() || !r.Client.IsValid() {
-		var t tally
-		if t.of(r, payload) {
-			b.total.countTally(&t)
-		}
-		return
-	}
 	// The last session first (the messages of one datagram come in a
-	// row), then the cache, then the maps.
+	// row), then the cache, then the maps. (A session's endpoints are
+	// valid: only a record that matches none needs checking.)
 	l := b.last
 	if !l.of(r) {
 		if l = b.cache[sessionSlot(r.Server, r.Client)]; l.of(r) {
 			b.last = l
+		} else if !r.Server.IsValid() || !r.Client.IsValid() {
+			var t tally
+			if t.of(r, gamePayload(r, &b.scratch)) {
+				b.total.countTally(&t)
+			}
+			return
 		} else {
 			l = b.lookup(r)
 		}
@@ -281,7 +276,7 @@ func (b *Builder) Add(r *flow.Record) {
 	if l == nil {
 		l = b.open(r, now)
 	}
-	l.add(r, payload, now)
+	l.add(r, now)
 }
 
 // addOther takes a record that is not a message: damage, a lost fragment
@@ -299,7 +294,11 @@ func (b *Builder) addOther(r *flow.Record, now stamp) {
 		b.total.count(r, payload)
 		return
 	}
+	last := l.traffic.last
 	l.traffic.note(&l.s.Traffic, r.Time, now)
+	if l.traffic.last != last {
+		l.lastIsSeen = false // Traffic.Last is set, and later than LastSeen
+	}
 	l.s.Traffic.count(r, payload)
 	l.damaged(r)
 }
@@ -338,7 +337,15 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 		srv = &server{sessions: map[netip.AddrPort]*live{}}
 		b.servers[r.Server] = srv
 	}
-	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, lastSeen: now}
+	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, scratch: &b.scratch,
+		lastSeen: now}
+	// What live.add's first call would find in traffic.
+	if !now.isZero() {
+		l.traffic.first, s.Traffic.First = now, r.Time
+	}
+	if now.after(stamp{}) {
+		l.traffic.last, l.lastIsSeen = now, true
+	}
 	for d := range 2 {
 		for ch := range 2 {
 			l.streams[d][ch].rtt.cap = b.opts.RTTSamples
@@ -507,7 +514,13 @@ type live struct {
 
 	lastSeen   stamp // s.LastSeen
 	quietUntil stamp // silent is false up to here
-	traffic    span  // of s.Traffic
+	// traffic follows s.Traffic's First and Last, but while lastIsSeen
+	// the Last it holds is only written at the end, as LastSeen: the
+	// latest traffic, when it was a message, is the last message, so the
+	// one time need not be written twice per record.
+	traffic    span
+	lastIsSeen bool
+	scratch    *[]byte // the Builder's, for reassembled payloads
 
 	ending      bool // disconnected or booted; lingering
 	lingerUntil stamp
@@ -624,29 +637,26 @@ func (x *rateIndex) add(k rateKey) int {
 }
 
 // add takes a message record and counts it in the session's traffic.
-func (l *live) add(r *flow.Record, payload []byte, now stamp) {
+func (l *live) add(r *flow.Record, now stamp) {
 	s := l.s
-	if !l.traffic.first.isZero() && !now.before(l.traffic.first) {
-		// span.note's usual case: First stays.
-		if now.after(l.traffic.last) {
-			l.traffic.last, s.Traffic.Last = now, r.Time
-		}
-	} else {
-		l.traffic.note(&s.Traffic, r.Time, now)
-	}
 	if now.after(l.lastSeen) {
 		l.lastSeen, s.LastSeen = now, r.Time
+		// The traffic's last time is never before lastSeen (when
+		// positive), so it can only move with it.
+		if now.after(l.traffic.last) {
+			l.traffic.last, l.lastIsSeen = now, true
+		}
+	}
+	if (now.before(l.traffic.first) || l.traffic.first.isZero()) && !now.isZero() {
+		l.traffic.first, s.Traffic.First = now, r.Time
 	}
 	if r.Err != nil {
 		l.damaged(r)
 	}
-	d := DirIndex(r.Dir)
-	if d < 0 {
+	d := int(r.Dir) - 1 // DirIndex, with 0 or 1 known to the compiler
+	if uint(d) > 1 {
 		return // counted nowhere
 	}
-	d &= 1 // 0 or 1: spares the bounds checks
-	// Counts.countTally, with the opcode (an interface call) found once,
-	// for the count and for game.
 	c, m := &s.Traffic, r.Msg
 	if r.MsgIndex == 0 {
 		c.Datagrams[d]++
@@ -655,6 +665,12 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp) {
 	tt.Count++
 	tt.Bytes += len(m.Raw)
 	var op game.Opcode
+	var payload []byte // gamePayload, inlined
+	if r.Game != nil {
+		if payload = m.Payload; r.Reassembled != 0 {
+			payload = reencode(r, l.scratch)
+		}
+	}
 	if r.Game != nil && len(payload) > 0 {
 		op = r.Game.Msg.Opcode()
 		o := &c.Opcodes[d][op]
@@ -1157,6 +1173,9 @@ func (l *live) finish() {
 		}
 	}
 	l.burst.flush(l)
+	if l.lastIsSeen {
+		s.Traffic.Last = s.LastSeen
+	}
 	s.Reached = s.reached()
 	for i := range s.StateUpdates {
 		u := &s.StateUpdates[i]
