@@ -242,8 +242,12 @@ func (b *Builder) Add(r *flow.Record) {
 			b.lastSweep = b.clock
 			b.nextSweep = stampOf(b.clock.time().Add(time.Second))
 		}
-	}
-	if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
+		// Later than every time so far, and so than the first unless
+		// there is none yet (now is not zero: the clock starts there).
+		if b.first.isZero() {
+			b.first, b.total.First = now, r.Time
+		}
+	} else if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
 		b.first, b.total.First = now, r.Time
 	}
 	if r.Kind != flow.KindMessage {
@@ -666,16 +670,16 @@ func (l *live) add(r *flow.Record, now stamp) {
 	tt.Bytes += len(m.Raw)
 	var op game.Opcode
 	var payload []byte // gamePayload, inlined
-	if r.Game != nil {
+	if g := r.Game; g != nil {
 		if payload = m.Payload; r.Reassembled != 0 {
 			payload = reencode(r, l.scratch)
 		}
-	}
-	if r.Game != nil && len(payload) > 0 {
-		op = r.Game.Msg.Opcode()
-		o := &c.Opcodes[d][op]
-		o.Count++
-		o.Bytes += len(payload)
+		if len(payload) > 0 {
+			op = g.Msg.Opcode()
+			o := &c.Opcodes[d][op]
+			o.Count++
+			o.Bytes += len(payload)
+		}
 	}
 	if m.Type == dissect.TypeAck {
 		l.streams[1-d][m.AckChannel()&1].ack(m, now)

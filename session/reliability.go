@@ -262,7 +262,16 @@ func (s *stream) ack(a *dissect.Message, t stamp) {
 			if s.rtt.vals == nil {
 				s.rtt.vals = s.spare.takeSamples()
 			}
-			s.rtt.add(t.sub(e.first))
+			// t.sub(e.first), its usual case inlined: t is not before
+			// e.first, so a difference in range is not negative (one
+			// that overflowed is).
+			var rtt time.Duration
+			if ds := t.sec - e.first.sec; ds >= 0 && ds < maxExactSec {
+				rtt = time.Duration(ds)*time.Second + time.Duration(t.nsec-e.first.nsec)
+			} else {
+				rtt = t.sub(e.first)
+			}
+			s.rtt.add(rtt)
 		}
 	}
 }
