@@ -142,8 +142,13 @@ func hash64(b []byte) uint64 {
 	n := len(b)
 	h := uint64(14695981039346656037) ^ uint64(n)*m
 	i := 0
-	for ; i+8 <= n; i += 8 {
+	for ; i+16 <= n; i += 16 {
 		h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(b[i:]))*m, 29)
+		h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(b[i+8:]))*m, 29)
+	}
+	if i+8 <= n {
+		h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(b[i:]))*m, 29)
+		i += 8
 	}
 	if i < n {
 		var w uint64

@@ -193,11 +193,10 @@ func (s *stream) remember(k sentKey, t stamp) {
 // buf stops growing at 1024.)
 func (s *stream) grow() {
 	if 2*len(s.recent) > cap(s.buf) {
-		// A busy stream takes a finished stream's array (a full-size one)
-		// rather than growing through every size again.
-		if s.buf = nil; cap(s.recent) >= 64 {
-			s.buf = s.spare.takeBuf()
-		}
+		// A stream takes a finished stream's array (a full-size one)
+		// rather than growing through every size again. (The spare holds
+		// only a few: the rest of a quiet capture's streams stay small.)
+		s.buf = s.spare.takeBuf()
 		if s.buf == nil {
 			s.buf = make([]sentMsg, max(16, 2*len(s.recent)))
 		}
@@ -236,7 +235,11 @@ func (s *stream) send(m *dissect.Message, t stamp) (retransmit bool) {
 	if m.Fragment {
 		s.st.Fragments++
 	}
-	if !seen {
+	if w := &s.win; w.started && m.Seq == w.highest+1 {
+		// arrive's usual case, the next number: no gap, nothing to clear.
+		w.highest = m.Seq
+		w.set(m.Seq, true)
+	} else if !seen {
 		s.win.arrive(m.Seq, s.st)
 	}
 	s.remember(k, t)
