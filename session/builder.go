@@ -566,14 +566,14 @@ type rateHint struct {
 
 const (
 	manyRates = 16
-	rateHints = 32 // a power of two
+	rateHints = 64 // a power of two
 )
 
 // pack makes k one word, never zero (an empty hint).
 func (k rateKey) pack() uint64 { return 1<<63 | uint64(k.id)<<8 | uint64(k.dir) }
 
 func (k rateKey) hint() int {
-	return int((uint32(k.id)*0x9E3779B1)>>27^uint32(k.dir)) & (rateHints - 1)
+	return int((uint32(k.id)^uint32(k.dir)<<16)*0x9E3779B1>>26) & (rateHints - 1)
 }
 
 // find returns the index of k, or -1.
