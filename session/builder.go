@@ -280,6 +280,9 @@ func (b *Builder) Add(r *flow.Record) {
 	if l == nil {
 		l = b.open(r, now)
 	}
+	if r.Err != nil {
+		l.damaged(r) // here rather than in add, which then spills less
+	}
 	l.add(r, now)
 }
 
@@ -641,7 +644,8 @@ func (x *rateIndex) add(k rateKey) int {
 	return i
 }
 
-// add takes a message record and counts it in the session's traffic.
+// add takes a message record (Add has counted any damage) and counts it in
+// the session's traffic.
 func (l *live) add(r *flow.Record, now stamp) {
 	s := l.s
 	if now.after(l.lastSeen) {
@@ -654,9 +658,6 @@ func (l *live) add(r *flow.Record, now stamp) {
 	}
 	if (now.before(l.traffic.first) || l.traffic.first.isZero()) && !now.isZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time
-	}
-	if r.Err != nil {
-		l.damaged(r)
 	}
 	d := int(r.Dir) - 1 // DirIndex, with 0 or 1 known to the compiler
 	if uint(d) > 1 {

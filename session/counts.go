@@ -3,6 +3,7 @@ package session
 import (
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -214,33 +215,37 @@ type OpcodeRow struct {
 // OpcodeRows lists every opcode seen, client to server first, each direction
 // in opcode order.
 func (c *Counts) OpcodeRows() []OpcodeRow {
-	n := 0
+	// One pass finds the rows and each direction's totals.
+	var seen [2 * 256]uint8 // opcodes with a count, by direction, in order
+	var n [2]int
+	var total, totalBytes [2]int
 	for d := range 2 {
 		for op := range 256 {
-			if c.Opcodes[d][op].Count != 0 {
-				n++
+			t := &c.Opcodes[d][op]
+			if t.Count != 0 {
+				seen[256*d+n[d]] = uint8(op)
+				n[d]++
+				total[d] += t.Count
+				totalBytes[d] += t.Bytes
 			}
 		}
 	}
-	if n == 0 {
+	if n[0]+n[1] == 0 {
 		return nil
 	}
-	rows := make([]OpcodeRow, 0, n)
+	rows := make([]OpcodeRow, 0, n[0]+n[1])
 	minutes := c.Duration().Minutes()
 	if c.Duration() < time.Second {
 		minutes = 0
 	}
+	names := opcodeNames()
 	for d := range 2 {
-		total, totalBytes := c.GameMessages(d)
-		for op := range 256 {
+		dir := Dirs[d].String()
+		for _, op := range seen[256*d : 256*d+n[d]] {
 			t := c.Opcodes[d][op]
-			if t.Count == 0 {
-				continue
-			}
-			o := game.Opcode(op)
-			row := OpcodeRow{Dir: Dirs[d].String(), Opcode: o, Hex: hexByte(uint8(op)), Name: o.String(),
+			row := OpcodeRow{Dir: dir, Opcode: game.Opcode(op), Hex: hexByte(op), Name: names[op],
 				Count: t.Count, Bytes: t.Bytes,
-				Share: round(ratio(t.Count, total), 1e4), ByteShare: round(ratio(t.Bytes, totalBytes), 1e4)}
+				Share: round(ratio(t.Count, total[d]), 1e4), ByteShare: round(ratio(t.Bytes, totalBytes[d]), 1e4)}
 			if minutes > 0 {
 				row.PerMinute = round(float64(t.Count)/minutes, 1e3)
 				row.Per15Min = round(float64(t.Count)*15/minutes, 1e3)
@@ -250,6 +255,15 @@ func (c *Counts) OpcodeRows() []OpcodeRow {
 	}
 	return rows
 }
+
+// opcodeNames are the names of all opcodes, made once: every session's
+// rows need them.
+var opcodeNames = sync.OnceValue(func() (names [256]string) {
+	for op := range names {
+		names[op] = game.Opcode(op).String()
+	}
+	return names
+})
 
 // TransportRow is one line of transport-type counts.
 type TransportRow struct {
@@ -264,27 +278,26 @@ type TransportRow struct {
 // TransportRows lists every transport type seen, client to server first,
 // each direction in type order.
 func (c *Counts) TransportRows() []TransportRow {
-	n := 0
+	var seen [2 * 256]uint8 // types with a count, by direction, in order
+	var n [2]int
 	for d := range 2 {
 		for t := range 256 {
 			if c.Transport[d][t].Count != 0 {
-				n++
+				seen[256*d+n[d]] = uint8(t)
+				n[d]++
 			}
 		}
 	}
-	if n == 0 {
+	if n[0]+n[1] == 0 {
 		return nil
 	}
-	rows := make([]TransportRow, 0, n)
+	rows := make([]TransportRow, 0, n[0]+n[1])
 	for d := range 2 {
-		for t := range 256 {
-			n := c.Transport[d][t]
-			if n.Count == 0 {
-				continue
-			}
-			tt := dissect.TransportType(t)
-			rows = append(rows, TransportRow{Dir: Dirs[d].String(), Type: tt, Hex: hexByte(uint8(t)),
-				Name: tt.String(), Count: n.Count, Bytes: n.Bytes})
+		dir := Dirs[d].String()
+		for _, t := range seen[256*d : 256*d+n[d]] {
+			tt, cnt := dissect.TransportType(t), c.Transport[d][t]
+			rows = append(rows, TransportRow{Dir: dir, Type: tt, Hex: hexByte(t),
+				Name: tt.String(), Count: cnt.Count, Bytes: cnt.Bytes})
 		}
 	}
 	return rows
