@@ -561,10 +561,13 @@ type rateIndex struct {
 }
 
 // rateHint is where a key was last found: its index, and the key packed
-// into one word (see pack) so that checking it is one comparison.
+// into one word (see pack) so that checking it is one comparison. rate is
+// live.stateUpdate's: the ShipRate at that index, while the slice it lies
+// in has not grown.
 type rateHint struct {
-	key uint64
-	i   int
+	key  uint64
+	i    int
+	rate *ShipRate
 }
 
 const (
@@ -598,7 +601,7 @@ func (x *rateIndex) hinted(k rateKey) (int, bool) {
 func (x *rateIndex) findSlow(k rateKey) int {
 	i := x.search(k)
 	if i >= 0 {
-		x.hints[k.hint()] = rateHint{k.pack(), i}
+		x.hints[k.hint()] = rateHint{key: k.pack(), i: i}
 	}
 	return i
 }
@@ -640,7 +643,7 @@ func (x *rateIndex) add(k rateKey) int {
 		}
 	}
 	x.last = i
-	x.hints[k.hint()] = rateHint{k.pack(), i}
+	x.hints[k.hint()] = rateHint{key: k.pack(), i: i}
 	return i
 }
 
@@ -1041,20 +1044,38 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 		}
 	}
 	k := rateKey{id, r.Dir}
-	i, ok := l.rates.hinted(k)
-	if !ok {
-		i = l.rates.findSlow(k)
-	}
-	if i < 0 {
-		if len(s.StateUpdates) >= l.opts.MaxShipRates {
+	h := &l.rates.hints[k.hint()]
+	u := h.rate
+	if u == nil || h.key != k.pack() {
+		if u = l.rate(k, r); u == nil {
 			return
 		}
-		i = l.rates.add(k)
-		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: id, Dir: r.Dir.String(), First: r.Time})
 	}
-	u := &s.StateUpdates[i]
 	u.Count++
 	u.Last = r.Time
+}
+
+// rate is stateUpdate's ShipRate for k, added if new and there is room
+// (nil if not), and left in k's hint.
+func (l *live) rate(k rateKey, r *flow.Record) *ShipRate {
+	s := l.s
+	i := l.rates.find(k)
+	if i < 0 {
+		if len(s.StateUpdates) >= l.opts.MaxShipRates {
+			return nil
+		}
+		i = l.rates.add(k)
+		c := cap(s.StateUpdates)
+		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: k.id, Dir: r.Dir.String(), First: r.Time})
+		if cap(s.StateUpdates) != c {
+			for j := range l.rates.hints {
+				l.rates.hints[j].rate = nil // into the old array
+			}
+		}
+	}
+	u := &s.StateUpdates[i]
+	l.rates.hints[k.hint()].rate = u // find and add left k there
+	return u
 }
 
 func (l *live) chat(r *flow.Record) {
