@@ -680,7 +680,13 @@ func (l *live) add(r *flow.Record, now stamp) {
 			payload = reencode(r, l.scratch)
 		}
 		if len(payload) > 0 {
-			op = g.Msg.Opcode()
+			// Most are StateUpdates: their opcode without the interface
+			// call (which made every register spill).
+			if _, ok := g.Msg.(*game.StateUpdate); ok {
+				op = game.OpStateUpdate
+			} else {
+				op = g.Msg.Opcode()
+			}
 			o := &c.Opcodes[d][op]
 			o.Count++
 			o.Bytes += len(payload)
