@@ -84,19 +84,27 @@ type Builder struct {
 	opts    Options
 	emit    func(*Session)
 	servers map[netip.AddrPort]*server
-	total   Counts
-	first   stamp // of total.First; total.Last is at clock
+	// total counts what no open session counts: the records of closed
+	// sessions (merged in at the close) and those of no session. A record
+	// of an open session is counted once, in the session's Traffic, and
+	// Totals adds those up.
+	total Counts
+	view  Counts // Totals' result
+	first stamp  // of total.First; total.Last is at clock
 
 	clock     stamp // latest capture time seen
 	lastSweep stamp
 	nextSweep stamp // no sweep is due before (lastSweep + 1 s, or less)
 	scratch   []byte
 	closing   []*live
-	cache     [sessionCacheSize]sessionCache
-	last      *live // of the previous record, checked before cache
-	spare     spare // of finished streams, for new ones
+	// cache remembers the live session of recently seen (server, client)
+	// pairs by sessionSlot, so that steady traffic skips two map lookups
+	// per record. close clears a session's entry.
+	cache [sessionCacheSize]*live
+	last  *live // of the previous record, checked before cache
+	spare spare // of finished streams, for new ones
 
-	opened []*live // open order, for eviction; may hold closed sessions
+	opened []*live // open order, for eviction; may hold closed sessions (and nil)
 	head   int
 
 	live, peak, emitted, evicted int
@@ -113,7 +121,18 @@ func NewBuilder(opts Options, emit func(*Session)) *Builder {
 
 // Totals are the traffic counts of every record added, sessions or not
 // (GameSpy, damaged capture records). Valid until the next Add.
-func (b *Builder) Totals() *Counts { return &b.total }
+func (b *Builder) Totals() *Counts {
+	if b.live == 0 {
+		return &b.total
+	}
+	b.view = b.total
+	for _, l := range b.opened[b.head:] {
+		if l != nil && !l.closed {
+			b.view.mergeCounts(&l.s.Traffic)
+		}
+	}
+	return &b.view
+}
 
 // Live is the number of sessions open now; Peak the most open at once;
 // Emitted the number handed to emit so far.
@@ -124,44 +143,39 @@ func (b *Builder) Emitted() int { return b.emitted }
 // Evicted is the number of sessions ended early to honour MaxSessions.
 func (b *Builder) Evicted() int { return b.evicted }
 
-// sessionCache remembers the live session of recently seen (server, client)
-// pairs, so that steady traffic skips two map lookups per record. close
-// clears a session's entry.
-type sessionCache struct {
-	server, client netip.AddrPort
-	l              *live
-}
-
 const sessionCacheSize = 64 // a power of two
 
 func sessionSlot(server, client netip.AddrPort) int {
-	a, b := server.Addr().As16(), client.Addr().As16()
-	h := uint32(a[15]) ^ uint32(b[15])<<1 ^ uint32(b[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
+	a := client.Addr().As16()
+	h := uint32(a[15]) ^ uint32(a[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
 	h ^= h >> 7
 	return int(h & (sessionCacheSize - 1))
 }
 
-// lookup finds the live session of r's pair (nil if none) and its server.
-func (b *Builder) lookup(r *flow.Record) (*server, *live) {
-	// The messages of one datagram come in a row.
-	if l := b.last; l != nil && l.s.Client == r.Client && l.s.Server == r.Server {
-		return l.srv, l
-	}
+// lookup finds the live session of r's pair, nil if none, and makes it the
+// last one and caches it.
+func (b *Builder) lookup(r *flow.Record) *live {
 	c := &b.cache[sessionSlot(r.Server, r.Client)]
-	if c.l != nil && c.server == r.Server && c.client == r.Client {
-		b.last = c.l
-		return c.l.srv, c.l
+	if (*c).of(r) {
+		b.last = *c
+		return *c
 	}
-	srv := b.servers[r.Server]
 	var l *live
-	if srv != nil {
+	if srv := b.servers[r.Server]; srv != nil {
 		l = srv.sessions[r.Client]
 	}
 	if l != nil {
-		*c = sessionCache{server: r.Server, client: r.Client, l: l}
+		*c = l
 		b.last = l
 	}
-	return srv, l
+	return l
+}
+
+// of reports whether r belongs to l's pair (false for a nil l). The
+// client port goes first: it tells most sessions apart at once.
+func (l *live) of(r *flow.Record) bool {
+	return l != nil && l.client.Port() == r.Client.Port() && l.client.Addr() == r.Client.Addr() &&
+		l.server == r.Server
 }
 
 // server is what a Builder knows about one server: its live sessions, the
@@ -228,50 +242,72 @@ func (b *Builder) Add(r *flow.Record) {
 			b.lastSweep = b.clock
 			b.nextSweep = stampOf(b.clock.time().Add(time.Second))
 		}
-	}
-	if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
+		// Later than every time so far, and so than the first unless
+		// there is none yet (now is not zero: the clock starts there).
+		if b.first.isZero() {
+			b.first, b.total.First = now, r.Time
+		}
+	} else if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
 		b.first, b.total.First = now, r.Time
 	}
-	payload := gamePayload(r, &b.scratch)
-	var t tally
-	isMsg := t.of(r, payload)
-	if isMsg {
-		b.total.countTally(&t)
-	} else {
-		b.total.count(r, payload)
-	}
-	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
-		return
-	}
-	srv, l := b.lookup(r)
 	if r.Kind != flow.KindMessage {
-		// Damage never opens a session: lost fragment sets are reported at
-		// the end, long after their session may have closed.
-		if l != nil {
-			l.traffic.note(&l.s.Traffic, r.Time, now)
-			l.s.Traffic.count(r, payload)
-			l.damaged(r)
-		}
+		b.addOther(r, now)
 		return
+	}
+	// The last session first (the messages of one datagram come in a
+	// row), then the cache, then the maps. (A session's endpoints are
+	// valid: only a record that matches none needs checking.)
+	l := b.last
+	if !l.of(r) {
+		if l = b.cache[sessionSlot(r.Server, r.Client)]; l.of(r) {
+			b.last = l
+		} else if !r.Server.IsValid() || !r.Client.IsValid() {
+			var t tally
+			if t.of(r, gamePayload(r, &b.scratch)) {
+				b.total.countTally(&t)
+			}
+			return
+		} else {
+			l = b.lookup(r)
+		}
 	}
 	// (replaced is false, without the call, for most records: an open
 	// session, no control message, not yet silent.)
 	if l != nil && (l.ending || r.Control != nil || now.after(l.quietUntil)) && b.replaced(l, r, now) {
 		b.close(l)
-		l, srv = nil, b.servers[r.Server]
+		l = nil
 	}
 	if l == nil {
-		if srv == nil {
-			srv = &server{sessions: map[netip.AddrPort]*live{}}
-			b.servers[r.Server] = srv
-		}
-		l = b.open(srv, r, now)
+		l = b.open(r, now)
 	}
-	if !isMsg {
-		l.add(r, payload, now, nil)
-	} else {
-		l.add(r, payload, now, &t)
+	if r.Err != nil {
+		l.damaged(r) // here rather than in add, which then spills less
 	}
+	l.add(r, now)
+}
+
+// addOther takes a record that is not a message: damage, a lost fragment
+// set, GameSpy.
+func (b *Builder) addOther(r *flow.Record, now stamp) {
+	var payload []byte // none: not a message
+	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
+		b.total.count(r, payload)
+		return
+	}
+	// Damage never opens a session: lost fragment sets are reported at
+	// the end, long after their session may have closed.
+	l := b.lookup(r)
+	if l == nil {
+		b.total.count(r, payload)
+		return
+	}
+	last := l.traffic.last
+	l.traffic.note(&l.s.Traffic, r.Time, now)
+	if l.traffic.last != last {
+		l.lastIsSeen = false // Traffic.Last is set, and later than LastSeen
+	}
+	l.s.Traffic.count(r, payload)
+	l.damaged(r)
 }
 
 // replaced reports whether r starts a new session on l's flow: l ended and
@@ -296,18 +332,27 @@ func isConnectRequest(r *flow.Record) bool {
 	return r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request"
 }
 
-func (b *Builder) open(srv *server, r *flow.Record, now stamp) *live {
+func (b *Builder) open(r *flow.Record, now stamp) *live {
 	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,
 		Start: r.Time, LastSeen: r.Time}
 	// A session seen from its first step has a connect request or a slot
 	// assignment first; anything else means it began before the capture.
 	s.MidCapture = !(isConnectRequest(r) || (r.Control != nil && r.Control.Kind == "slot-assignment"))
 	b.makeRoom(r)
-	if b.servers[r.Server] != srv { // evicting emptied and dropped it
+	srv := b.servers[r.Server]
+	if srv == nil {
 		srv = &server{sessions: map[netip.AddrPort]*live{}}
 		b.servers[r.Server] = srv
 	}
-	l := &live{s: s, srv: srv, opts: &b.opts, lastSeen: now}
+	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, scratch: &b.scratch,
+		lastSeen: now}
+	// What live.add's first call would find in traffic.
+	if !now.isZero() {
+		l.traffic.first, s.Traffic.First = now, r.Time
+	}
+	if now.after(stamp{}) {
+		l.traffic.last, l.lastIsSeen = now, true
+	}
 	for d := range 2 {
 		for ch := range 2 {
 			l.streams[d][ch].rtt.cap = b.opts.RTTSamples
@@ -319,7 +364,8 @@ func (b *Builder) open(srv *server, r *flow.Record, now stamp) *live {
 	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
 	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
-	b.cache[sessionSlot(r.Server, r.Client)] = sessionCache{server: r.Server, client: r.Client, l: l}
+	b.cache[sessionSlot(r.Server, r.Client)] = l
+	b.last = l
 	b.opened = append(b.opened, l)
 	b.live++
 	b.peak = max(b.peak, b.live)
@@ -362,19 +408,20 @@ func (b *Builder) compactOpened() {
 	b.head = 0
 }
 
-// sweep closes the sessions that timed out or finished lingering.
+// sweep closes the sessions that timed out or finished lingering. (It
+// walks opened, cheaper than the maps, which hold the same sessions.)
 func (b *Builder) sweep() {
-	for _, srv := range b.servers {
-		for _, l := range srv.sessions {
-			switch {
-			case l.ending && !b.clock.before(l.lingerUntil):
-			case !l.ending && l.silent(b.clock, b.opts.Timeout):
-				l.timeout(b.opts.Timeout)
-			default:
-				continue
-			}
-			b.closing = append(b.closing, l)
+	for _, l := range b.opened[b.head:] {
+		switch {
+		case l == nil || l.closed:
+			continue
+		case l.ending && !b.clock.before(l.lingerUntil):
+		case !l.ending && l.silent(b.clock, b.opts.Timeout):
+			l.timeout(b.opts.Timeout)
+		default:
+			continue
 		}
+		b.closing = append(b.closing, l)
 	}
 	b.flushClosing()
 }
@@ -415,8 +462,8 @@ func (s *Session) endTime() time.Time {
 
 func (b *Builder) close(l *live) {
 	srv := l.srv
-	if c := &b.cache[sessionSlot(l.s.Server, l.s.Client)]; c.l == l {
-		*c = sessionCache{}
+	if c := &b.cache[sessionSlot(l.server, l.client)]; *c == l {
+		*c = nil
 	}
 	if b.last == l {
 		b.last = nil
@@ -428,6 +475,7 @@ func (b *Builder) close(l *live) {
 		delete(b.servers, l.s.Server)
 	}
 	l.finish()
+	b.total.mergeCounts(&l.s.Traffic)
 	l.closed = true
 	b.live--
 	b.emitted++
@@ -461,6 +509,8 @@ type live struct {
 	srv    *server
 	opts   *Options
 
+	server, client netip.AddrPort // s.Server, s.Client
+
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState
 	rates   rateIndex // of s.StateUpdates
@@ -472,7 +522,13 @@ type live struct {
 
 	lastSeen   stamp // s.LastSeen
 	quietUntil stamp // silent is false up to here
-	traffic    span  // of s.Traffic
+	// traffic follows s.Traffic's First and Last, but while lastIsSeen
+	// the Last it holds is only written at the end, as LastSeen: the
+	// latest traffic, when it was a message, is the last message, so the
+	// one time need not be written twice per record.
+	traffic    span
+	lastIsSeen bool
+	scratch    *[]byte // the Builder's, for reassembled payloads
 
 	ending      bool // disconnected or booted; lingering
 	lingerUntil stamp
@@ -493,18 +549,65 @@ type rateKey struct {
 }
 
 // rateIndex finds a session's ShipRate by object and direction. A session
-// sees updates for a handful of ships, in turn, so it scans its keys from
-// the one after the last found; only beyond manyRates does a map pay.
+// sees updates for a handful of ships, in turn: a small table by key hash
+// remembers where each key was last found, and only when that misses does
+// it scan its keys from the one after the last found; only beyond
+// manyRates does a map pay.
 type rateIndex struct {
-	keys []rateKey       // of s.StateUpdates, in order
-	many map[rateKey]int // index into keys, when they are many
-	last int             // index of the last key found
+	keys  []rateKey       // of s.StateUpdates, in order
+	many  map[rateKey]int // index into keys, when they are many
+	last  int             // index of the last key found by scanning
+	hints [rateHints]rateHint
 }
 
-const manyRates = 16
+// rateHint is where a key was last found: its index, and the key packed
+// into one word (see pack) so that checking it is one comparison. rate is
+// live.stateUpdate's: the ShipRate at that index, while the slice it lies
+// in has not grown.
+type rateHint struct {
+	key  uint64
+	i    int
+	rate *ShipRate
+}
+
+const (
+	manyRates = 16
+	rateHints = 64 // a power of two
+)
+
+// pack makes k one word, never zero (an empty hint).
+func (k rateKey) pack() uint64 { return 1<<63 | uint64(k.id)<<8 | uint64(k.dir) }
+
+func (k rateKey) hint() int {
+	return int((uint32(k.id)^uint32(k.dir)<<16)*0x9E3779B1>>26) & (rateHints - 1)
+}
 
 // find returns the index of k, or -1.
 func (x *rateIndex) find(k rateKey) int {
+	if i, ok := x.hinted(k); ok {
+		return i
+	}
+	return x.findSlow(k)
+}
+
+// hinted is find's usual case, small enough to inline: the index of k if
+// its hint has it.
+func (x *rateIndex) hinted(k rateKey) (int, bool) {
+	h := &x.hints[k.hint()]
+	return h.i, h.key == k.pack()
+}
+
+// findSlow is find when the hint misses.
+func (x *rateIndex) findSlow(k rateKey) int {
+	i := x.search(k)
+	if i >= 0 {
+		x.hints[k.hint()] = rateHint{key: k.pack(), i: i}
+	}
+	return i
+}
+
+// search is find without the hints.
+func (x *rateIndex) search(k rateKey) int {
 	if x.many != nil {
 		i, ok := x.many[k]
 		if !ok {
@@ -540,39 +643,62 @@ func (x *rateIndex) add(k rateKey) int {
 		}
 	}
 	x.last = i
+	x.hints[k.hint()] = rateHint{key: k.pack(), i: i}
 	return i
 }
 
-// add takes a message record; t is its tally, nil when nothing counts.
-func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
+// add takes a message record (Add has counted any damage) and counts it in
+// the session's traffic.
+func (l *live) add(r *flow.Record, now stamp) {
 	s := l.s
-	if !l.traffic.first.isZero() && !now.before(l.traffic.first) {
-		// span.note's usual case: First stays.
-		if now.after(l.traffic.last) {
-			l.traffic.last, s.Traffic.Last = now, r.Time
-		}
-	} else {
-		l.traffic.note(&s.Traffic, r.Time, now)
-	}
-	if t != nil {
-		s.Traffic.countTally(t)
-	}
 	if now.after(l.lastSeen) {
 		l.lastSeen, s.LastSeen = now, r.Time
+		// The traffic's last time is never before lastSeen (when
+		// positive), so it can only move with it.
+		if now.after(l.traffic.last) {
+			l.traffic.last, l.lastIsSeen = now, true
+		}
 	}
-	if r.Err != nil {
-		l.damaged(r)
+	if (now.before(l.traffic.first) || l.traffic.first.isZero()) && !now.isZero() {
+		l.traffic.first, s.Traffic.First = now, r.Time
 	}
-	d := DirIndex(r.Dir)
-	if d < 0 {
-		return
+	d := int(r.Dir) - 1 // DirIndex, with 0 or 1 known to the compiler
+	if uint(d) > 1 {
+		return // counted nowhere
 	}
-	m := r.Msg
+	c, m := &s.Traffic, r.Msg
+	if r.MsgIndex == 0 {
+		c.Datagrams[d]++
+	}
+	tt := &c.Transport[d][m.Type]
+	tt.Count++
+	tt.Bytes += len(m.Raw)
+	var op game.Opcode
+	var payload []byte // gamePayload, inlined
+	if g := r.Game; g != nil {
+		if payload = m.Payload; r.Reassembled != 0 {
+			payload = reencode(r, l.scratch)
+		}
+		if len(payload) > 0 {
+			// Most are StateUpdates: their opcode without the interface
+			// call (which made every register spill).
+			if _, ok := g.Msg.(*game.StateUpdate); ok {
+				op = game.OpStateUpdate
+			} else {
+				op = g.Msg.Opcode()
+			}
+			o := &c.Opcodes[d][op]
+			o.Count++
+			o.Bytes += len(payload)
+		}
+	}
 	if m.Type == dissect.TypeAck {
-		l.streams[1-d][m.AckChannel()].ack(m, now)
+		l.streams[1-d][m.AckChannel()&1].ack(m, now)
 		return
 	}
-	if l.streams[d][m.Type.Channel()].send(m, now) {
+	if st := &l.streams[d][m.Type.Channel()&1]; !m.Reliable {
+		st.st.Unreliable++ // send's first step, without the call
+	} else if st.send(m, now) {
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {
 			return // a copy: its content was handled the first time
@@ -588,7 +714,16 @@ func (l *live) add(r *flow.Record, payload []byte, now stamp, t *tally) {
 	case r.Control != nil:
 		l.control(r)
 	case r.Game != nil:
-		l.game(r, payload, now)
+		if len(payload) == 0 {
+			op = r.Game.Msg.Opcode()
+		}
+		if op != game.OpStateUpdate {
+			l.game(r, op, payload, now)
+		} else if m, ok := r.Game.Msg.(*game.StateUpdate); ok {
+			// Most messages are StateUpdates: game's only work for them
+			// (they are not relayed).
+			l.stateUpdate(r, m.Object)
+		}
 	}
 }
 
@@ -690,10 +825,11 @@ func (l *live) control(r *flow.Record) {
 	}
 }
 
-func (l *live) game(r *flow.Record, p []byte, now stamp) {
+// game takes a game message other than a StateUpdate (add passes those
+// to stateUpdate); op is its opcode.
+func (l *live) game(r *flow.Record, op game.Opcode, p []byte, now stamp) {
 	s := l.s
 	msg := r.Game.Msg
-	op := msg.Opcode()
 	c2s := r.Dir == game.ClientToServer
 	switch op {
 	case game.OpChecksumRequest:
@@ -729,10 +865,6 @@ func (l *live) game(r *flow.Record, p []byte, now stamp) {
 				o.shipLost(r, m.Object)
 			}
 		}
-	case game.OpStateUpdate:
-		if m, ok := msg.(*game.StateUpdate); ok {
-			l.stateUpdate(r, m.Object)
-		}
 	case game.OpChat, game.OpTeamChat:
 		l.chat(r)
 	case game.OpScoreChange, game.OpScore, game.OpScoreInit, game.OpTeamMessage:
@@ -743,9 +875,7 @@ func (l *live) game(r *flow.Record, p []byte, now stamp) {
 		l.event(r, EventRestartGame, "RESTART_GAME")
 		l.srv.kills = [len(l.srv.kills)]killKey{} // death counts start again
 	}
-	if op != game.OpStateUpdate {
-		l.relay(r, p, now)
-	}
+	l.relay(r, p, now)
 }
 
 func withArgs(name, args string) string {
@@ -920,17 +1050,38 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 		}
 	}
 	k := rateKey{id, r.Dir}
+	h := &l.rates.hints[k.hint()]
+	u := h.rate
+	if u == nil || h.key != k.pack() {
+		if u = l.rate(k, r); u == nil {
+			return
+		}
+	}
+	u.Count++
+	u.Last = r.Time
+}
+
+// rate is stateUpdate's ShipRate for k, added if new and there is room
+// (nil if not), and left in k's hint.
+func (l *live) rate(k rateKey, r *flow.Record) *ShipRate {
+	s := l.s
 	i := l.rates.find(k)
 	if i < 0 {
 		if len(s.StateUpdates) >= l.opts.MaxShipRates {
-			return
+			return nil
 		}
 		i = l.rates.add(k)
-		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: id, Dir: r.Dir.String(), First: r.Time})
+		c := cap(s.StateUpdates)
+		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: k.id, Dir: r.Dir.String(), First: r.Time})
+		if cap(s.StateUpdates) != c {
+			for j := range l.rates.hints {
+				l.rates.hints[j].rate = nil // into the old array
+			}
+		}
 	}
 	u := &s.StateUpdates[i]
-	u.Count++
-	u.Last = r.Time
+	l.rates.hints[k.hint()].rate = u // find and add left k there
+	return u
 }
 
 func (l *live) chat(r *flow.Record) {
@@ -1055,6 +1206,9 @@ func (l *live) finish() {
 		}
 	}
 	l.burst.flush(l)
+	if l.lastIsSeen {
+		s.Traffic.Last = s.LastSeen
+	}
 	s.Reached = s.reached()
 	for i := range s.StateUpdates {
 		u := &s.StateUpdates[i]

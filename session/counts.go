@@ -3,6 +3,7 @@ package session
 import (
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -127,14 +128,15 @@ func (t *tally) of(r *flow.Record, payload []byte) bool {
 }
 
 func (c *Counts) countTally(t *tally) {
+	d := t.d & 1 // 0 or 1: spares the bounds checks
 	if t.datagram {
-		c.Datagrams[t.d]++
+		c.Datagrams[d]++
 	}
-	tt := &c.Transport[t.d][t.typ]
+	tt := &c.Transport[d][t.typ]
 	tt.Count++
 	tt.Bytes += t.raw
 	if t.game {
-		o := &c.Opcodes[t.d][t.op]
+		o := &c.Opcodes[d][t.op]
 		o.Count++
 		o.Bytes += t.payload
 	}
@@ -148,6 +150,11 @@ func (c *Counts) Merge(o *Counts) {
 	if o.Last.After(c.Last) {
 		c.Last = o.Last
 	}
+	c.mergeCounts(o)
+}
+
+// mergeCounts is Merge without First and Last.
+func (c *Counts) mergeCounts(o *Counts) {
 	for d := range 2 {
 		c.Datagrams[d] += o.Datagrams[d]
 		c.Damaged[d] += o.Damaged[d]
@@ -208,22 +215,37 @@ type OpcodeRow struct {
 // OpcodeRows lists every opcode seen, client to server first, each direction
 // in opcode order.
 func (c *Counts) OpcodeRows() []OpcodeRow {
-	var rows []OpcodeRow
+	// One pass finds the rows and each direction's totals.
+	var seen [2 * 256]uint8 // opcodes with a count, by direction, in order
+	var n [2]int
+	var total, totalBytes [2]int
+	for d := range 2 {
+		for op := range 256 {
+			t := &c.Opcodes[d][op]
+			if t.Count != 0 {
+				seen[256*d+n[d]] = uint8(op)
+				n[d]++
+				total[d] += t.Count
+				totalBytes[d] += t.Bytes
+			}
+		}
+	}
+	if n[0]+n[1] == 0 {
+		return nil
+	}
+	rows := make([]OpcodeRow, 0, n[0]+n[1])
 	minutes := c.Duration().Minutes()
 	if c.Duration() < time.Second {
 		minutes = 0
 	}
+	names := opcodeNames()
 	for d := range 2 {
-		total, totalBytes := c.GameMessages(d)
-		for op := range 256 {
+		dir := Dirs[d].String()
+		for _, op := range seen[256*d : 256*d+n[d]] {
 			t := c.Opcodes[d][op]
-			if t.Count == 0 {
-				continue
-			}
-			o := game.Opcode(op)
-			row := OpcodeRow{Dir: Dirs[d].String(), Opcode: o, Hex: hexByte(uint8(op)), Name: o.String(),
+			row := OpcodeRow{Dir: dir, Opcode: game.Opcode(op), Hex: hexByte(op), Name: names[op],
 				Count: t.Count, Bytes: t.Bytes,
-				Share: round(ratio(t.Count, total), 1e4), ByteShare: round(ratio(t.Bytes, totalBytes), 1e4)}
+				Share: round(ratio(t.Count, total[d]), 1e4), ByteShare: round(ratio(t.Bytes, totalBytes[d]), 1e4)}
 			if minutes > 0 {
 				row.PerMinute = round(float64(t.Count)/minutes, 1e3)
 				row.Per15Min = round(float64(t.Count)*15/minutes, 1e3)
@@ -233,6 +255,15 @@ func (c *Counts) OpcodeRows() []OpcodeRow {
 	}
 	return rows
 }
+
+// opcodeNames are the names of all opcodes, made once: every session's
+// rows need them.
+var opcodeNames = sync.OnceValue(func() (names [256]string) {
+	for op := range names {
+		names[op] = game.Opcode(op).String()
+	}
+	return names
+})
 
 // TransportRow is one line of transport-type counts.
 type TransportRow struct {
@@ -247,16 +278,26 @@ type TransportRow struct {
 // TransportRows lists every transport type seen, client to server first,
 // each direction in type order.
 func (c *Counts) TransportRows() []TransportRow {
-	var rows []TransportRow
+	var seen [2 * 256]uint8 // types with a count, by direction, in order
+	var n [2]int
 	for d := range 2 {
 		for t := range 256 {
-			n := c.Transport[d][t]
-			if n.Count == 0 {
-				continue
+			if c.Transport[d][t].Count != 0 {
+				seen[256*d+n[d]] = uint8(t)
+				n[d]++
 			}
-			tt := dissect.TransportType(t)
-			rows = append(rows, TransportRow{Dir: Dirs[d].String(), Type: tt, Hex: hexByte(uint8(t)),
-				Name: tt.String(), Count: n.Count, Bytes: n.Bytes})
+		}
+	}
+	if n[0]+n[1] == 0 {
+		return nil
+	}
+	rows := make([]TransportRow, 0, n[0]+n[1])
+	for d := range 2 {
+		dir := Dirs[d].String()
+		for _, t := range seen[256*d : 256*d+n[d]] {
+			tt, cnt := dissect.TransportType(t), c.Transport[d][t]
+			rows = append(rows, TransportRow{Dir: dir, Type: tt, Hex: hexByte(t),
+				Name: tt.String(), Count: cnt.Count, Bytes: cnt.Bytes})
 		}
 	}
 	return rows
@@ -289,10 +330,26 @@ func ratio(a, b int) float64 {
 // same ones.
 func round(f, scale float64) float64 { return math.Round(f*scale) / scale }
 
-func hexByte(b uint8) string {
-	const digits = "0123456789ABCDEF"
-	return string([]byte{'0', 'x', digits[b>>4], digits[b&15]})
-}
+// hexBytes holds "0x00" to "0xFF" in a row: hexByte slices it rather than
+// allocating.
+const hexBytes = "0x000x010x020x030x040x050x060x070x080x090x0A0x0B0x0C0x0D0x0E0x0F" +
+	"0x100x110x120x130x140x150x160x170x180x190x1A0x1B0x1C0x1D0x1E0x1F" +
+	"0x200x210x220x230x240x250x260x270x280x290x2A0x2B0x2C0x2D0x2E0x2F" +
+	"0x300x310x320x330x340x350x360x370x380x390x3A0x3B0x3C0x3D0x3E0x3F" +
+	"0x400x410x420x430x440x450x460x470x480x490x4A0x4B0x4C0x4D0x4E0x4F" +
+	"0x500x510x520x530x540x550x560x570x580x590x5A0x5B0x5C0x5D0x5E0x5F" +
+	"0x600x610x620x630x640x650x660x670x680x690x6A0x6B0x6C0x6D0x6E0x6F" +
+	"0x700x710x720x730x740x750x760x770x780x790x7A0x7B0x7C0x7D0x7E0x7F" +
+	"0x800x810x820x830x840x850x860x870x880x890x8A0x8B0x8C0x8D0x8E0x8F" +
+	"0x900x910x920x930x940x950x960x970x980x990x9A0x9B0x9C0x9D0x9E0x9F" +
+	"0xA00xA10xA20xA30xA40xA50xA60xA70xA80xA90xAA0xAB0xAC0xAD0xAE0xAF" +
+	"0xB00xB10xB20xB30xB40xB50xB60xB70xB80xB90xBA0xBB0xBC0xBD0xBE0xBF" +
+	"0xC00xC10xC20xC30xC40xC50xC60xC70xC80xC90xCA0xCB0xCC0xCD0xCE0xCF" +
+	"0xD00xD10xD20xD30xD40xD50xD60xD70xD80xD90xDA0xDB0xDC0xDD0xDE0xDF" +
+	"0xE00xE10xE20xE30xE40xE50xE60xE70xE80xE90xEA0xEB0xEC0xED0xEE0xEF" +
+	"0xF00xF10xF20xF30xF40xF50xF60xF70xF80xF90xFA0xFB0xFC0xFD0xFE0xFF"
+
+func hexByte(b uint8) string { return hexBytes[4*int(b) : 4*int(b)+4] }
 
 // gamePayload returns the complete game message r carries (opcode byte
 // first), or nil. An unfragmented message is the data message's payload; a

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +159,35 @@ func BenchmarkBuilder(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/record")
+}
+
+// Totals counts the records of open sessions in the sessions alone and adds
+// them up when asked: at any point it must equal Counts.Add over every
+// record so far.
+func TestTotalsMidCapture(t *testing.T) {
+	br := loadBattleRecords(t)
+	b := NewBuilder(Options{Timeout: 5 * time.Second}, nil)
+	var want Counts
+	for i := range br.recs {
+		r := &br.recs[i]
+		b.Add(r)
+		want.Add(r)
+		if i%997 == 0 || i == len(br.recs)-1 {
+			if got := sessionsJSON(t, nil, b.Totals()); string(got) != string(sessionsJSON(t, nil, &want)) {
+				t.Fatalf("after %d records (%d open): totals\n%s\nwant\n%s", i+1, b.Live(), got, sessionsJSON(t, nil, &want))
+			}
+		}
+	}
+	b.Finish()
+	if got := sessionsJSON(t, nil, b.Totals()); string(got) != string(sessionsJSON(t, nil, &want)) {
+		t.Fatalf("after Finish: totals\n%s\nwant\n%s", got, sessionsJSON(t, nil, &want))
+	}
+}
+
+func TestHexByte(t *testing.T) {
+	for b := range 256 {
+		if got, want := hexByte(uint8(b)), fmt.Sprintf("0x%02X", b); got != want {
+			t.Fatalf("hexByte(%d) = %q, want %q", b, got, want)
+		}
+	}
 }

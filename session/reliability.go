@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -192,11 +193,10 @@ func (s *stream) remember(k sentKey, t stamp) {
 // buf stops growing at 1024.)
 func (s *stream) grow() {
 	if 2*len(s.recent) > cap(s.buf) {
-		// A busy stream takes a finished stream's array (a full-size one)
-		// rather than growing through every size again.
-		if s.buf = nil; cap(s.recent) >= 64 {
-			s.buf = s.spare.takeBuf()
-		}
+		// A stream takes a finished stream's array (a full-size one)
+		// rather than growing through every size again. (The spare holds
+		// only a few: the rest of a quiet capture's streams stay small.)
+		s.buf = s.spare.takeBuf()
 		if s.buf == nil {
 			s.buf = make([]sentMsg, max(16, 2*len(s.recent)))
 		}
@@ -235,7 +235,11 @@ func (s *stream) send(m *dissect.Message, t stamp) (retransmit bool) {
 	if m.Fragment {
 		s.st.Fragments++
 	}
-	if !seen {
+	if w := &s.win; w.started && m.Seq == w.highest+1 {
+		// arrive's usual case, the next number: no gap, nothing to clear.
+		w.highest = m.Seq
+		w.set(m.Seq, true)
+	} else if !seen {
 		s.win.arrive(m.Seq, s.st)
 	}
 	s.remember(k, t)
@@ -261,7 +265,16 @@ func (s *stream) ack(a *dissect.Message, t stamp) {
 			if s.rtt.vals == nil {
 				s.rtt.vals = s.spare.takeSamples()
 			}
-			s.rtt.add(t.sub(e.first))
+			// t.sub(e.first), its usual case inlined: t is not before
+			// e.first, so a difference in range is not negative (one
+			// that overflowed is).
+			var rtt time.Duration
+			if ds := t.sec - e.first.sec; ds >= 0 && ds < maxExactSec {
+				rtt = time.Duration(ds)*time.Second + time.Duration(t.nsec-e.first.nsec)
+			} else {
+				rtt = t.sub(e.first)
+			}
+			s.rtt.add(rtt)
 		}
 	}
 }
@@ -453,13 +466,60 @@ func (r *reservoir) summary() RTT {
 		return RTT{}
 	}
 	v := r.vals
-	slices.Sort(v) // the sample is not needed after
-	q := func(p float64) time.Duration {
-		if len(v) == 0 {
-			return 0
-		}
+	rank := func(p float64) int {
 		i := int(math.Ceil(p*float64(len(v)))) - 1
-		return v[max(0, min(i, len(v)-1))]
+		return max(0, min(i, len(v)-1))
 	}
-	return RTT{Samples: r.n, Min: r.min, Median: q(0.5), P95: q(0.95), Max: r.max}
+	out := RTT{Samples: r.n, Min: r.min, Max: r.max}
+	if len(v) > 0 {
+		// The values at two ranks of the sorted sample, without sorting
+		// it all (the sample is not needed after): the 95th percentile's
+		// selection leaves the ranks below it in front.
+		i50, i95 := rank(0.5), rank(0.95)
+		selectRank(v, i95)
+		out.P95 = v[i95]
+		selectRank(v[:i95+1], i50)
+		out.Median = v[i50]
+	}
+	return out
+}
+
+// selectRank reorders v so that v[k] is the value a sort would put there,
+// with nothing greater before it and nothing smaller after it (quickselect
+// with a median-of-three pivot and a three-way partition, sorting outright
+// if the pivots keep going wrong).
+func selectRank(v []time.Duration, k int) {
+	lo, hi := 0, len(v)-1
+	budget := 2*bits.Len(uint(len(v))) + 8
+	for lo < hi {
+		if budget--; budget < 0 {
+			slices.Sort(v[lo : hi+1])
+			return
+		}
+		a, b, c := v[lo], v[lo+(hi-lo)/2], v[hi]
+		p := max(min(a, b), min(max(a, b), c)) // the median of the three
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch {
+			case v[i] < p:
+				v[lt], v[i] = v[i], v[lt]
+				lt++
+				i++
+			case v[i] > p:
+				v[i], v[gt] = v[gt], v[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		// v[lo:lt] < p, v[lt:gt+1] == p, v[gt+1:hi+1] > p
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return
+		}
+	}
 }

@@ -1,7 +1,9 @@
 package session
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -133,6 +135,51 @@ func TestStreamMatchesMap(t *testing.T) {
 		ref.st.RTT = ref.rtt.summary()
 		if st != ref.st {
 			t.Fatalf("seed %d:\n got %+v\nwant %+v", seed, st, ref.st)
+		}
+	}
+}
+
+// The summary's median and 95th percentile must be those of the sorted
+// sample, for any size and with many equal values.
+func TestReservoirSummaryMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := range 600 {
+		spread := 1 + rng.IntN(1+n)
+		r := reservoir{cap: 256}
+		for range n {
+			r.add(time.Duration(rng.IntN(spread)) * time.Millisecond)
+		}
+		want := slices.Clone(r.vals)
+		slices.Sort(want)
+		got := r.summary()
+		if n == 0 {
+			if got != (RTT{}) {
+				t.Fatalf("empty: %+v", got)
+			}
+			continue
+		}
+		q := func(p float64) time.Duration {
+			i := int(math.Ceil(p*float64(len(want)))) - 1
+			return want[max(0, min(i, len(want)-1))]
+		}
+		if got.Median != q(0.5) || got.P95 != q(0.95) || got.Min > want[0] || got.Max < want[len(want)-1] {
+			t.Fatalf("n %d: %+v, want median %v p95 %v", n, got, q(0.5), q(0.95))
+		}
+	}
+	// Sorted and reversed input, the classic bad cases for a pivot.
+	for _, rev := range []bool{false, true} {
+		r := reservoir{cap: 1000}
+		for i := range 1000 {
+			d := time.Duration(i)
+			if rev {
+				d = time.Duration(1000 - i)
+			}
+			r.add(d)
+		}
+		want := slices.Clone(r.vals)
+		slices.Sort(want)
+		if got := r.summary(); got.Median != want[499] || got.P95 != want[949] {
+			t.Fatalf("reversed %v: %+v", rev, got)
 		}
 	}
 }

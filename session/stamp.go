@@ -39,10 +39,29 @@ const maxExactSec = 9_000_000_000
 // sub is a.time().Sub(b.time()): a-b, saturated to the Duration range.
 func (a stamp) sub(b stamp) time.Duration {
 	// Counts of the same sign cannot overflow when subtracted.
-	if ds := a.sec - b.sec; a.sec^b.sec >= 0 && ds > -maxExactSec && ds < maxExactSec {
+	if ds := a.sec - b.sec; a.sec^b.sec >= 0 && uint64(ds+maxExactSec) < 2*maxExactSec {
 		return time.Duration(ds)*time.Second + time.Duration(a.nsec-b.nsec)
 	}
-	return a.time().Sub(b.time())
+	return a.subFar(b)
+}
+
+// subFar is sub's rare case, apart so that sub inlines.
+func (a stamp) subFar(b stamp) time.Duration { return a.time().Sub(b.time()) }
+
+// add is a plus d when d is not negative and the sum fits, with ok; a
+// conservative use is: any stamp up to the sum is at most d after a.
+func (a stamp) add(d time.Duration) (sum stamp, ok bool) {
+	if d < 0 {
+		return a, false
+	}
+	sec, nsec := a.sec+int64(d/time.Second), a.nsec+int32(d%time.Second)
+	if nsec >= 1e9 {
+		sec, nsec = sec+1, nsec-1e9
+	}
+	if sec < a.sec {
+		return a, false
+	}
+	return stamp{sec, nsec}, true
 }
 
 // span follows the first and the last nonzero time of the records counted

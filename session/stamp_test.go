@@ -39,5 +39,17 @@ func TestStampMatchesTime(t *testing.T) {
 				t.Fatalf("%v - %v = %v, want %v", a, b, got, want)
 			}
 		}
+		for _, d := range []time.Duration{0, 1, time.Second - 1, 2 * time.Second, 45 * time.Second, math.MaxInt64, -1} {
+			sum, ok := sa.add(d)
+			if !ok {
+				if d >= 0 && a.Add(d).Sub(a) == d && sa.sec < math.MaxInt64-int64(d/time.Second)-1 {
+					t.Fatalf("%v + %v: not ok", a, d)
+				}
+				continue
+			}
+			if d < 0 || !sum.time().Equal(a.Add(d)) && a.Add(d).Sub(a) == d {
+				t.Fatalf("%v + %v = %v, want %v", a, d, sum.time(), a.Add(d))
+			}
+		}
 	}
 }
