@@ -46,6 +46,7 @@ type StatsPrinter struct {
 	sessions     int
 	pal          palette
 	sectionColor func(a ...interface{}) string
+	jsonBuf      []byte // one session's JSON, reused
 
 	// One table and its buffer serve every table printed: a new
 	// tablewriter.Table allocates a 10,240-entry cache map (about 1.2 MB),
@@ -126,7 +127,13 @@ func (p *StatsPrinter) Session(file string, s *session.Session) error {
 		v := sessionStatsJSON{File: file, Server: s.Server.String(), Client: s.Client.String(), Slot: s.Slot,
 			Name: s.Name, Start: s.Start, End: sessionEnd(s), Duration: seconds(s.Duration()), EndReason: s.EndReason,
 			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows())}
-		return p.writeJSON(v)
+		b, ok := appendSessionStats(p.jsonBuf[:0], &v)
+		if !ok {
+			return p.writeJSON(v)
+		}
+		p.jsonBuf = b
+		_, err := p.w.Write(b)
+		return err
 	}
 	if !p.perSession {
 		return nil

@@ -31,17 +31,25 @@ func Append(b []byte, v Appender) (out []byte, ok bool) {
 
 const hexLower = "0123456789abcdef"
 
-// plain marks the bytes a JSON string holds as they are: ASCII but the
+// htmlSafe marks the bytes a JSON string holds as they are: ASCII but the
 // ones encoding/json escapes (the quote, the backslash, control characters
 // and, to keep the output safe inside HTML, '<', '>' and '&'). Bytes from
 // 0x80 up start a UTF-8 sequence that String checks.
-var plain = func() (t [256]bool) {
+var htmlSafe = func() (t [256]bool) {
+	t = safe
+	for _, c := range `<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
+// safe is htmlSafe with '<', '>' and '&' held as they are, as an Encoder
+// with SetEscapeHTML(false) holds them.
+var safe = func() (t [256]bool) {
 	for c := ' '; c < utf8.RuneSelf; c++ {
 		t[c] = true
 	}
-	for _, c := range `"\<>&` {
-		t[c] = false
-	}
+	t['"'], t['\\'] = false, false
 	return t
 }()
 
@@ -50,6 +58,17 @@ var plain = func() (t [256]bool) {
 // U+2028 and U+2029 as \u2028 and \u2029, and each byte of invalid UTF-8 as
 // \ufffd.
 func String[T ~string | ~[]byte](b []byte, s T) []byte {
+	return appendString(b, s, &htmlSafe)
+}
+
+// StringNoHTML is String as an encoding/json Encoder with SetEscapeHTML(false)
+// writes it: '<', '>' and '&' stay as they are ("C->S" stays readable).
+func StringNoHTML[T ~string | ~[]byte](b []byte, s T) []byte {
+	return appendString(b, s, &safe)
+}
+
+// appendString appends s quoted, escaping every byte plain does not mark.
+func appendString[T ~string | ~[]byte](b []byte, s T, plain *[256]bool) []byte {
 	b = append(b, '"')
 	start := 0 // s[start:i] is plain and not yet appended
 	for i := 0; i < len(s); {

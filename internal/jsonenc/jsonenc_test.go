@@ -1,6 +1,7 @@
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -14,6 +15,18 @@ func marshal(t testing.TB, v any) string {
 		t.Fatalf("json.Marshal(%#v): %v", v, err)
 	}
 	return string(b)
+}
+
+// marshalNoHTML is marshal through an Encoder with SetEscapeHTML(false).
+func marshalNoHTML(t testing.TB, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatalf("Encode(%#v): %v", v, err)
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 var stringCases = []string{
@@ -41,7 +54,21 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 			if got, want := string(String(nil, s)), marshal(t, s); got != want {
 				t.Fatalf("String(%q) = %s, want %s", s, got, want)
 			}
+			if got, want := string(StringNoHTML(nil, s)), marshalNoHTML(t, s); got != want {
+				t.Fatalf("StringNoHTML(%q) = %s, want %s", s, got, want)
+			}
 		}
+	}
+}
+
+func TestStringNoHTMLKeepsHTMLCharacters(t *testing.T) {
+	for _, s := range stringCases {
+		if got, want := string(StringNoHTML([]byte("x"), s)), "x"+marshalNoHTML(t, s); got != want {
+			t.Errorf("StringNoHTML(%q) = %s, want %s", s, got, want)
+		}
+	}
+	if got := string(StringNoHTML(nil, "C->S & <b>")); got != `"C->S & <b>"` {
+		t.Errorf("StringNoHTML escaped HTML characters: %s", got)
 	}
 }
 
@@ -52,6 +79,9 @@ func FuzzString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := string(String(nil, s)), marshal(t, s); got != want {
 			t.Fatalf("String(%q) = %s, want %s", s, got, want)
+		}
+		if got, want := string(StringNoHTML(nil, s)), marshalNoHTML(t, s); got != want {
+			t.Fatalf("StringNoHTML(%q) = %s, want %s", s, got, want)
 		}
 	})
 }

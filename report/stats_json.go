@@ -1,0 +1,113 @@
+package report
+
+import (
+	"time"
+
+	"github.com/bcwire/bcwire/internal/jsonenc"
+	"github.com/bcwire/bcwire/session"
+)
+
+// appendSessionStats appends v exactly as marshalJSON writes it. A capture
+// with many sessions writes thousands of opcode rows, and encoding/json's
+// reflection cost about 7,000 instructions a row. ok is false when a value
+// has no JSON form (a time outside years 0..9999, a NaN share); the caller
+// then goes through marshalJSON, which says why.
+func appendSessionStats(b []byte, v *sessionStatsJSON) (_ []byte, ok bool) {
+	b = append(b, `{"file":`...)
+	b = jsonenc.StringNoHTML(b, v.File)
+	b = append(b, `,"server":`...)
+	b = jsonenc.StringNoHTML(b, v.Server)
+	b = append(b, `,"client":`...)
+	b = jsonenc.StringNoHTML(b, v.Client)
+	b = append(b, `,"slot":`...)
+	b = jsonenc.Int(b, int64(v.Slot))
+	b = append(b, `,"name":`...)
+	b = jsonenc.StringNoHTML(b, v.Name)
+	b = append(b, `,"start":`...)
+	if b, ok = appendTime(b, v.Start); !ok {
+		return b, false
+	}
+	b = append(b, `,"end":`...)
+	if b, ok = appendTime(b, v.End); !ok {
+		return b, false
+	}
+	b = append(b, `,"duration_s":`...)
+	if b, ok = jsonenc.Float64(b, v.Duration); !ok {
+		return b, false
+	}
+	b = append(b, `,"end_reason":`...)
+	b = jsonenc.StringNoHTML(b, v.EndReason)
+	b = append(b, `,"opcodes":[`...)
+	for i := range v.Opcodes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, ok = appendOpcodeRow(b, &v.Opcodes[i]); !ok {
+			return b, false
+		}
+	}
+	b = append(b, `],"transport":[`...)
+	for i := range v.Transport {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTransportRow(b, &v.Transport[i])
+	}
+	return append(b, "]}"...), true
+}
+
+func appendOpcodeRow(b []byte, r *session.OpcodeRow) (_ []byte, ok bool) {
+	b = append(b, `{"dir":`...)
+	b = jsonenc.StringNoHTML(b, r.Dir)
+	b = append(b, `,"opcode":`...)
+	b = jsonenc.Uint(b, uint64(r.Opcode))
+	b = append(b, `,"hex":`...)
+	b = jsonenc.StringNoHTML(b, r.Hex)
+	b = append(b, `,"name":`...)
+	b = jsonenc.StringNoHTML(b, r.Name)
+	b = append(b, `,"count":`...)
+	b = jsonenc.Int(b, int64(r.Count))
+	b = append(b, `,"bytes":`...)
+	b = jsonenc.Int(b, int64(r.Bytes))
+	for _, f := range [...]struct {
+		key string
+		v   float64
+	}{{`,"share":`, r.Share}, {`,"byte_share":`, r.ByteShare}, {`,"per_min":`, r.PerMinute}, {`,"per_15min":`, r.Per15Min}} {
+		b = append(b, f.key...)
+		if b, ok = jsonenc.Float64(b, f.v); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+func appendTransportRow(b []byte, r *session.TransportRow) []byte {
+	b = append(b, `{"dir":`...)
+	b = jsonenc.StringNoHTML(b, r.Dir)
+	b = append(b, `,"type":`...)
+	b = jsonenc.Uint(b, uint64(r.Type))
+	b = append(b, `,"hex":`...)
+	b = jsonenc.StringNoHTML(b, r.Hex)
+	b = append(b, `,"name":`...)
+	b = jsonenc.StringNoHTML(b, r.Name)
+	b = append(b, `,"count":`...)
+	b = jsonenc.Int(b, int64(r.Count))
+	b = append(b, `,"bytes":`...)
+	b = jsonenc.Int(b, int64(r.Bytes))
+	return append(b, '}')
+}
+
+// appendTime appends t as time.Time's MarshalJSON does (RFC 3339 with
+// nanoseconds, quoted); ok is false where MarshalJSON fails: a year outside
+// 0..9999 or a zone offset of a day or more.
+func appendTime(b []byte, t time.Time) (_ []byte, ok bool) {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return b, false
+	}
+	if _, off := t.Zone(); off <= -24*3600 || off >= 24*3600 {
+		return b, false
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), true
+}
