@@ -29,12 +29,14 @@ func rowsToLanes(lanes, rows *byte, stride, blocks int)
 // decryptLanesKernel is decryptLanes with the assembly kernels: the lanes
 // go into rows, are decrypted a row (one byte of every lane) at a time,
 // and go back.
-func decryptLanesKernel(lanes []byte, stride int, keep []uint32, rows []byte) {
-	blocks := stride / 16
-	if stride <= 0 || stride%16 != 0 || len(lanes) < rowLanes*stride || len(keep) < stride || len(rows) < stride*rowLanes {
+func decryptLanesKernel(lanes []byte, stride, steps int, keep []uint32, rows []byte) {
+	// The assembly has no bounds checks: these are all it needs.
+	if stride <= 0 || stride%16 != 0 || steps < 0 || steps > stride ||
+		len(lanes) < rowLanes*stride || len(keep) < stride || len(rows) < rowLanes*stride {
 		panic("dissect: bad decryptLanes buffers")
 	}
+	blocks := stride / 16
 	lanesToRows(&rows[0], &lanes[0], stride, blocks)
-	decryptRowsAVX512(&rows[0], &keep[0], stride)
+	decryptRowsAVX512(&rows[0], &keep[0], steps)
 	rowsToLanes(&lanes[0], &rows[0], stride, blocks)
 }

@@ -6,6 +6,6 @@ package dissect
 // keeps to its two-lane Go form.
 const haveRowKernel = false
 
-func decryptLanesKernel(lanes []byte, stride int, keep []uint32, rows []byte) {
-	decryptLanesGo(lanes, stride, keep, rows)
+func decryptLanesKernel(lanes []byte, stride, steps int, keep []uint32, rows []byte) {
+	decryptLanesGo(lanes, stride, steps, keep, rows)
 }

@@ -16,9 +16,10 @@ import (
 // end of its last datagram a lane computes garbage that is never copied
 // out.
 //
-// Datagrams are dealt to lanes longest first, in a snake order (lanes
-// 0..31, then 31..0, ...), so that the lanes end close together and little
-// of the kernel's work is wasted on lanes already done.
+// Datagrams are dealt to lanes longest first (by length classes of 8
+// bytes), filling each lane up to a common limit, so that the lanes end
+// close together and little of the kernel's work is wasted on lanes
+// already done.
 
 // rowLanes is how many streams the kernel runs side by side.
 const rowLanes = 32
@@ -29,71 +30,125 @@ const rowLanes = 32
 const rowMaxLen = 2048
 
 // rowChunk is how many datagrams go through the kernel at once, so that
-// the rows of a large batch still fit in the CPU cache.
+// the lanes of a large batch still fit in the CPU cache (and an index in
+// the chunk fits in a uint16).
 const rowChunk = 256
+
+// rowClasses is how many length classes (of 8 bytes) the datagrams are
+// sorted into before they are dealt; longer ones share the last class.
+const rowClasses = 64
 
 // rowScratch is the reusable memory of one decryptBatchRows call.
 type rowScratch struct {
 	lanes []byte   // lane k is lanes[k*stride:][:stride]
 	rows  []byte   // the kernel's interleaved copy of lanes
 	keep  []uint32 // keep[t]: lanes that continue (rather than start) at byte t
-	// items[i] is length<<32 | index of a datagram in this chunk, sorted
-	// by length; place[i] is where it went: start<<5 | lane.
-	items []uint64
+	// order lists the datagrams to deal, longest class first; place[r] is
+	// where order[r] went: its start<<5 | lane.
+	order []uint16
 	place []uint32
+	// useful and computed count the bytes decrypted and the bytes the
+	// kernel ran (rowLanes*steps), for the benchmarks.
+	useful, computed int
 }
 
 var rowScratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
 
-// lanesKernel decrypts the lanes of a lanes buffer in place; rows is
-// scratch of the same size. stride is a multiple of 16, and keep has
-// stride entries.
-type lanesKernel func(lanes []byte, stride int, keep []uint32, rows []byte)
+// lanesKernel decrypts the first steps bytes of each lane of a lanes
+// buffer in place; rows is scratch of the same size. stride is a multiple
+// of 16, steps at most stride, and keep has stride entries.
+type lanesKernel func(lanes []byte, stride, steps int, keep []uint32, rows []byte)
 
 // decryptBatchRows is DecryptBatch through a lanes kernel.
 func decryptBatchRows(dst, src [][]byte, kernel lanesKernel) {
 	s := rowScratchPool.Get().(*rowScratch)
+	s.decryptBatch(dst, src, kernel)
+	rowScratchPool.Put(s)
+}
+
+func (s *rowScratch) decryptBatch(dst, src [][]byte, kernel lanesKernel) {
 	for start := 0; start < len(src); start += rowChunk {
 		end := min(start+rowChunk, len(src))
 		s.decrypt(dst[start:end], src[start:end], kernel)
 	}
-	rowScratchPool.Put(s)
 }
 
+// leastLoaded returns the lane with the least load.
+func leastLoaded(load *[rowLanes]int) int {
+	best := 0
+	for l, n := range load {
+		if n < load[best] {
+			best = l
+		}
+	}
+	return best
+}
+
+// rowClass is the length class of a datagram of n bytes after byte 0.
+func rowClass(n int) int { return min(n>>3, rowClasses-1) }
+
+// decrypt runs at most rowChunk datagrams through the kernel.
 func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
-	items := s.items[:0]
+	// Sort by length class, longest first (a counting sort: comparison
+	// sorts cost as much as the kernel here).
+	var next [rowClasses]int
+	sum := 0 // bytes to decrypt
 	for i, d := range src {
+		n := len(d) - 1
 		switch {
-		case len(d) == 0:
-		case len(d)-1 > rowMaxLen:
+		case n < 0:
+		case n > rowMaxLen:
 			Decrypt(dst[i], d)
 		default:
 			dst[i][0] = d[0]
-			if len(d) > 1 {
-				items = append(items, uint64(len(d)-1)<<32|uint64(i))
+			if n > 0 {
+				next[rowClass(n)]++
+				sum += n
 			}
 		}
 	}
-	s.items = items
-	if len(items) == 0 {
+	count := 0
+	for c := rowClasses - 1; c >= 0; c-- {
+		count, next[c] = count+next[c], count
+	}
+	if count == 0 {
 		return
 	}
-	slices.Sort(items)
-
-	// Deal longest first, snaking across the lanes.
-	var load [rowLanes]int
-	s.place = slices.Grow(s.place[:0], len(items))[:len(items)]
-	place := s.place
-	for r := range items {
-		i := len(items) - 1 - r
-		lane := r % (2 * rowLanes)
-		if lane >= rowLanes {
-			lane = 2*rowLanes - 1 - lane
+	s.order = slices.Grow(s.order[:0], count)[:count]
+	order := s.order
+	for i, d := range src {
+		if n := len(d) - 1; n > 0 && n <= rowMaxLen {
+			c := rowClass(n)
+			order[next[c]] = uint16(i)
+			next[c]++
 		}
-		place[i] = uint32(load[lane])<<5 | uint32(lane)
-		load[lane] += int(items[i] >> 32)
 	}
-	stride := (slices.Max(load[:]) + 15) &^ 15
+
+	// Deal in that order: fill the lanes to a common limit, the average
+	// (or the longest datagram), moving on to the next lane with room when one is full (the shorter
+	// datagrams dealt last fill the gaps). Should nothing fit, the least
+	// loaded lane takes it.
+	var load [rowLanes]int
+	s.place = slices.Grow(s.place[:0], len(order))[:len(order)]
+	place := s.place
+	limit := max((sum+rowLanes-1)/rowLanes, len(src[order[0]])-1)
+	lane := 0
+	for r, i := range order {
+		n := len(src[i]) - 1
+		for tries := 0; load[lane]+n > limit; tries++ {
+			if tries == rowLanes {
+				lane = leastLoaded(&load)
+				break
+			}
+			lane = (lane + 1) % rowLanes
+		}
+		place[r] = uint32(load[lane])<<5 | uint32(lane)
+		load[lane] += n
+	}
+	steps := slices.Max(load[:])
+	stride := (steps + 15) &^ 15 // the transposes work in blocks of 16
+	s.useful += sum
+	s.computed += steps * rowLanes
 
 	if len(s.lanes) < stride*rowLanes {
 		s.lanes = make([]byte, stride*rowLanes)
@@ -104,24 +159,23 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 	for t := range keep {
 		keep[t] = ^uint32(0)
 	}
-	for i, it := range items {
-		at, lane := int(place[i]>>5), int(place[i]&(rowLanes-1))
+	for r, i := range order {
+		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
 		keep[at] &^= 1 << lane
-		copy(lanes[lane*stride+at:], src[uint32(it)][1:])
+		copy(lanes[lane*stride+at:], src[i][1:])
 	}
-	kernel(lanes, stride, keep, s.rows[:stride*rowLanes])
-	for i, it := range items {
-		at, lane := int(place[i]>>5), int(place[i]&(rowLanes-1))
-		k := uint32(it)
-		copy(dst[k][1:len(src[k])], lanes[lane*stride+at:])
+	kernel(lanes, stride, steps, keep, s.rows[:stride*rowLanes])
+	for r, i := range order {
+		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
+		copy(dst[i][1:len(src[i])], lanes[lane*stride+at:])
 	}
 }
 
 // decryptLanesGo is the lanes kernel in Go, one lane at a time: what the
 // assembly computes, for other CPUs and for the tests.
-func decryptLanesGo(lanes []byte, stride int, keep []uint32, _ []byte) {
+func decryptLanesGo(lanes []byte, stride, steps int, keep []uint32, _ []byte) {
 	for lane := range rowLanes {
-		l := lanes[lane*stride:][:stride]
+		l := lanes[lane*stride:][:steps]
 		var b, f uint32
 		for t, c := range l {
 			if keep[t]>>lane&1 == 0 {

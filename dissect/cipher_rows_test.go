@@ -118,12 +118,13 @@ func TestDecryptBatchRandom(t *testing.T) {
 	checkBatch(t, randomBatch(3*rowChunk+5, 60))
 }
 
-// TestDecryptBatchCaptures decrypts every encrypted datagram of every
-// bundled capture, in batches of several sizes.
-func TestDecryptBatchCaptures(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "pcaps", "*.pcap*"))
+// captureDatagrams returns every encrypted datagram of the bundled
+// captures whose names match pattern.
+func captureDatagrams(tb testing.TB, pattern string) [][]byte {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "pcaps", pattern))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var all [][]byte
 	for _, f := range files {
@@ -132,7 +133,7 @@ func TestDecryptBatchCaptures(t *testing.T) {
 		}
 		r, err := capture.Open(f)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		for {
 			p, err := r.Next()
@@ -147,8 +148,15 @@ func TestDecryptBatchCaptures(t *testing.T) {
 			}
 		}
 	}
+	return all
+}
+
+// TestDecryptBatchCaptures decrypts every encrypted datagram of every
+// bundled capture, in batches of several sizes.
+func TestDecryptBatchCaptures(t *testing.T) {
+	all := captureDatagrams(t, "*")
 	if len(all) < 1000 {
-		t.Fatalf("only %d datagrams in %d captures", len(all), len(files))
+		t.Fatalf("only %d datagrams in the captures", len(all))
 	}
 	for _, size := range []int{rowMinBatch, 64, 128, 300} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
@@ -219,5 +227,38 @@ func BenchmarkCipherDecryptBatchSizes(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkCipherDecryptBatchCapture decrypts the bundled battle in batches
+// of 128 consecutive datagrams (as flow.Run reads a file) along each path,
+// and reports the share of the row kernel's work that is useful (the rest
+// is lanes run past their last datagram).
+func BenchmarkCipherDecryptBatchCapture(b *testing.B) {
+	all := captureDatagrams(b, "battle.pcap")
+	total := 0
+	dst := make([][]byte, len(all))
+	for i, d := range all {
+		dst[i] = make([]byte, len(d))
+		total += len(d)
+	}
+	var s rowScratch
+	for i := 0; i < len(all); i += 128 {
+		j := min(i+128, len(all))
+		s.decryptBatch(dst[i:j], all[i:j], decryptLanesGo)
+	}
+	useful := 100 * float64(s.useful) / float64(s.computed)
+	for _, p := range batchPaths() {
+		b.Run(p.name, func(b *testing.B) {
+			b.SetBytes(int64(total))
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := 0; i < len(all); i += 128 {
+					j := min(i+128, len(all))
+					p.run(dst[i:j], all[i:j])
+				}
+			}
+			b.ReportMetric(useful, "useful%")
+		})
 	}
 }
