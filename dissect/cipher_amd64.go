@@ -32,7 +32,7 @@ func rowsToLanes(lanes, rows *byte, stride, blocks int)
 func decryptLanesKernel(lanes []byte, stride, steps int, keep []uint32, rows []byte) {
 	// The assembly has no bounds checks: these are all it needs.
 	if stride <= 0 || stride%16 != 0 || steps < 0 || steps > stride ||
-		len(lanes) < rowLanes*stride || len(keep) < stride || len(rows) < rowLanes*stride {
+		len(lanes) < rowLanes*stride || len(keep) < steps+1 || len(rows) < rowLanes*stride {
 		panic("dissect: bad decryptLanes buffers")
 	}
 	blocks := stride / 16

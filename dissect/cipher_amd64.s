@@ -65,8 +65,10 @@
 // kw_0 = K_0 ^ F, c_0, p_0, s_0 = B + c_0, acc ^= p_0 ^ s_0; rounds 1..4,
 // which leave c_4 in CA; B' = s_4*M + c_4; the fold F' = acc ^ acc>>8 ^
 // acc<<8 into ACC; KW = F' ^ F, whose low bytes are the plaintext; F = F';
-// store the low byte of each word of KW over the ciphertext.
-#define STEP(OFF, B, F, ACC, KW, P, CA, S, CB) \
+// store the low byte of each word of KW over the ciphertext. The new B and
+// F are zeroed (zero-masking by KEEP, the next row's keep bits) in lanes
+// that start a datagram at the next row.
+#define STEP(OFF, KEEP, B, F, ACC, KW, P, CA, S, CB) \
 	VPMOVZXBW  OFF(SI), ACC; \
 	VPTERNLOGD $0x28, Y28, F, ACC; \
 	VPXORD     Y20, F, KW; \
@@ -80,19 +82,21 @@
 	ROUND(Y23, Y30, F, ACC, P, S, CA, CB); \
 	ROUND(Y24, Y31, F, ACC, P, S, CB, CA); \
 	VPMULLW    Y25, S, B; \
-	VPADDW     CA, B, B; \
+	VPADDW.Z   CA, B, KEEP, B; \
 	VPSRLW     $8, ACC, KW; \
 	VPSLLW     $8, ACC, P; \
 	VPTERNLOGD $0x96, P, KW, ACC; \
 	VPXORD     ACC, F, KW; \
-	VMOVDQA64  ACC, F; \
+	VMOVDQU16.Z ACC, KEEP, F; \
 	VPMOVWB    KW, OFF(SI)
 
 // func decryptRowsAVX512(rows *byte, keep *uint32, steps int)
 //
 // rows holds steps rows of 32 bytes, row t holding byte t of each lane's
 // stream; they are decrypted in place. keep[t] has bit k clear where lane
-// k starts a new datagram at row t (its state resets to zero there).
+// k starts a new datagram at row t (its state resets to zero there). All
+// lanes start from zero at row 0, so keep[0] is not read, but keep[steps]
+// is (after the last row): keep has steps+1 entries.
 TEXT ·decryptRowsAVX512(SB), NOSPLIT, $0-24
 	MOVQ rows+0(FP), SI
 	MOVQ keep+8(FP), R8
@@ -131,16 +135,12 @@ TEXT ·decryptRowsAVX512(SB), NOSPLIT, $0-24
 	VPXORD Y19, Y19, Y19
 
 loop:
-	// Lanes starting a datagram here begin from the zero state.
-	KMOVW       0(R8), K1
-	KMOVW       2(R8), K2
-	VMOVDQU16.Z Y16, K1, Y16
-	VMOVDQU16.Z Y17, K1, Y17
-	VMOVDQU16.Z Y18, K2, Y18
-	VMOVDQU16.Z Y19, K2, Y19
+	// The next row's keep bits: lanes 0..15 in K1, 16..31 in K2.
+	KMOVW 4(R8), K1
+	KMOVW 6(R8), K2
 
-	STEP(0, Y16, Y17, Y0, Y1, Y2, Y3, Y4, Y5)
-	STEP(16, Y18, Y19, Y6, Y7, Y8, Y9, Y10, Y11)
+	STEP(0, K1, Y16, Y17, Y0, Y1, Y2, Y3, Y4, Y5)
+	STEP(16, K2, Y18, Y19, Y6, Y7, Y8, Y9, Y10, Y11)
 
 	ADDQ $32, SI
 	ADDQ $4, R8

@@ -56,7 +56,8 @@ var rowScratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
 
 // lanesKernel decrypts the first steps bytes of each lane of a lanes
 // buffer in place; rows is scratch of the same size. stride is a multiple
-// of 16, steps at most stride, and keep has stride entries.
+// of 16, steps at most stride, and keep has steps+1 entries (the
+// assembly reads keep[t+1] after row t).
 type lanesKernel func(lanes []byte, stride, steps int, keep []uint32, rows []byte)
 
 // decryptBatchRows is DecryptBatch through a lanes kernel.
@@ -153,9 +154,9 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 	if len(s.lanes) < stride*rowLanes {
 		s.lanes = make([]byte, stride*rowLanes)
 		s.rows = make([]byte, stride*rowLanes)
-		s.keep = make([]uint32, stride)
+		s.keep = make([]uint32, stride+1)
 	}
-	lanes, keep := s.lanes[:stride*rowLanes], s.keep[:stride]
+	lanes, keep := s.lanes[:stride*rowLanes], s.keep[:steps+1]
 	for t := range keep {
 		keep[t] = ^uint32(0)
 	}

@@ -31,8 +31,8 @@ func TestDecryptLanesKernelBounds(t *testing.T) {
 		for _, steps := range []int{1, stride - 1, stride} {
 			lanes := guarded(t, rowLanes*stride)
 			rows := guarded(t, rowLanes*stride)
-			keepBytes := guarded(t, 4*stride)
-			keep := make([]uint32, stride)
+			keepBytes := guarded(t, 4*(steps+1))
+			keep := make([]uint32, steps+1)
 			for i := range lanes {
 				lanes[i] = byte(i * 7)
 			}
@@ -42,7 +42,7 @@ func TestDecryptLanesKernelBounds(t *testing.T) {
 			want := bytes.Clone(lanes)
 			decryptLanesGo(want, stride, steps, keep, nil)
 			// The kernel takes keep from guarded memory too.
-			gk := unsafe.Slice((*uint32)(unsafe.Pointer(&keepBytes[0])), stride)
+			gk := unsafe.Slice((*uint32)(unsafe.Pointer(&keepBytes[0])), steps+1)
 			copy(gk, keep)
 			decryptLanesKernel(lanes, stride, steps, gk, rows)
 			if !bytes.Equal(lanes, want) {
