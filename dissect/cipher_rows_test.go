@@ -231,9 +231,9 @@ func BenchmarkCipherDecryptBatchSizes(b *testing.B) {
 }
 
 // BenchmarkCipherDecryptBatchCapture decrypts the bundled battle in batches
-// of 128 consecutive datagrams (as flow.Run reads a file) along each path,
-// and reports the share of the row kernel's work that is useful (the rest
-// is lanes run past their last datagram).
+// of consecutive datagrams (as flow.Run reads a file, up to its readAhead)
+// along each path, and reports the share of the row kernel's work that is
+// useful (the rest is lanes run past their last datagram).
 func BenchmarkCipherDecryptBatchCapture(b *testing.B) {
 	all := captureDatagrams(b, "battle.pcap")
 	total := 0
@@ -242,23 +242,25 @@ func BenchmarkCipherDecryptBatchCapture(b *testing.B) {
 		dst[i] = make([]byte, len(d))
 		total += len(d)
 	}
-	var s rowScratch
-	for i := 0; i < len(all); i += 128 {
-		j := min(i+128, len(all))
-		s.decryptBatch(dst[i:j], all[i:j], decryptLanesGo)
-	}
-	useful := 100 * float64(s.useful) / float64(s.computed)
-	for _, p := range batchPaths() {
-		b.Run(p.name, func(b *testing.B) {
-			b.SetBytes(int64(total))
-			b.ReportAllocs()
-			for b.Loop() {
-				for i := 0; i < len(all); i += 128 {
-					j := min(i+128, len(all))
-					p.run(dst[i:j], all[i:j])
+	for _, size := range []int{32, 64, 128, 256} {
+		var s rowScratch
+		for i := 0; i < len(all); i += size {
+			j := min(i+size, len(all))
+			s.decryptBatch(dst[i:j], all[i:j], decryptLanesGo)
+		}
+		useful := 100 * float64(s.useful) / float64(s.computed)
+		for _, p := range batchPaths() {
+			b.Run(fmt.Sprintf("%s/%d", p.name, size), func(b *testing.B) {
+				b.SetBytes(int64(total))
+				b.ReportAllocs()
+				for b.Loop() {
+					for i := 0; i < len(all); i += size {
+						j := min(i+size, len(all))
+						p.run(dst[i:j], all[i:j])
+					}
 				}
-			}
-			b.ReportMetric(useful, "useful%")
-		})
+				b.ReportMetric(useful, "useful%")
+			})
+		}
 	}
 }
