@@ -13,7 +13,7 @@ var haveRowKernel = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX5
 // decryptRowsAVX512 decrypts steps rows of 32 lanes in place.
 //
 //go:noescape
-func decryptRowsAVX512(rows *byte, keep *uint32, steps int)
+func decryptRowsAVX512(rows *byte, starts *uint32, steps int)
 
 // lanesToRows interleaves blocks*16 bytes of 32 lanes, stride apart, into
 // rows of 32 bytes.
@@ -29,14 +29,14 @@ func rowsToLanes(lanes, rows *byte, stride, blocks int)
 // decryptLanesKernel is decryptLanes with the assembly kernels: the lanes
 // go into rows, are decrypted a row (one byte of every lane) at a time,
 // and go back.
-func decryptLanesKernel(lanes []byte, stride, steps int, keep []uint32, rows []byte) {
+func decryptLanesKernel(lanes []byte, stride, steps int, starts []uint32, rows []byte) {
 	// The assembly has no bounds checks: these are all it needs.
 	if stride <= 0 || stride%16 != 0 || steps < 0 || steps > stride ||
-		len(lanes) < rowLanes*stride || len(keep) < steps+1 || len(rows) < rowLanes*stride {
+		len(lanes) < rowLanes*stride || len(starts) < steps+1 || len(rows) < rowLanes*stride {
 		panic("dissect: bad decryptLanes buffers")
 	}
 	blocks := stride / 16
 	lanesToRows(&rows[0], &lanes[0], stride, blocks)
-	decryptRowsAVX512(&rows[0], &keep[0], steps)
+	decryptRowsAVX512(&rows[0], &starts[0], steps)
 	rowsToLanes(&lanes[0], &rows[0], stride, blocks)
 }

@@ -66,8 +66,8 @@
 // which leave c_4 in CA; B' = s_4*M + c_4; the fold F' = acc ^ acc>>8 ^
 // acc<<8 into ACC; KW = F' ^ F, whose low bytes are the plaintext; F = F';
 // store the low byte of each word of KW over the ciphertext. The new B and
-// F are zeroed (zero-masking by KEEP, the next row's keep bits) in lanes
-// that start a datagram at the next row.
+// F are zeroed (zero-masking by KEEP, the complement of the next row's
+// starts bits) in lanes that start a datagram at the next row.
 #define STEP(OFF, KEEP, B, F, ACC, KW, P, CA, S, CB) \
 	VPMOVZXBW  OFF(SI), ACC; \
 	VPTERNLOGD $0x28, Y28, F, ACC; \
@@ -90,16 +90,16 @@
 	VMOVDQU16.Z ACC, KEEP, F; \
 	VPMOVWB    KW, OFF(SI)
 
-// func decryptRowsAVX512(rows *byte, keep *uint32, steps int)
+// func decryptRowsAVX512(rows *byte, starts *uint32, steps int)
 //
 // rows holds steps rows of 32 bytes, row t holding byte t of each lane's
-// stream; they are decrypted in place. keep[t] has bit k clear where lane
+// stream; they are decrypted in place. starts[t] has bit k set where lane
 // k starts a new datagram at row t (its state resets to zero there). All
-// lanes start from zero at row 0, so keep[0] is not read, but keep[steps]
-// is (after the last row): keep has steps+1 entries.
+// lanes start from zero at row 0, so starts[0] is not read, but
+// starts[steps] is (after the last row): starts has steps+1 entries.
 TEXT ·decryptRowsAVX512(SB), NOSPLIT, $0-24
 	MOVQ rows+0(FP), SI
-	MOVQ keep+8(FP), R8
+	MOVQ starts+8(FP), R8
 	MOVQ steps+16(FP), CX
 	TESTQ CX, CX
 	JZ   done
@@ -135,9 +135,12 @@ TEXT ·decryptRowsAVX512(SB), NOSPLIT, $0-24
 	VPXORD Y19, Y19, Y19
 
 loop:
-	// The next row's keep bits: lanes 0..15 in K1, 16..31 in K2.
+	// The lanes that go on at the next row: lanes 0..15 in K1, 16..31
+	// in K2.
 	KMOVW 4(R8), K1
 	KMOVW 6(R8), K2
+	KNOTW K1, K1
+	KNOTW K2, K2
 
 	STEP(0, K1, Y16, Y17, Y0, Y1, Y2, Y3, Y4, Y5)
 	STEP(16, K2, Y18, Y19, Y6, Y7, Y8, Y9, Y10, Y11)

@@ -3,9 +3,9 @@
 package dissect
 
 // haveRowKernel is false where no assembly kernel exists: DecryptBatch
-// keeps to its two-lane Go form.
+// startss to its two-lane Go form.
 const haveRowKernel = false
 
-func decryptLanesKernel(lanes []byte, stride, steps int, keep []uint32, rows []byte) {
-	decryptLanesGo(lanes, stride, steps, keep, rows)
+func decryptLanesKernel(lanes []byte, stride, steps int, starts []uint32, rows []byte) {
+	decryptLanesGo(lanes, stride, steps, starts, rows)
 }

@@ -12,7 +12,7 @@ import (
 // lanes[k*stride:]. The kernel interleaves the lanes into rows (row t holds
 // byte t of every lane), decrypts a row per step and puts the plaintext
 // back into the lanes. A lane restarts from the zero state wherever one of
-// its datagrams begins (keep[t] has the lane's bit clear there); past the
+// its datagrams begins (starts[t] has the lane's bit set there); past the
 // end of its last datagram a lane computes garbage that is never copied
 // out.
 //
@@ -40,9 +40,9 @@ const rowClasses = 64
 
 // rowScratch is the reusable memory of one decryptBatchRows call.
 type rowScratch struct {
-	lanes []byte   // lane k is lanes[k*stride:][:stride]
-	rows  []byte   // the kernel's interleaved copy of lanes
-	keep  []uint32 // keep[t]: lanes that continue (rather than start) at byte t
+	lanes  []byte   // lane k is lanes[k*stride:][:stride]
+	rows   []byte   // the kernel's interleaved copy of lanes
+	starts []uint32 // starts[t]: the lanes whose next datagram starts at byte t
 	// order lists the datagrams to deal, longest class first; place[r] is
 	// where order[r] went: its start<<5 | lane.
 	order []uint16
@@ -56,9 +56,9 @@ var rowScratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
 
 // lanesKernel decrypts the first steps bytes of each lane of a lanes
 // buffer in place; rows is scratch of the same size. stride is a multiple
-// of 16, steps at most stride, and keep has steps+1 entries (the
-// assembly reads keep[t+1] after row t).
-type lanesKernel func(lanes []byte, stride, steps int, keep []uint32, rows []byte)
+// of 16, steps at most stride, and starts has steps+1 entries (the
+// assembly reads starts[t+1] after row t).
+type lanesKernel func(lanes []byte, stride, steps int, starts []uint32, rows []byte)
 
 // decryptBatchRows is DecryptBatch through a lanes kernel.
 func decryptBatchRows(dst, src [][]byte, kernel lanesKernel) {
@@ -126,9 +126,9 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 	}
 
 	// Deal in that order: fill the lanes to a common limit, the average
-	// (or the longest datagram), moving on to the next lane with room when one is full (the shorter
-	// datagrams dealt last fill the gaps). Should nothing fit, the least
-	// loaded lane takes it.
+	// (or the longest datagram), moving on to the next lane with room when
+	// one is full (the shorter datagrams dealt last fill the gaps). Should
+	// nothing fit, the least loaded lane takes it and sets a higher limit.
 	var load [rowLanes]int
 	s.place = slices.Grow(s.place[:0], len(order))[:len(order)]
 	place := s.place
@@ -139,6 +139,7 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 		for tries := 0; load[lane]+n > limit; tries++ {
 			if tries == rowLanes {
 				lane = leastLoaded(&load)
+				limit = load[lane] + n
 				break
 			}
 			lane = (lane + 1) % rowLanes
@@ -154,18 +155,16 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 	if len(s.lanes) < stride*rowLanes {
 		s.lanes = make([]byte, stride*rowLanes)
 		s.rows = make([]byte, stride*rowLanes)
-		s.keep = make([]uint32, stride+1)
+		s.starts = make([]uint32, stride+1)
 	}
-	lanes, keep := s.lanes[:stride*rowLanes], s.keep[:steps+1]
-	for t := range keep {
-		keep[t] = ^uint32(0)
-	}
+	lanes, starts := s.lanes[:stride*rowLanes], s.starts[:steps+1]
+	clear(starts)
 	for r, i := range order {
 		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
-		keep[at] &^= 1 << lane
+		starts[at] |= 1 << lane
 		copy(lanes[lane*stride+at:], src[i][1:])
 	}
-	kernel(lanes, stride, steps, keep, s.rows[:stride*rowLanes])
+	kernel(lanes, stride, steps, starts, s.rows[:stride*rowLanes])
 	for r, i := range order {
 		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
 		copy(dst[i][1:len(src[i])], lanes[lane*stride+at:])
@@ -174,12 +173,12 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 
 // decryptLanesGo is the lanes kernel in Go, one lane at a time: what the
 // assembly computes, for other CPUs and for the tests.
-func decryptLanesGo(lanes []byte, stride, steps int, keep []uint32, _ []byte) {
+func decryptLanesGo(lanes []byte, stride, steps int, starts []uint32, _ []byte) {
 	for lane := range rowLanes {
 		l := lanes[lane*stride:][:steps]
 		var b, f uint32
 		for t, c := range l {
-			if keep[t]>>lane&1 == 0 {
+			if starts[t]>>lane&1 != 0 {
 				b, f = 0, 0
 			}
 			r := &cipherRows[f]

@@ -31,19 +31,19 @@ func TestDecryptLanesKernelBounds(t *testing.T) {
 		for _, steps := range []int{1, stride - 1, stride} {
 			lanes := guarded(t, rowLanes*stride)
 			rows := guarded(t, rowLanes*stride)
-			keepBytes := guarded(t, 4*(steps+1))
-			keep := make([]uint32, steps+1)
+			startBytes := guarded(t, 4*(steps+1))
+			starts := make([]uint32, steps+1)
 			for i := range lanes {
 				lanes[i] = byte(i * 7)
 			}
-			for i := range keep {
-				keep[i] = ^uint32(i % 5) // some lanes restart here and there
+			for i := range starts {
+				starts[i] = uint32(i % 5) // some lanes restart here and there
 			}
 			want := bytes.Clone(lanes)
-			decryptLanesGo(want, stride, steps, keep, nil)
-			// The kernel takes keep from guarded memory too.
-			gk := unsafe.Slice((*uint32)(unsafe.Pointer(&keepBytes[0])), steps+1)
-			copy(gk, keep)
+			decryptLanesGo(want, stride, steps, starts, nil)
+			// The kernel takes starts from guarded memory too.
+			gk := unsafe.Slice((*uint32)(unsafe.Pointer(&startBytes[0])), steps+1)
+			copy(gk, starts)
 			decryptLanesKernel(lanes, stride, steps, gk, rows)
 			if !bytes.Equal(lanes, want) {
 				t.Fatalf("stride %d steps %d: kernel and Go model differ", stride, steps)
