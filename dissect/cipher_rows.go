@@ -93,7 +93,7 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 	// Sort by length class, longest first (a counting sort: comparison
 	// sorts cost as much as the kernel here).
 	var next [rowClasses]int
-	sum := 0 // bytes to decrypt
+	sum, longest := 0, 0 // bytes to decrypt, in all and in one datagram
 	for i, d := range src {
 		n := len(d) - 1
 		switch {
@@ -105,6 +105,7 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 			if n > 0 {
 				next[rowClass(n)]++
 				sum += n
+				longest = max(longest, n)
 			}
 		}
 	}
@@ -132,7 +133,7 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 	var load [rowLanes]int
 	s.place = slices.Grow(s.place[:0], len(order))[:len(order)]
 	place := s.place
-	limit := max((sum+rowLanes-1)/rowLanes, len(src[order[0]])-1)
+	limit := max((sum+rowLanes-1)/rowLanes, longest)
 	lane := 0
 	for r, i := range order {
 		n := len(src[i]) - 1

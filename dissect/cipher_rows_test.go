@@ -151,6 +151,34 @@ func captureDatagrams(tb testing.TB, pattern string) [][]byte {
 	return all
 }
 
+// TestDecryptBatchDispatch checks DecryptBatch itself, with the row kernel
+// allowed and not, on batch sizes around rowMinBatch.
+func TestDecryptBatchDispatch(t *testing.T) {
+	defer func(use bool) { useRowKernel = use }(useRowKernel)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, use := range []bool{false, true} {
+		useRowKernel = use && haveRowKernel
+		for n := rowMinBatch - 2; n <= 3*rowMinBatch; n++ {
+			src := make([][]byte, n)
+			want := make([][]byte, n)
+			for i := range src {
+				src[i] = make([]byte, rng.IntN(150))
+				for j := range src[i] {
+					src[i][j] = byte(rng.Uint32())
+				}
+				want[i] = make([]byte, len(src[i]))
+				refDecrypt(want[i], src[i])
+			}
+			DecryptBatch(src, src)
+			for i := range src {
+				if !bytes.Equal(src[i], want[i]) {
+					t.Fatalf("row kernel %v, batch of %d: datagram %d differs", useRowKernel, n, i)
+				}
+			}
+		}
+	}
+}
+
 // TestDecryptBatchCaptures decrypts every encrypted datagram of every
 // bundled capture, in batches of several sizes.
 func TestDecryptBatchCaptures(t *testing.T) {
