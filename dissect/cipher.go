@@ -129,8 +129,8 @@ func Encrypt(dst, src []byte) {
 // XOR, the fold of acc's two bytes), and the statements keep it that short:
 // the powers of b and fold^ciphertext are ready before the row arrives, and
 // fold^ciphertext joins the XOR tree at its first level (it only touches the
-// low byte, which the final fold keeps). DecryptBatch runs two such chains side
-// by side for more throughput.
+// low byte, which the final fold keeps). DecryptBatch runs many such chains
+// side by side for more throughput.
 func Decrypt(dst, src []byte) {
 	if len(src) == 0 {
 		return
@@ -158,12 +158,34 @@ func decryptFrom(dst, src []byte, i int, b, f uint32) {
 }
 
 // DecryptBatch decrypts src[k] into dst[k] for every k, each exactly as
-// Decrypt would. One datagram's bytes form a serial chain that leaves most
-// of the CPU idle, so DecryptBatch runs two chains side by side: two lanes
-// each take the next datagram of the batch as soon as theirs is done, so
-// that only the end of the last one runs alone. Each dst[k] must be at least
-// as long as src[k]; dst[k] may be src[k] but must not overlap any other.
+// Decrypt would. Each dst[k] must be at least as long as src[k]; dst[k] may
+// be src[k] but must not overlap any other.
+//
+// One datagram's bytes form a serial chain that leaves most of the CPU idle.
+// Where the CPU has AVX-512 and the batch is large enough, DecryptBatch runs
+// 32 chains at once with SIMD instructions (see cipher_rows.go); otherwise
+// it runs two chains side by side in Go.
 func DecryptBatch(dst, src [][]byte) {
+	if useRowKernel && len(src) >= rowMinBatch {
+		decryptBatchRows(dst, src, decryptLanesKernel)
+		return
+	}
+	decryptBatchTwo(dst, src)
+}
+
+// useRowKernel selects the SIMD form of DecryptBatch; the tests turn it off
+// to check the Go form on machines that have the kernel.
+var useRowKernel = haveRowKernel
+
+// rowMinBatch is the smallest batch DecryptBatch gives the row kernel: below
+// it, the two-lane Go form is faster (BenchmarkCipherDecryptBatchSizes puts
+// the crossover at 12 to 16 datagrams of the battle's lengths).
+const rowMinBatch = 16
+
+// decryptBatchTwo is DecryptBatch in Go: two lanes each take the next
+// datagram of the batch as soon as theirs is done, so that only the end of
+// the last one runs alone.
+func decryptBatchTwo(dst, src [][]byte) {
 	var a, b lane
 	next := 0
 	// take loads the next non-empty datagram into l.

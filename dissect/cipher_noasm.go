@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package dissect
+
+// haveRowKernel is false where no assembly kernel exists: DecryptBatch
+// startss to its two-lane Go form.
+const haveRowKernel = false
+
+func decryptLanesKernel(lanes []byte, stride, steps int, starts []uint32, rows []byte) {
+	decryptLanesGo(lanes, stride, steps, starts, rows)
+}

@@ -1,0 +1,195 @@
+package dissect
+
+import (
+	"slices"
+	"sync"
+)
+
+// The row form of DecryptBatch decrypts rowLanes byte streams at once with
+// SIMD instructions (decryptRowsAVX512), one instruction doing the same
+// step for every stream. Each stream (lane) is a run of whole datagrams
+// (without their clear byte 0) laid end to end in a lanes buffer, lane k at
+// lanes[k*stride:]. The kernel interleaves the lanes into rows (row t holds
+// byte t of every lane), decrypts a row per step and puts the plaintext
+// back into the lanes. A lane restarts from the zero state wherever one of
+// its datagrams begins (starts[t] has the lane's bit set there); past the
+// end of its last datagram a lane computes garbage that is never copied
+// out.
+//
+// Datagrams are dealt to lanes longest first (by length classes of 8
+// bytes), filling each lane up to a common limit, so that the lanes end
+// close together and little of the kernel's work is wasted on lanes
+// already done.
+
+// rowLanes is how many streams the kernel runs side by side.
+const rowLanes = 32
+
+// rowMaxLen is the longest datagram (after byte 0) the row form takes:
+// a longer one would keep one lane busy long after the others are done,
+// so it is decrypted on its own.
+const rowMaxLen = 2048
+
+// rowChunk is how many datagrams go through the kernel at once, so that
+// the lanes of a large batch still fit in the CPU cache (and an index in
+// the chunk fits in a uint16).
+const rowChunk = 256
+
+// rowClasses is how many length classes (of 8 bytes) the datagrams are
+// sorted into before they are dealt; longer ones share the last class.
+const rowClasses = 64
+
+// rowScratch is the reusable memory of one decryptBatchRows call.
+type rowScratch struct {
+	lanes  []byte   // lane k is lanes[k*stride:][:stride]
+	rows   []byte   // the kernel's interleaved copy of lanes
+	starts []uint32 // starts[t]: the lanes whose next datagram starts at byte t
+	// order lists the datagrams to deal, longest class first; place[r] is
+	// where order[r] went: its start<<5 | lane.
+	order []uint16
+	place []uint32
+	// useful and computed count the bytes decrypted and the bytes the
+	// kernel ran (rowLanes*steps), for the benchmarks.
+	useful, computed int
+}
+
+var rowScratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
+
+// lanesKernel decrypts the first steps bytes of each lane of a lanes
+// buffer in place; rows is scratch of the same size. stride is a multiple
+// of 16, steps at most stride, and starts has steps+1 entries (the
+// assembly reads starts[t+1] after row t).
+type lanesKernel func(lanes []byte, stride, steps int, starts []uint32, rows []byte)
+
+// decryptBatchRows is DecryptBatch through a lanes kernel.
+func decryptBatchRows(dst, src [][]byte, kernel lanesKernel) {
+	s := rowScratchPool.Get().(*rowScratch)
+	s.decryptBatch(dst, src, kernel)
+	rowScratchPool.Put(s)
+}
+
+func (s *rowScratch) decryptBatch(dst, src [][]byte, kernel lanesKernel) {
+	for start := 0; start < len(src); start += rowChunk {
+		end := min(start+rowChunk, len(src))
+		s.decrypt(dst[start:end], src[start:end], kernel)
+	}
+}
+
+// leastLoaded returns the lane with the least load.
+func leastLoaded(load *[rowLanes]int) int {
+	best := 0
+	for l, n := range load {
+		if n < load[best] {
+			best = l
+		}
+	}
+	return best
+}
+
+// rowClass is the length class of a datagram of n bytes after byte 0.
+func rowClass(n int) int { return min(n>>3, rowClasses-1) }
+
+// decrypt runs at most rowChunk datagrams through the kernel.
+func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
+	// Sort by length class, longest first (a counting sort: comparison
+	// sorts cost as much as the kernel here).
+	var next [rowClasses]int
+	sum, longest := 0, 0 // bytes to decrypt, in all and in one datagram
+	for i, d := range src {
+		n := len(d) - 1
+		switch {
+		case n < 0:
+		case n > rowMaxLen:
+			Decrypt(dst[i], d)
+		default:
+			dst[i][0] = d[0]
+			if n > 0 {
+				next[rowClass(n)]++
+				sum += n
+				longest = max(longest, n)
+			}
+		}
+	}
+	count := 0
+	for c := rowClasses - 1; c >= 0; c-- {
+		count, next[c] = count+next[c], count
+	}
+	if count == 0 {
+		return
+	}
+	s.order = slices.Grow(s.order[:0], count)[:count]
+	order := s.order
+	for i, d := range src {
+		if n := len(d) - 1; n > 0 && n <= rowMaxLen {
+			c := rowClass(n)
+			order[next[c]] = uint16(i)
+			next[c]++
+		}
+	}
+
+	// Deal in that order: fill the lanes to a common limit, the average
+	// (or the longest datagram), moving on to the next lane with room when
+	// one is full (the shorter datagrams dealt last fill the gaps). Should
+	// nothing fit, the least loaded lane takes it and sets a higher limit.
+	var load [rowLanes]int
+	s.place = slices.Grow(s.place[:0], len(order))[:len(order)]
+	place := s.place
+	limit := max((sum+rowLanes-1)/rowLanes, longest)
+	lane := 0
+	for r, i := range order {
+		n := len(src[i]) - 1
+		for tries := 0; load[lane]+n > limit; tries++ {
+			if tries == rowLanes {
+				lane = leastLoaded(&load)
+				limit = load[lane] + n
+				break
+			}
+			lane = (lane + 1) % rowLanes
+		}
+		place[r] = uint32(load[lane])<<5 | uint32(lane)
+		load[lane] += n
+	}
+	steps := slices.Max(load[:])
+	stride := (steps + 15) &^ 15 // the transposes work in blocks of 16
+	s.useful += sum
+	s.computed += steps * rowLanes
+
+	if len(s.lanes) < stride*rowLanes {
+		s.lanes = make([]byte, stride*rowLanes)
+		s.rows = make([]byte, stride*rowLanes)
+		s.starts = make([]uint32, stride+1)
+	}
+	lanes, starts := s.lanes[:stride*rowLanes], s.starts[:steps+1]
+	clear(starts)
+	for r, i := range order {
+		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
+		starts[at] |= 1 << lane
+		copy(lanes[lane*stride+at:], src[i][1:])
+	}
+	kernel(lanes, stride, steps, starts, s.rows[:stride*rowLanes])
+	for r, i := range order {
+		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
+		copy(dst[i][1:len(src[i])], lanes[lane*stride+at:])
+	}
+}
+
+// decryptLanesGo is the lanes kernel in Go, one lane at a time: what the
+// assembly computes, for other CPUs and for the tests.
+func decryptLanesGo(lanes []byte, stride, steps int, starts []uint32, _ []byte) {
+	for lane := range rowLanes {
+		l := lanes[lane*stride:][:steps]
+		var b, f uint32
+		for t, c := range l {
+			if starts[t]>>lane&1 != 0 {
+				b, f = 0, 0
+			}
+			r := &cipherRows[f]
+			acc := (r.x ^ f ^ uint32(c)) ^ (b + r.t0) ^
+				((b*cipherM + r.t1) ^ (b*cipherM2 + r.t2)) ^
+				((b*cipherM3 + r.t3) ^ (b*cipherM4 + r.t4))
+			next := (acc ^ acc>>8) & 0xFF
+			l[t] = byte(next ^ f)
+			b = b*cipherM5 + r.v
+			f = next
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package dissect
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+)
+
+// batchPath is one way DecryptBatch can run.
+type batchPath struct {
+	name string
+	run  func(dst, src [][]byte)
+}
+
+// batchPaths lists every form of DecryptBatch this machine can run, each
+// forced regardless of the batch size: the two-lane Go form, the row form
+// with the Go model of the kernel, and the row form with the assembly
+// kernel where the CPU has it.
+func batchPaths() []batchPath {
+	paths := []batchPath{
+		{"two-lane", decryptBatchTwo},
+		{"rows-go", func(dst, src [][]byte) { decryptBatchRows(dst, src, decryptLanesGo) }},
+	}
+	if haveRowKernel {
+		paths = append(paths, batchPath{"rows-simd", func(dst, src [][]byte) { decryptBatchRows(dst, src, decryptLanesKernel) }})
+	}
+	return paths
+}
+
+// checkBatch decrypts src (which it leaves unchanged) along every path, into
+// fresh buffers and in place, and compares every datagram with the reference.
+func checkBatch(t *testing.T, src [][]byte) {
+	t.Helper()
+	want := make([][]byte, len(src))
+	for i, d := range src {
+		want[i] = make([]byte, len(d))
+		refDecrypt(want[i], d)
+	}
+	for _, p := range batchPaths() {
+		for _, inPlace := range []bool{false, true} {
+			dst := make([][]byte, len(src))
+			in := src
+			for i, d := range src {
+				// Spare capacity past the end must stay untouched.
+				dst[i] = append(bytes.Clone(d), 0xEE)[:len(d)]
+			}
+			if inPlace {
+				in = dst
+			}
+			p.run(dst, in)
+			for i := range src {
+				if !bytes.Equal(dst[i], want[i]) {
+					t.Fatalf("%s (in place %v): datagram %d of %d (length %d) = %X, reference %X",
+						p.name, inPlace, i, len(src), len(src[i]), dst[i], want[i])
+				}
+				if dst[i][:len(dst[i])+1][len(dst[i])] != 0xEE {
+					t.Fatalf("%s: wrote past the end of datagram %d", p.name, i)
+				}
+			}
+		}
+	}
+}
+
+func TestDecryptBatchVectors(t *testing.T) {
+	var src [][]byte
+	for _, v := range loadCipherVectors(t) {
+		src = append(src, mustHex(t, v.Cipher), mustHex(t, v.Plain))
+	}
+	// Repeated so the batch is large enough for every path.
+	for len(src) < 3*rowMinBatch {
+		src = append(src, src...)
+	}
+	for _, p := range batchPaths() {
+		t.Logf("checking %s", p.name)
+	}
+	checkBatch(t, src)
+}
+
+func TestDecryptBatchRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	randomBatch := func(n, maxLen int) [][]byte {
+		src := make([][]byte, n)
+		for i := range src {
+			src[i] = make([]byte, rng.IntN(maxLen+1))
+			for j := range src[i] {
+				src[i][j] = byte(rng.Uint32())
+			}
+		}
+		return src
+	}
+	for n := range 40 {
+		checkBatch(t, randomBatch(n, 200))
+	}
+	iters := 150
+	if testing.Short() {
+		iters = 20
+	}
+	for range iters {
+		checkBatch(t, randomBatch(rng.IntN(301), 2000))
+	}
+	// Lengths around rowMaxLen, mixed with short ones.
+	src := randomBatch(40, 30)
+	for _, n := range []int{rowMaxLen, rowMaxLen + 1, rowMaxLen + 2, 3000} {
+		src = append(src, randomBatch(1, 0)[0])
+		src[len(src)-1] = make([]byte, n)
+		for j := range src[len(src)-1] {
+			src[len(src)-1][j] = byte(j * 13)
+		}
+	}
+	checkBatch(t, src)
+	// More datagrams than one kernel run takes.
+	checkBatch(t, randomBatch(3*rowChunk+5, 60))
+}
+
+// captureDatagrams returns every encrypted datagram of the bundled
+// captures whose names match pattern.
+func captureDatagrams(tb testing.TB, pattern string) [][]byte {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "pcaps", pattern))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var all [][]byte
+	for _, f := range files {
+		if filepath.Ext(f) != ".pcap" && filepath.Ext(f) != ".pcapng" {
+			continue
+		}
+		r, err := capture.Open(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for {
+			p, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				continue // damaged record
+			}
+			if !IsGameSpy(p.Payload) {
+				all = append(all, bytes.Clone(p.Payload))
+			}
+		}
+	}
+	return all
+}
+
+// TestDecryptBatchDispatch checks DecryptBatch itself, with the row kernel
+// allowed and not, on batch sizes around rowMinBatch.
+func TestDecryptBatchDispatch(t *testing.T) {
+	defer func(use bool) { useRowKernel = use }(useRowKernel)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, use := range []bool{false, true} {
+		useRowKernel = use && haveRowKernel
+		for n := rowMinBatch - 2; n <= 3*rowMinBatch; n++ {
+			src := make([][]byte, n)
+			want := make([][]byte, n)
+			for i := range src {
+				src[i] = make([]byte, rng.IntN(150))
+				for j := range src[i] {
+					src[i][j] = byte(rng.Uint32())
+				}
+				want[i] = make([]byte, len(src[i]))
+				refDecrypt(want[i], src[i])
+			}
+			DecryptBatch(src, src)
+			for i := range src {
+				if !bytes.Equal(src[i], want[i]) {
+					t.Fatalf("row kernel %v, batch of %d: datagram %d differs", useRowKernel, n, i)
+				}
+			}
+		}
+	}
+}
+
+// TestDecryptBatchCaptures decrypts every encrypted datagram of every
+// bundled capture, in batches of several sizes.
+func TestDecryptBatchCaptures(t *testing.T) {
+	all := captureDatagrams(t, "*")
+	if len(all) < 1000 {
+		t.Fatalf("only %d datagrams in the captures", len(all))
+	}
+	for _, size := range []int{rowMinBatch, 64, 128, 300} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			for i := 0; i < len(all); i += size {
+				checkBatch(t, all[i:min(i+size, len(all))])
+			}
+		})
+	}
+}
+
+// FuzzDecryptBatch cuts the input into datagrams (each length byte followed
+// by that many bytes, repeated) and checks every form of DecryptBatch
+// against the reference.
+func FuzzDecryptBatch(f *testing.F) {
+	f.Add([]byte{3, 1, 2, 3, 0, 5, 9, 9, 9, 9, 9, 1, 7})
+	f.Add(bytes.Repeat([]byte{40, 0xA5}, 100))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var src [][]byte
+		for len(in) > 0 {
+			n := min(int(in[0]), len(in)-1)
+			src = append(src, in[1:1+n])
+			in = in[1+n:]
+		}
+		checkBatch(t, src)
+	})
+}
+
+// benchBatch returns n datagrams with lengths drawn from the bundled
+// battle's mix (a third of 6-byte keepalives, a median of 25 bytes, a tail
+// to 160) and their total length.
+func benchBatch(n int) ([][]byte, int) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	lengths := []int{6, 6, 6, 12, 20, 25, 30, 40, 56, 70, 100, 138, 141, 159}
+	src := make([][]byte, n)
+	total := 0
+	for k := range src {
+		src[k] = make([]byte, lengths[rng.IntN(len(lengths))])
+		for i := range src[k] {
+			src[k][i] = byte(rng.Uint32())
+		}
+		total += len(src[k])
+	}
+	return src, total
+}
+
+// BenchmarkCipherDecryptBatchLarge decrypts 128 datagrams of battle-like
+// lengths per op, as flow.Run hands them over from a file.
+func BenchmarkCipherDecryptBatchLarge(b *testing.B) {
+	src, total := benchBatch(128)
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		DecryptBatch(src, src)
+	}
+}
+
+// BenchmarkCipherDecryptBatchSizes compares the forms of DecryptBatch over
+// batch sizes, to place rowMinBatch.
+func BenchmarkCipherDecryptBatchSizes(b *testing.B) {
+	for _, n := range []int{4, 8, 12, 16, 24, 32, 64, 128, 256} {
+		src, total := benchBatch(n)
+		for _, p := range batchPaths() {
+			b.Run(fmt.Sprintf("%s/%d", p.name, n), func(b *testing.B) {
+				b.SetBytes(int64(total))
+				b.ReportAllocs()
+				for b.Loop() {
+					p.run(src, src)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCipherDecryptBatchCapture decrypts the bundled battle in batches
+// of consecutive datagrams (as flow.Run reads a file, up to its readAhead)
+// along each path, and reports the share of the row kernel's work that is
+// useful (the rest is lanes run past their last datagram).
+func BenchmarkCipherDecryptBatchCapture(b *testing.B) {
+	all := captureDatagrams(b, "battle.pcap")
+	total := 0
+	dst := make([][]byte, len(all))
+	for i, d := range all {
+		dst[i] = make([]byte, len(d))
+		total += len(d)
+	}
+	for _, size := range []int{32, 64, 128, 256} {
+		var s rowScratch
+		for i := 0; i < len(all); i += size {
+			j := min(i+size, len(all))
+			s.decryptBatch(dst[i:j], all[i:j], decryptLanesGo)
+		}
+		useful := 100 * float64(s.useful) / float64(s.computed)
+		for _, p := range batchPaths() {
+			b.Run(fmt.Sprintf("%s/%d", p.name, size), func(b *testing.B) {
+				b.SetBytes(int64(total))
+				b.ReportAllocs()
+				for b.Loop() {
+					for i := 0; i < len(all); i += size {
+						j := min(i+size, len(all))
+						p.run(dst[i:j], all[i:j])
+					}
+				}
+				b.ReportMetric(useful, "useful%")
+			})
+		}
+	}
+}
