@@ -3,7 +3,7 @@
 package dissect
 
 // haveRowKernel is false where no assembly kernel exists: DecryptBatch
-// startss to its two-lane Go form.
+// falls back to its two-lane Go form.
 const haveRowKernel = false
 
 func decryptLanesKernel(lanes []byte, stride, steps int, starts []uint32, rows []byte) {
