@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
-	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
@@ -52,6 +50,10 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		}
 	}
 	buffered, _ := src.(interface{ Buffered() int })
+	// A *capture.Reader, the usual source, is also called directly: its
+	// small Buffered and Stats are then inlined, and Stats is copied once
+	// instead of twice for every datagram read ahead.
+	reader, _ := src.(*capture.Reader)
 	var (
 		held [readAhead]heldDatagram
 		// statsBefore[k] is the capture counters before held[k] was read:
@@ -67,14 +69,25 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		n := 0
 		var err error
 		for n < readAhead {
-			if n > 0 {
-				if buffered == nil || buffered.Buffered() == 0 {
-					break
-				}
-				statsBefore[n] = src.Stats()
-			}
 			var p *capture.Packet
-			if p, err = src.Next(); err != nil {
+			if reader != nil {
+				if n > 0 {
+					if reader.Buffered() == 0 {
+						break
+					}
+					statsBefore[n] = reader.Stats()
+				}
+				p, err = reader.Next()
+			} else {
+				if n > 0 {
+					if buffered == nil || buffered.Buffered() == 0 {
+						break
+					}
+					statsBefore[n] = src.Stats()
+				}
+				p, err = src.Next()
+			}
+			if err != nil {
 				break
 			}
 			held[n].hold(p)
@@ -94,7 +107,12 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		}
 		fed := 0
 		for ; fed < n && !stopped; fed++ {
-			held[fed].feed(t, count)
+			if h := &held[fed]; h.decrypted {
+				err := t.dg.Parse(h.plain)
+				t.decrypted(&h.datagram, h.plain, &t.dg, err, count)
+			} else {
+				t.Datagram(h.frame, h.ts, h.src, h.dst, h.raw, count)
+			}
 		}
 		// Stopped with datagrams (or damage) read ahead but not reported.
 		if stopped && (fed < n || err != nil && err != io.EOF) {
@@ -137,9 +155,7 @@ const readAhead = 8
 // only valid until its next call, so the payload is copied (into a buffer
 // reused from datagram to datagram).
 type heldDatagram struct {
-	frame      int
-	ts         time.Time
-	src, dst   netip.AddrPort
+	datagram
 	raw, plain []byte
 	gameSpy    bool // not encrypted
 	decrypted  bool // plain holds raw decrypted
@@ -150,15 +166,6 @@ func (h *heldDatagram) hold(p *capture.Packet) {
 	h.raw = append(h.raw[:0], p.Payload...)
 	h.gameSpy = dissect.IsGameSpy(h.raw)
 	h.decrypted = false
-}
-
-// feed passes the datagram to t, decrypting it first if that is still to do.
-func (h *heldDatagram) feed(t *Tracker, emit func(*Record)) {
-	if !h.decrypted {
-		t.Datagram(h.frame, h.ts, h.src, h.dst, h.raw, emit)
-		return
-	}
-	t.plain(h.frame, h.ts, h.src, h.dst, h.plain, emit)
 }
 
 // damagedRecord is the record of a damaged capture record. A datagram that

@@ -129,8 +129,8 @@ type pairCache struct {
 }
 
 // hit reports whether the entry holds the pair and is still valid.
-func (c *pairCache) hit(src, dst netip.AddrPort, gen uint32) bool {
-	return c.fs != nil && c.gen == gen && c.src == src && c.dst == dst
+func (c *pairCache) hit(src, dst *netip.AddrPort, gen uint32) bool {
+	return c.fs != nil && c.gen == gen && c.src == *src && c.dst == *dst
 }
 
 const pairCacheSize = 64 // a power of two
@@ -140,19 +140,16 @@ const pairCacheSize = 64 // a power of two
 // 16 clients, two directions each) rarely share a slot. The cache is
 // two-way set-associative: the slot returned is even, and a pair may sit in
 // it or in the odd one after it.
-func pairSlot(src, dst netip.AddrPort) int {
+func pairSlot(src, dst *netip.AddrPort) int {
 	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
 		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
 	return int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
 }
 
-// addrBits folds an address into 64 bits for hashing (an IPv4 address as
-// it is, an IPv6 one by XOR of its halves).
+// addrBits folds an address into 64 bits for hashing: the XOR of the two
+// halves of its 16-byte form (which holds an IPv4 address in its low half).
+// It is small enough to be inlined, unlike a branch on the address family.
 func addrBits(a netip.Addr) uint64 {
-	if a.Is4() {
-		v := a.As4()
-		return uint64(binary.BigEndian.Uint32(v[:]))
-	}
 	v := a.As16()
 	return binary.LittleEndian.Uint64(v[:8]) ^ binary.LittleEndian.Uint64(v[8:])
 }
@@ -181,6 +178,7 @@ type Tracker struct {
 	flowOrder   fifo[flowKey]        // creation order of flows, for eviction
 	serverOrder fifo[netip.AddrPort] // order in which servers were learnt
 
+	in    datagram // Datagram's arguments
 	buf   []byte
 	dg    dissect.Datagram
 	rec   Record
@@ -233,20 +231,31 @@ func (t *Tracker) IsServer(ep netip.AddrPort) bool { return t.servers[ep] }
 // Datagram decodes one UDP payload and calls emit for each record. payload is
 // not modified or retained.
 func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
+	d := &t.in
+	d.frame, d.ts, d.src, d.dst = frame, ts, src, dst
 	if dissect.IsGameSpy(payload) {
-		t.gamespy(frame, ts, src, dst, payload, emit)
+		t.gamespy(d, payload, emit)
 		return
 	}
 	t.buf = grow(t.buf, len(payload))
 	dissect.Decrypt(t.buf, payload)
-	t.plain(frame, ts, src, dst, t.buf, emit)
+	t.plain(d, t.buf, emit)
+}
+
+// datagram is where and when a UDP datagram was captured. The Tracker's
+// internal steps take it by pointer: as arguments its ten words would be
+// copied at every call.
+type datagram struct {
+	frame    int
+	ts       time.Time
+	src, dst netip.AddrPort
 }
 
 // plain is Datagram after decryption: plain is the decrypted datagram, which
 // must stay valid until plain returns.
-func (t *Tracker) plain(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, emit func(*Record)) {
+func (t *Tracker) plain(d *datagram, plain []byte, emit func(*Record)) {
 	err := t.dg.Parse(plain)
-	t.decrypted(frame, ts, src, dst, plain, &t.dg, err, emit)
+	t.decrypted(d, plain, &t.dg, err, emit)
 }
 
 // grow returns b resized to n bytes, reallocating only when it is too small.
@@ -261,21 +270,23 @@ func grow(b []byte, n int) []byte {
 // does on other goroutines): plain is the decrypted datagram, dg its
 // messages and perr the splitting error. plain and dg must stay valid until
 // decrypted returns.
-func (t *Tracker) decrypted(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, dg *dissect.Datagram, perr error, emit func(*Record)) {
-	fs, dir, ok := t.lookup(src, dst, plain)
+func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, perr error, emit func(*Record)) {
+	fs, dir, ok := t.lookup(&d.src, &d.dst, plain)
 	if !ok {
 		t.stats.OtherUDP++
 		return
 	}
-	server, client := fs.key.server, fs.key.client
 	t.stats.Datagrams++
 
-	// The datagram's fields are set once; each message then resets only its
-	// own (a whole Record is ~250 bytes with pointers, too much to copy per
-	// message). Consumers must not modify the record they are given.
+	// The datagram's fields are set once, one by one (a composite literal
+	// would clear and copy the whole ~250-byte Record); each message then
+	// resets its own, so that together every field is written. Consumers
+	// must not modify the record they are given.
 	r := &t.rec
-	*r = Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
-		Dir: dir, Peer: dg.Peer, MsgCount: int(dg.Count)}
+	r.Frame, r.Time = d.frame, d.ts
+	r.Src, r.Dst = d.src, d.dst
+	r.Server, r.Client = fs.key.server, fs.key.client
+	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
 	for i := range dg.Messages {
 		m := &dg.Messages[i]
 		r.resetMessage(KindMessage, i)
@@ -360,7 +371,8 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	}
 }
 
-func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
+func (t *Tracker) gamespy(d *datagram, payload []byte, emit func(*Record)) {
+	src, dst := d.src, d.dst
 	g, err := dissect.ParseGameSpy(payload)
 	t.gs = g
 	server, client := dst, src
@@ -376,14 +388,14 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 		dir = game.ServerToClient
 	}
 	t.stats.GameSpy++
-	t.rec = Record{Kind: KindGameSpy, Frame: frame, Time: ts, Src: src, Dst: dst,
+	t.rec = Record{Kind: KindGameSpy, Frame: d.frame, Time: d.ts, Src: src, Dst: dst,
 		Server: server, Client: client, Dir: dir, GameSpy: &t.gs, Err: err}
 	emit(&t.rec)
 }
 
 // lookup finds the flow of a datagram from src to dst and its direction,
 // from the pair cache when it can.
-func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
+func (t *Tracker) lookup(src, dst *netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
 	slot := pairSlot(src, dst)
 	if c := &t.cache[slot]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
@@ -391,6 +403,11 @@ func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, gam
 	if c := &t.cache[slot+1]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
 	}
+	return t.lookupSlow(slot, *src, *dst, plain)
+}
+
+// lookupSlow is lookup for a pair that is not in the cache.
+func (t *Tracker) lookupSlow(slot int, src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
 	server, client, stable, ok := t.orient(src, dst, plain)
 	if !ok {
 		return nil, 0, false

@@ -3,9 +3,7 @@ package flow
 import (
 	"errors"
 	"io"
-	"net/netip"
 	"sync"
-	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
@@ -58,9 +56,9 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 				rec = damagedRecord(it.perr, b.raw[it.off:it.off+it.n], &raw)
 				count(&rec)
 			case it.gamespy:
-				t.gamespy(it.frame, it.ts, it.src, it.dst, b.raw[it.off:it.off+it.n], count)
+				t.gamespy(&it.datagram, b.raw[it.off:it.off+it.n], count)
 			default:
-				t.decrypted(it.frame, it.ts, it.src, it.dst, b.plain[it.off:it.off+it.n], &it.dg, it.err, count)
+				t.decrypted(&it.datagram, b.plain[it.off:it.off+it.n], &it.dg, it.err, count)
 			}
 			if stopped {
 				stopStats = it.stats
@@ -111,15 +109,13 @@ func (b *batch) next() *item {
 }
 
 type item struct {
-	frame    int
-	ts       time.Time
-	src, dst netip.AddrPort
-	off, n   int // payload position in raw and plain
-	gamespy  bool
-	dg       dissect.Datagram
-	err      error
-	perr     *capture.PacketError
-	stats    capture.Stats // the source's counts after reading this item, as Run would report them if emit stopped here
+	datagram
+	off, n  int // payload position in raw and plain
+	gamespy bool
+	dg      dissect.Datagram
+	err     error
+	perr    *capture.PacketError
+	stats   capture.Stats // the source's counts after reading this item, as Run would report them if emit stopped here
 }
 
 type pipeline struct {
@@ -169,7 +165,7 @@ func (p *pipeline) read(src Source) {
 				continue
 			}
 			it := b.next()
-			*it = item{frame: pk.Frame, ts: pk.Time, src: pk.Src, dst: pk.Dst, off: len(b.raw), n: len(pk.Payload),
+			*it = item{datagram: datagram{pk.Frame, pk.Time, pk.Src, pk.Dst}, off: len(b.raw), n: len(pk.Payload),
 				gamespy: dissect.IsGameSpy(pk.Payload), dg: it.dg, stats: src.Stats()}
 			b.raw = append(b.raw, pk.Payload...)
 		}
