@@ -58,6 +58,24 @@ func TestOnesAddMatchesReference(t *testing.T) {
 	}
 }
 
+func TestSumVerifiesMatchesFold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(x uint64) {
+		if got, want := sumVerifies(x), fold(x) == 0xffff; got != want {
+			t.Errorf("sumVerifies(%#x) = %v, fold gives %#04x", x, got, fold(x))
+		}
+	}
+	for _, x := range []uint64{0, 1, 0xfffe, 0xffff, 0x10000, 0xffff0000, 0xffffffff, 0xfffffffe,
+		1 << 63, ^uint64(0), ^uint64(0) - 1, 0xffff * 0x10001, 0xffff << 32} {
+		check(x)
+	}
+	for range 100000 {
+		x := rng.Uint64()
+		check(x)
+		check(x - x%0xffff) // a multiple of 0xFFFF, which verifies unless 0
+	}
+}
+
 func TestUDPChecksum(t *testing.T) {
 	src, dst := addrA.Addr().As4(), addrB.Addr().As4()
 	udp := ipv4UDP(addrA, addrB, 1, payload(7, 101))[20:] // odd length
