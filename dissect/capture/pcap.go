@@ -93,9 +93,9 @@ func (s *pcapSource) next(rec *record) error {
 	// whole in the buffer.
 	in := s.in
 	if b := in.buf[in.pos:in.end]; len(b) >= pcapRecordHeaderLen && !s.resync {
-		caplen := s.order.Uint32(b[8:12])
-		if n := pcapRecordHeaderLen + int(caplen); caplen <= s.maxLen && len(b) >= n {
-			s.setRecord(rec, b[:pcapRecordHeaderLen], b[pcapRecordHeaderLen:n], in.off)
+		h := s.order.pcapRecordHeader((*[pcapRecordHeaderLen]byte)(b))
+		if n := pcapRecordHeaderLen + int(h.caplen); h.caplen <= s.maxLen && len(b) >= n {
+			s.setRecord(rec, &h, b[pcapRecordHeaderLen:n], in.off)
 			in.discard(n)
 			return nil
 		}
@@ -143,27 +143,40 @@ func (s *pcapSource) nextSlow(rec *record) error {
 		}
 		return &recordError{off, true, fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
 	}
-	s.setRecord(rec, h, data, off)
+	hdr := s.order.pcapRecordHeader((*[pcapRecordHeaderLen]byte)(h))
+	s.setRecord(rec, &hdr, data, off)
 	return nil
 }
 
+// pcapRecordHeader is the fields of a record header.
+type pcapRecordHeader struct{ sec, frac, caplen, origLen uint32 }
+
+// pcapRecordHeader reads a record header, testing the byte order once
+// rather than for every field.
+func (o fileOrder) pcapRecordHeader(h *[pcapRecordHeaderLen]byte) pcapRecordHeader {
+	if o.big {
+		return pcapRecordHeader{binary.BigEndian.Uint32(h[0:4]), binary.BigEndian.Uint32(h[4:8]),
+			binary.BigEndian.Uint32(h[8:12]), binary.BigEndian.Uint32(h[12:16])}
+	}
+	return pcapRecordHeader{binary.LittleEndian.Uint32(h[0:4]), binary.LittleEndian.Uint32(h[4:8]),
+		binary.LittleEndian.Uint32(h[8:12]), binary.LittleEndian.Uint32(h[12:16])}
+}
+
 // setRecord fills rec from a record's header h and data.
-func (s *pcapSource) setRecord(rec *record, h, data []byte, off int64) {
-	sec, frac := s.order.Uint32(h[0:4]), s.order.Uint32(h[4:8])
-	caplen, origLen := s.order.Uint32(h[8:12]), s.order.Uint32(h[12:16])
+func (s *pcapSource) setRecord(rec *record, h *pcapRecordHeader, data []byte, off int64) {
 	// Only a plausible header's time stamp anchors resynchronisation: a
 	// record read out of step (after a damaged length that was not absurd)
 	// has junk there, and anchoring on it would reject every real header
 	// after the next absurd one.
-	if s.plausible(sec, frac, caplen, origLen) {
-		s.lastSec, s.haveLast = sec, true
+	if s.plausible(h.sec, h.frac, h.caplen, h.origLen) {
+		s.lastSec, s.haveLast = h.sec, true
 	}
 	// Field by field: a composite literal would be built aside and copied.
 	rec.data = data
-	rec.time = time.Unix(int64(sec), int64(frac)*s.fracUnit).UTC()
+	rec.time = time.Unix(int64(h.sec), int64(h.frac)*s.fracUnit).UTC()
 	rec.linkType = s.link
 	rec.iface = 0
-	rec.origLen = int(origLen)
+	rec.origLen = int(h.origLen)
 	rec.offset = off
 }
 

@@ -66,7 +66,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	)
 	for !stopped {
 		// Take one datagram, and more while they are already in memory.
-		n := 0
+		n, k := 0, 0 // datagrams read, and of them to decrypt
 		var err error
 		for n < readAhead {
 			var p *capture.Packet
@@ -90,24 +90,23 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			if err != nil {
 				break
 			}
-			held[n].hold(p)
+			h := &held[n]
+			h.hold(p)
+			if !h.gameSpy {
+				h.plain = grow(h.plain, len(h.raw))
+				plain[k], raw[k] = h.plain, h.raw
+				k++
+			}
 			n++
 		}
-		if n > 1 {
-			k := 0
-			for i := range n {
-				if h := &held[i]; !h.gameSpy {
-					h.plain = grow(h.plain, len(h.raw))
-					plain[k], raw[k] = h.plain, h.raw
-					h.decrypted = true
-					k++
-				}
-			}
+		// A datagram read alone is decrypted by Datagram.
+		batch := n > 1
+		if batch {
 			dissect.DecryptBatch(plain[:k], raw[:k])
 		}
 		fed := 0
 		for ; fed < n && !stopped; fed++ {
-			if h := &held[fed]; h.decrypted {
+			if h := &held[fed]; batch && !h.gameSpy {
 				err := t.dg.Parse(h.plain)
 				t.decrypted(&h.datagram, h.plain, &t.dg, err, count)
 			} else {
@@ -158,14 +157,12 @@ type heldDatagram struct {
 	datagram
 	raw, plain []byte
 	gameSpy    bool // not encrypted
-	decrypted  bool // plain holds raw decrypted
 }
 
 func (h *heldDatagram) hold(p *capture.Packet) {
 	h.frame, h.ts, h.src, h.dst = p.Frame, p.Time, p.Src, p.Dst
 	h.raw = append(h.raw[:0], p.Payload...)
 	h.gameSpy = dissect.IsGameSpy(h.raw)
-	h.decrypted = false
 }
 
 // damagedRecord is the record of a damaged capture record. A datagram that
