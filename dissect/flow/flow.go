@@ -287,8 +287,9 @@ func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, per
 	r.Src, r.Dst = d.src, d.dst
 	r.Server, r.Client = fs.key.server, fs.key.client
 	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
-	for i := range dg.Messages {
-		m := &dg.Messages[i]
+	msgs := dg.Messages // a local, so that emit cannot make it be read again
+	for i := range msgs {
+		m := &msgs[i]
 		r.resetMessage(KindMessage, i)
 		r.Msg = m
 		t.message(fs, r, m)
@@ -300,7 +301,7 @@ func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, per
 	}
 	if perr != nil {
 		t.stats.Damaged++
-		r.resetMessage(KindDamaged, len(dg.Messages))
+		r.resetMessage(KindDamaged, len(msgs))
 		r.Raw = plain
 		r.Err = perr
 		emit(r)
