@@ -144,7 +144,7 @@ func (r *Reader) Format() Format { return r.format }
 func (r *Reader) Interface(i int) (InterfaceInfo, bool) { return r.src.iface(i) }
 
 // Stats returns the counters so far.
-func (r *Reader) Stats() Stats { return r.dec.Stats() }
+func (r *Reader) Stats() Stats { return r.dec.stats }
 
 // Incomplete lists the fragment sets that were unfinished at the end of the
 // file. It is empty until Next has returned io.EOF.

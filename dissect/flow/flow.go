@@ -135,17 +135,6 @@ func (c *pairCache) hit(src, dst *netip.AddrPort, gen uint32) bool {
 
 const pairCacheSize = 64 // a power of two
 
-// pairSlot picks the cache slot of a pair: a multiplicative hash of both
-// addresses and ports, so that the few pairs of a game (a server and up to
-// 16 clients, two directions each) rarely share a slot. The cache is
-// two-way set-associative: the slot returned is even, and a pair may sit in
-// it or in the odd one after it.
-func pairSlot(src, dst *netip.AddrPort) int {
-	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
-		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
-	return int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
-}
-
 // addrBits folds an address into 64 bits for hashing: the XOR of the two
 // halves of its 16-byte form (which holds an IPv4 address in its low half).
 // It is small enough to be inlined, unlike a branch on the address family.
@@ -397,7 +386,15 @@ func (t *Tracker) gamespy(d *datagram, payload []byte, emit func(*Record)) {
 // lookup finds the flow of a datagram from src to dst and its direction,
 // from the pair cache when it can.
 func (t *Tracker) lookup(src, dst *netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
-	slot := pairSlot(src, dst)
+	// The cache slot of the pair: a multiplicative hash of both addresses
+	// and ports, so that the few pairs of a game (a server and up to 16
+	// clients, two directions each) rarely share a slot. The cache is
+	// two-way set-associative: the slot is even, and a pair may sit in it
+	// or in the odd one after it. (Written out here: as a function it was
+	// too big to be inlined, and its call cost a fifth of the lookup.)
+	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
+		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
+	slot := int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
 	if c := &t.cache[slot]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
 	}
