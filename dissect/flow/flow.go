@@ -281,7 +281,17 @@ func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, per
 		m := &msgs[i]
 		r.resetMessage(KindMessage, i)
 		r.Msg = m
-		t.message(fs, r, m)
+		// The usual messages, an ACK or a whole game message, are handled
+		// here as message would, without the call.
+		switch {
+		case m.Legacy:
+			t.message(fs, r, m)
+		case m.Type == dissect.TypeAck:
+		case m.Type == dissect.TypeData && !m.Fragment:
+			t.decodeGame(fs, r, m.Payload)
+		default:
+			t.message(fs, r, m)
+		}
 		t.stats.Messages++
 		if r.Warning != "" {
 			t.stats.Warnings++
