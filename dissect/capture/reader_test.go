@@ -397,6 +397,27 @@ func TestTruncatedEnd(t *testing.T) {
 	}
 }
 
+// TestOffsetAfterResync checks that the first record found by
+// resynchronisation reports its own file offset when it is damaged, not
+// where the scan began.
+func TestOffsetAfterResync(t *testing.T) {
+	good := ethernet(etherTypeIPv4, ipv4UDP(addrA, addrB, 1, []byte("one")))
+	bad := ethernet(etherTypeIPv4, []byte{0x45, 0}) // an IPv4 header cut short
+	p := newPcap(binary.LittleEndian, false, Ethernet, 65535)
+	p.record(t0, good)
+	p.header(uint32(t0.Unix()), 5, 0x7fffffff, 0x7fffffff)
+	p.raw(make([]byte, 40))
+	badAt := len(p.buf)
+	p.record(t0.Add(time.Second), bad).record(t0.Add(2*time.Second), good)
+	_, errs, _ := readAll(t, p.buf, Options{})
+	if len(errs) != 2 || !errors.Is(errs[0], ErrBadRecord) || !errors.Is(errs[1], ErrIPv4Header) {
+		t.Fatalf("got errors %v", errs)
+	}
+	if errs[1].Offset != int64(badAt) {
+		t.Errorf("damaged record after the resync at offset %d, want %d", errs[1].Offset, badAt)
+	}
+}
+
 func TestAbsurdRecordLength(t *testing.T) {
 	rec := func(s string) []byte { return ethernet(etherTypeIPv4, ipv4UDP(addrA, addrB, 1, []byte(s))) }
 	for _, snap := range []uint32{65535, 0, 1 << 31} {
