@@ -40,15 +40,7 @@ type Source interface {
 // the records, and their order, are exactly those of one-at-a-time decoding.
 func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	var sum Summary
-	stopped := false
-	count := func(r *Record) {
-		if r.Err != nil {
-			sum.Damage++
-		}
-		if !stopped && !emit(r) {
-			stopped = true
-		}
-	}
+	out := &sink{until: emit}
 	buffered, _ := src.(interface{ Buffered() int })
 	// A *capture.Reader, the usual source, is also called directly: its
 	// small Buffered and Stats are then inlined, and Stats is copied once
@@ -64,7 +56,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		rec         Record
 		damagedRaw  []byte // reused for checksum-damaged datagrams
 	)
-	for !stopped {
+	for !out.stopped {
 		// Take one datagram, and more while they are already in memory.
 		n, k := 0, 0 // datagrams read, and of them to decrypt
 		var err error
@@ -105,31 +97,34 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			dissect.DecryptBatch(plain[:k], raw[:k])
 		}
 		fed := 0
-		for ; fed < n && !stopped; fed++ {
+		for ; fed < n && !out.stopped; fed++ {
 			if h := &held[fed]; batch && !h.gameSpy {
 				err := t.dg.Parse(h.plain)
-				t.decrypted(&h.datagram, h.plain, &t.dg, err, count)
+				t.decrypted(&h.datagram, h.plain, &t.dg, err, out)
 			} else {
-				t.Datagram(h.frame, h.ts, h.src, h.dst, h.raw, count)
+				t.datagram(&h.datagram, h.raw, out)
 			}
 		}
 		// Stopped with datagrams (or damage) read ahead but not reported.
-		if stopped && (fed < n || err != nil && err != io.EOF) {
+		if out.stopped && (fed < n || err != nil && err != io.EOF) {
+			sum.Damage = out.damage
 			sum.Capture = statsBefore[fed]
 			sum.Flow = t.Stats()
 			return sum, nil
 		}
 		switch {
 		case err == io.EOF:
-			if !stopped {
-				finish(src, t, count)
+			if !out.stopped {
+				finish(src, t, out)
 			}
+			sum.Damage = out.damage
 			sum.Capture = src.Stats()
 			sum.Flow = t.Stats()
 			return sum, nil
-		case err != nil && !stopped:
+		case err != nil && !out.stopped:
 			var pe *capture.PacketError
 			if !errors.As(err, &pe) {
+				sum.Damage = out.damage
 				return sum, err
 			}
 			var payload []byte
@@ -137,9 +132,10 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 				payload = pe.Packet.Payload
 			}
 			rec = damagedRecord(pe, payload, &damagedRaw)
-			count(&rec)
+			out.put(&rec)
 		}
 	}
+	sum.Damage = out.damage
 	sum.Capture = src.Stats()
 	sum.Flow = t.Stats()
 	return sum, nil
@@ -190,12 +186,12 @@ func damagedRecord(pe *capture.PacketError, payload []byte, raw *[]byte) Record 
 
 // finish reports what never completed: fragmented game messages, then IPv4
 // datagrams.
-func finish(src Source, t *Tracker, count func(*Record)) {
-	t.Finish(count)
+func finish(src Source, t *Tracker, out *sink) {
+	t.Finish(out.put)
 	var rec Record
 	for _, f := range src.Incomplete() {
 		rec = Record{Kind: KindLost, Frame: f.FirstFrame, Time: f.FirstTime,
 			Err: fmt.Errorf("IPv4 datagram %s -> %s id %d never completed: %d fragments, %d bytes", f.Src, f.Dst, f.ID, f.Fragments, f.Bytes)}
-		count(&rec)
+		out.put(&rec)
 	}
 }

@@ -222,13 +222,38 @@ func (t *Tracker) IsServer(ep netip.AddrPort) bool { return t.servers[ep] }
 func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
 	d := &t.in
 	d.frame, d.ts, d.src, d.dst = frame, ts, src, dst
+	t.datagram(d, payload, &sink{until: func(r *Record) bool { emit(r); return true }})
+}
+
+// datagram is Datagram with the datagram by pointer and the records going
+// to out.
+func (t *Tracker) datagram(d *datagram, payload []byte, out *sink) {
 	if dissect.IsGameSpy(payload) {
-		t.gamespy(d, payload, emit)
+		t.gamespy(d, payload, out)
 		return
 	}
 	t.buf = grow(t.buf, len(payload))
 	dissect.Decrypt(t.buf, payload)
-	t.plain(d, t.buf, emit)
+	t.plain(d, t.buf, out)
+}
+
+// sink is where the Tracker's steps deliver records: to until, whose false
+// stops the run (Run's emit as it is, Datagram's wrapped); records after
+// that are still counted, but no longer delivered. put is inlined, so a
+// record costs one call where a wrapping closure cost two.
+type sink struct {
+	until   func(*Record) bool
+	stopped bool
+	damage  int // records carrying an error, delivered or not
+}
+
+func (o *sink) put(r *Record) {
+	if r.Err != nil {
+		o.damage++
+	}
+	if !o.stopped && !o.until(r) {
+		o.stopped = true
+	}
 }
 
 // datagram is where and when a UDP datagram was captured. The Tracker's
@@ -242,9 +267,9 @@ type datagram struct {
 
 // plain is Datagram after decryption: plain is the decrypted datagram, which
 // must stay valid until plain returns.
-func (t *Tracker) plain(d *datagram, plain []byte, emit func(*Record)) {
+func (t *Tracker) plain(d *datagram, plain []byte, out *sink) {
 	err := t.dg.Parse(plain)
-	t.decrypted(d, plain, &t.dg, err, emit)
+	t.decrypted(d, plain, &t.dg, err, out)
 }
 
 // grow returns b resized to n bytes, reallocating only when it is too small.
@@ -259,7 +284,7 @@ func grow(b []byte, n int) []byte {
 // does on other goroutines): plain is the decrypted datagram, dg its
 // messages and perr the splitting error. plain and dg must stay valid until
 // decrypted returns.
-func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, perr error, emit func(*Record)) {
+func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, perr error, out *sink) {
 	fs, dir, ok := t.lookup(&d.src, &d.dst, plain)
 	if !ok {
 		t.stats.OtherUDP++
@@ -276,7 +301,7 @@ func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, per
 	r.Src, r.Dst = d.src, d.dst
 	r.Server, r.Client = fs.key.server, fs.key.client
 	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
-	msgs := dg.Messages // a local, so that emit cannot make it be read again
+	msgs := dg.Messages // a local, so that until cannot make it be read again
 	for i := range msgs {
 		m := &msgs[i]
 		r.resetMessage(KindMessage, i)
@@ -296,14 +321,14 @@ func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, per
 		if r.Warning != "" {
 			t.stats.Warnings++
 		}
-		emit(r)
+		out.put(r)
 	}
 	if perr != nil {
 		t.stats.Damaged++
 		r.resetMessage(KindDamaged, len(msgs))
 		r.Raw = plain
 		r.Err = perr
-		emit(r)
+		out.put(r)
 	}
 }
 
@@ -371,7 +396,7 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	}
 }
 
-func (t *Tracker) gamespy(d *datagram, payload []byte, emit func(*Record)) {
+func (t *Tracker) gamespy(d *datagram, payload []byte, out *sink) {
 	src, dst := d.src, d.dst
 	g, err := dissect.ParseGameSpy(payload)
 	t.gs = g
@@ -390,7 +415,7 @@ func (t *Tracker) gamespy(d *datagram, payload []byte, emit func(*Record)) {
 	t.stats.GameSpy++
 	t.rec = Record{Kind: KindGameSpy, Frame: d.frame, Time: d.ts, Src: src, Dst: dst,
 		Server: server, Client: client, Dir: dir, GameSpy: &t.gs, Err: err}
-	emit(&t.rec)
+	out.put(&t.rec)
 }
 
 // lookup finds the flow of a datagram from src to dst and its direction,

@@ -35,15 +35,7 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 	}
 
 	var sum Summary
-	stopped := false
-	count := func(r *Record) {
-		if r.Err != nil {
-			sum.Damage++
-		}
-		if !stopped && !emit(r) {
-			stopped = true
-		}
-	}
+	out := &sink{until: emit}
 	var rec Record
 	var raw []byte
 	var stopStats capture.Stats // what the source had read when emit stopped the run
@@ -54,32 +46,34 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 			switch {
 			case it.perr != nil:
 				rec = damagedRecord(it.perr, b.raw[it.off:it.off+it.n], &raw)
-				count(&rec)
+				out.put(&rec)
 			case it.gamespy:
-				t.gamespy(&it.datagram, b.raw[it.off:it.off+it.n], count)
+				t.gamespy(&it.datagram, b.raw[it.off:it.off+it.n], out)
 			default:
-				t.decrypted(&it.datagram, b.plain[it.off:it.off+it.n], &it.dg, it.err, count)
+				t.decrypted(&it.datagram, b.plain[it.off:it.off+it.n], &it.dg, it.err, out)
 			}
-			if stopped {
+			if out.stopped {
 				stopStats = it.stats
 				break
 			}
 		}
 		p.free <- b
-		if stopped {
+		if out.stopped {
 			break
 		}
 	}
 	close(p.done)
 	p.wg.Wait() // the reader no longer touches src
 	if p.err != nil {
+		sum.Damage = out.damage
 		return sum, p.err
 	}
 	sum.Capture = stopStats
-	if !stopped {
-		finish(src, t, count)
+	if !out.stopped {
+		finish(src, t, out)
 		sum.Capture = src.Stats()
 	}
+	sum.Damage = out.damage
 	sum.Flow = t.Stats()
 	return sum, nil
 }
