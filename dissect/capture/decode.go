@@ -140,7 +140,7 @@ func (d *Decoder) plainUDP(b []byte) *Packet {
 	p.Time = d.rec.time
 	p.Src = netip.AddrPortFrom(netip.AddrFrom4(src), binary.BigEndian.Uint16(h[20:22]))
 	p.Dst = netip.AddrPortFrom(netip.AddrFrom4(dst), binary.BigEndian.Uint16(h[22:24]))
-	p.Payload = udp[8:]
+	p.Payload = b[28 : 20+ulen]
 	p.Reassembled = false
 	d.stats.UDP++
 	return p
