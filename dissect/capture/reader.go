@@ -136,6 +136,16 @@ func (r *Reader) Close() error {
 // arriving on a pipe is never held back waiting for the next packet.
 func (r *Reader) Buffered() int { return r.in.end - r.in.pos }
 
+// Hold makes the Payloads of the Packets that Next returns from now on stay
+// valid until Release, except those of reassembled datagrams (Packet.
+// Reassembled), so that a consumer reading ahead (flow.Run) need not copy
+// them. Without it a Payload is only valid until the next call to Next.
+func (r *Reader) Hold() { r.in.held = true }
+
+// Release ends Hold: the Payloads it kept are only valid until the next call
+// to Next.
+func (r *Reader) Release() { r.in.held, r.in.swapped = false, false }
+
 // Format reports whether the file is pcap or pcapng.
 func (r *Reader) Format() Format { return r.format }
 
@@ -210,6 +220,15 @@ type input struct {
 	pos, end int   // buf[pos:end] is read but not yet consumed
 	off      int64 // file offset of buf[pos]
 	err      error // what ended reading: io.EOF or an I/O error
+
+	// While held (see Reader.Hold), fill leaves the bytes already handed
+	// out where they are: it moves the unread tail to spare instead and
+	// swaps the two. A second swap in the same hold, which real captures
+	// do not need, takes a new buffer, as spare then holds handed-out
+	// bytes too.
+	held    bool
+	swapped bool
+	spare   []byte
 }
 
 func newInput(r io.Reader) *input { return &input{r: r, buf: make([]byte, bufSize)} }
@@ -253,8 +272,16 @@ func (in *input) fill(n int) {
 	if in.pos > 0 {
 		// Move the unread tail to the front; it is short next to the
 		// buffer, so this costs little per read.
-		in.end = copy(in.buf, in.buf[in.pos:in.end])
-		in.pos = 0
+		to := in.buf
+		if in.held {
+			if in.swapped || len(in.spare) < len(in.buf) {
+				in.spare = make([]byte, len(in.buf))
+			}
+			to, in.spare = in.spare, in.buf
+			in.swapped = true
+		}
+		in.end = copy(to, in.buf[in.pos:in.end])
+		in.buf, in.pos = to, 0
 	}
 	empty := 0
 	for in.end < n && in.err == nil {

@@ -38,6 +38,8 @@ type Source interface {
 // decrypts them together with dissect.DecryptBatch, which keeps two
 // decryptions in flight. Decryption depends on nothing but the datagram, so
 // the records, and their order, are exactly those of one-at-a-time decoding.
+// A capture.Reader is held (see its Hold) while Run reads ahead, so that the
+// datagrams need not be copied aside.
 func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	var sum Summary
 	out := &sink{until: emit}
@@ -60,6 +62,9 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		// Take one datagram, and more while they are already in memory.
 		n, k := 0, 0 // datagrams read, and of them to decrypt
 		var err error
+		if reader != nil {
+			reader.Hold() // the datagrams stay where they were read
+		}
 		for n < readAhead {
 			var p *capture.Packet
 			if reader != nil {
@@ -83,13 +88,17 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 				break
 			}
 			h := &held[n]
-			h.hold(p)
+			h.hold(p, reader != nil)
 			if !h.gameSpy {
 				h.plain = grow(h.plain, len(h.raw))
 				plain[k], raw[k] = h.plain, h.raw
 				k++
 			}
 			n++
+		}
+		if reader != nil {
+			// The payloads stay valid until the next read all the same.
+			reader.Release()
 		}
 		// A datagram read alone is decrypted by Datagram.
 		batch := n > 1
@@ -146,18 +155,26 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 // copies stay in the CPU cache.
 const readAhead = 8
 
-// heldDatagram is a datagram read ahead of its turn: the source's Packet is
-// only valid until its next call, so the payload is copied (into a buffer
-// reused from datagram to datagram).
+// heldDatagram is a datagram read ahead of its turn. The source's Packet is
+// only valid until its next call, so its fields are copied, and so is the
+// payload unless the source keeps it (a held capture.Reader, see Hold).
 type heldDatagram struct {
 	datagram
 	raw, plain []byte
-	gameSpy    bool // not encrypted
+	copied     []byte // the buffer raw is copied to, reused from datagram to datagram
+	gameSpy    bool   // not encrypted
 }
 
-func (h *heldDatagram) hold(p *capture.Packet) {
+// hold takes p. kept says the source keeps the payload where it is, which a
+// capture.Reader does for all but reassembled datagrams.
+func (h *heldDatagram) hold(p *capture.Packet, kept bool) {
 	h.frame, h.ts, h.src, h.dst = p.Frame, p.Time, p.Src, p.Dst
-	h.raw = append(h.raw[:0], p.Payload...)
+	if kept && !p.Reassembled {
+		h.raw = p.Payload
+	} else {
+		h.copied = append(h.copied[:0], p.Payload...)
+		h.raw = h.copied
+	}
 	h.gameSpy = dissect.IsGameSpy(h.raw)
 }
 
