@@ -109,9 +109,9 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		for ; fed < n && !out.stopped; fed++ {
 			if h := &held[fed]; batch && !h.gameSpy {
 				err := t.dg.Parse(h.plain)
-				t.decrypted(&h.datagram, h.plain, &t.dg, err, out)
+				t.decrypted(&h.rec, h.plain, &t.dg, err, out)
 			} else {
-				t.datagram(&h.datagram, h.raw, out)
+				t.datagram(&h.rec, h.raw, out)
 			}
 		}
 		// Stopped with datagrams (or damage) read ahead but not reported.
@@ -155,11 +155,12 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 // copies stay in the CPU cache.
 const readAhead = 8
 
-// heldDatagram is a datagram read ahead of its turn. The source's Packet is
-// only valid until its next call, so its fields are copied, and so is the
+// heldDatagram is a datagram read ahead of its turn, with the record its
+// records are built in. The source's Packet is only valid until its next
+// call, so its fields are copied (straight into the record), and so is the
 // payload unless the source keeps it (a held capture.Reader, see Hold).
 type heldDatagram struct {
-	datagram
+	rec        Record
 	raw, plain []byte
 	copied     []byte // the buffer raw is copied to, reused from datagram to datagram
 	gameSpy    bool   // not encrypted
@@ -168,7 +169,7 @@ type heldDatagram struct {
 // hold takes p. kept says the source keeps the payload where it is, which a
 // capture.Reader does for all but reassembled datagrams.
 func (h *heldDatagram) hold(p *capture.Packet, kept bool) {
-	h.frame, h.ts, h.src, h.dst = p.Frame, p.Time, p.Src, p.Dst
+	h.rec.Frame, h.rec.Time, h.rec.Src, h.rec.Dst = p.Frame, p.Time, p.Src, p.Dst
 	if kept && !p.Reassembled {
 		h.raw = p.Payload
 	} else {

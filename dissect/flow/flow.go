@@ -3,8 +3,8 @@
 // server, decrypts each datagram, splits it into transport messages,
 // reassembles fragmented game messages and decodes them. It emits one Record
 // per transport message (or per GameSpy datagram, or per datagram that could
-// not be split), in capture order, reusing one Record value so that steady
-// state allocates nothing.
+// not be split), in capture order, reusing a few Record values (one per
+// datagram Run reads ahead) so that steady state allocates nothing.
 package flow
 
 import (
@@ -167,7 +167,6 @@ type Tracker struct {
 	flowOrder   fifo[flowKey]        // creation order of flows, for eviction
 	serverOrder fifo[netip.AddrPort] // order in which servers were learnt
 
-	in    datagram // Datagram's arguments
 	buf   []byte
 	dg    dissect.Datagram
 	rec   Record
@@ -220,21 +219,22 @@ func (t *Tracker) IsServer(ep netip.AddrPort) bool { return t.servers[ep] }
 // Datagram decodes one UDP payload and calls emit for each record. payload is
 // not modified or retained.
 func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
-	d := &t.in
-	d.frame, d.ts, d.src, d.dst = frame, ts, src, dst
-	t.datagram(d, payload, &sink{until: func(r *Record) bool { emit(r); return true }})
+	r := &t.rec
+	r.Frame, r.Time, r.Src, r.Dst = frame, ts, src, dst
+	t.datagram(r, payload, &sink{until: func(r *Record) bool { emit(r); return true }})
 }
 
-// datagram is Datagram with the datagram by pointer and the records going
-// to out.
-func (t *Tracker) datagram(d *datagram, payload []byte, out *sink) {
+// datagram is Datagram with the records going to out. r holds the
+// datagram's frame, time and addresses, and is the record its records are
+// built in.
+func (t *Tracker) datagram(r *Record, payload []byte, out *sink) {
 	if dissect.IsGameSpy(payload) {
-		t.gamespy(d, payload, out)
+		t.gamespy(r, payload, out)
 		return
 	}
 	t.buf = grow(t.buf, len(payload))
 	dissect.Decrypt(t.buf, payload)
-	t.plain(d, t.buf, out)
+	t.plain(r, t.buf, out)
 }
 
 // sink is where the Tracker's steps deliver records: to until, whose false
@@ -256,20 +256,11 @@ func (o *sink) put(r *Record) {
 	}
 }
 
-// datagram is where and when a UDP datagram was captured. The Tracker's
-// internal steps take it by pointer: as arguments its ten words would be
-// copied at every call.
-type datagram struct {
-	frame    int
-	ts       time.Time
-	src, dst netip.AddrPort
-}
-
 // plain is Datagram after decryption: plain is the decrypted datagram, which
 // must stay valid until plain returns.
-func (t *Tracker) plain(d *datagram, plain []byte, out *sink) {
+func (t *Tracker) plain(r *Record, plain []byte, out *sink) {
 	err := t.dg.Parse(plain)
-	t.decrypted(d, plain, &t.dg, err, out)
+	t.decrypted(r, plain, &t.dg, err, out)
 }
 
 // grow returns b resized to n bytes, reallocating only when it is too small.
@@ -284,8 +275,8 @@ func grow(b []byte, n int) []byte {
 // does on other goroutines): plain is the decrypted datagram, dg its
 // messages and perr the splitting error. plain and dg must stay valid until
 // decrypted returns.
-func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, perr error, out *sink) {
-	fs, dir, ok := t.lookup(&d.src, &d.dst, plain)
+func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr error, out *sink) {
+	fs, dir, ok := t.lookup(&r.Src, &r.Dst, plain)
 	if !ok {
 		t.stats.OtherUDP++
 		return
@@ -296,9 +287,6 @@ func (t *Tracker) decrypted(d *datagram, plain []byte, dg *dissect.Datagram, per
 	// would clear and copy the whole ~250-byte Record); each message then
 	// resets its own, so that together every field is written. Consumers
 	// must not modify the record they are given.
-	r := &t.rec
-	r.Frame, r.Time = d.frame, d.ts
-	r.Src, r.Dst = d.src, d.dst
 	r.Server, r.Client = fs.key.server, fs.key.client
 	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
 	msgs := dg.Messages // a local, so that until cannot make it be read again
@@ -396,8 +384,8 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	}
 }
 
-func (t *Tracker) gamespy(d *datagram, payload []byte, out *sink) {
-	src, dst := d.src, d.dst
+func (t *Tracker) gamespy(r *Record, payload []byte, out *sink) {
+	src, dst := r.Src, r.Dst
 	g, err := dissect.ParseGameSpy(payload)
 	t.gs = g
 	server, client := dst, src
@@ -413,9 +401,9 @@ func (t *Tracker) gamespy(d *datagram, payload []byte, out *sink) {
 		dir = game.ServerToClient
 	}
 	t.stats.GameSpy++
-	t.rec = Record{Kind: KindGameSpy, Frame: d.frame, Time: d.ts, Src: src, Dst: dst,
+	*r = Record{Kind: KindGameSpy, Frame: r.Frame, Time: r.Time, Src: src, Dst: dst,
 		Server: server, Client: client, Dir: dir, GameSpy: &t.gs, Err: err}
-	out.put(&t.rec)
+	out.put(r)
 }
 
 // lookup finds the flow of a datagram from src to dst and its direction,

@@ -3,7 +3,9 @@ package flow
 import (
 	"errors"
 	"io"
+	"net/netip"
 	"sync"
+	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
@@ -48,9 +50,9 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 				rec = damagedRecord(it.perr, b.raw[it.off:it.off+it.n], &raw)
 				out.put(&rec)
 			case it.gamespy:
-				t.gamespy(&it.datagram, b.raw[it.off:it.off+it.n], out)
+				t.gamespy(it.record(&t.rec), b.raw[it.off:it.off+it.n], out)
 			default:
-				t.decrypted(&it.datagram, b.plain[it.off:it.off+it.n], &it.dg, it.err, out)
+				t.decrypted(it.record(&t.rec), b.plain[it.off:it.off+it.n], &it.dg, it.err, out)
 			}
 			if out.stopped {
 				stopStats = it.stats
@@ -103,13 +105,22 @@ func (b *batch) next() *item {
 }
 
 type item struct {
-	datagram
-	off, n  int // payload position in raw and plain
-	gamespy bool
-	dg      dissect.Datagram
-	err     error
-	perr    *capture.PacketError
-	stats   capture.Stats // the source's counts after reading this item, as Run would report them if emit stopped here
+	frame    int
+	ts       time.Time
+	src, dst netip.AddrPort
+	off, n   int // payload position in raw and plain
+	gamespy  bool
+	dg       dissect.Datagram
+	err      error
+	perr     *capture.PacketError
+	stats    capture.Stats // the source's counts after reading this item, as Run would report them if emit stopped here
+}
+
+// record sets the frame, time and addresses of r, the record the item's
+// records are built in, and returns it.
+func (it *item) record(r *Record) *Record {
+	r.Frame, r.Time, r.Src, r.Dst = it.frame, it.ts, it.src, it.dst
+	return r
 }
 
 type pipeline struct {
@@ -159,7 +170,7 @@ func (p *pipeline) read(src Source) {
 				continue
 			}
 			it := b.next()
-			*it = item{datagram: datagram{pk.Frame, pk.Time, pk.Src, pk.Dst}, off: len(b.raw), n: len(pk.Payload),
+			*it = item{frame: pk.Frame, ts: pk.Time, src: pk.Src, dst: pk.Dst, off: len(b.raw), n: len(pk.Payload),
 				gamespy: dissect.IsGameSpy(pk.Payload), dg: it.dg, stats: src.Stats()}
 			b.raw = append(b.raw, pk.Payload...)
 		}
