@@ -156,6 +156,11 @@ func (r *Reader) Interface(i int) (InterfaceInfo, bool) { return r.src.iface(i) 
 // Stats returns the counters so far.
 func (r *Reader) Stats() Stats { return r.dec.stats }
 
+// StatsTo copies the counters so far to *s, which is cheaper than Stats
+// where a copy is kept for every datagram (as flow.Run does while it reads
+// ahead).
+func (r *Reader) StatsTo(s *Stats) { *s = r.dec.stats }
+
 // Incomplete lists the fragment sets that were unfinished at the end of the
 // file. It is empty until Next has returned io.EOF.
 func (r *Reader) Incomplete() []FragmentSetInfo { return r.incomplete }

@@ -45,8 +45,9 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	out := &sink{until: emit}
 	buffered, _ := src.(interface{ Buffered() int })
 	// A *capture.Reader, the usual source, is also called directly: its
-	// small Buffered and Stats are then inlined, and Stats is copied once
-	// instead of twice for every datagram read ahead.
+	// small Buffered and StatsTo are then inlined, and the counters are
+	// copied once for every datagram read ahead, not twice (through
+	// Stats' result).
 	reader, _ := src.(*capture.Reader)
 	var (
 		held [readAhead]heldDatagram
@@ -72,7 +73,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 					if reader.Buffered() == 0 {
 						break
 					}
-					statsBefore[n] = reader.Stats()
+					reader.StatsTo(&statsBefore[n])
 				}
 				p, err = reader.Next()
 			} else {
