@@ -92,58 +92,49 @@ func (d *Decoder) decode(rec *record) (*Packet, *PacketError) {
 			return nil, nil
 		}
 	}
-	if p := d.plainUDP(ip); p != nil {
-		return p, nil
+	// Then the usual datagram, in one pass: a 20-byte IPv4 header without
+	// options, not a fragment, carrying UDP, every length consistent and
+	// both checksums right (or not to be checked). At the first thing that
+	// is not usual, decodeIPv4 takes over; it accepts the same datagrams the
+	// same way and tells what is wrong with the others.
+	if len(ip) < 28 {
+		return d.decodeIPv4(ip)
 	}
-	return d.decodeIPv4(ip)
-}
-
-// plainUDP decodes the usual datagram in one pass: a 20-byte IPv4 header
-// without options, not a fragment, carrying UDP, every length consistent
-// and both checksums right (or not to be checked). For anything else it
-// returns nil having changed nothing, and decodeIPv4 takes the long way,
-// which accepts the same datagrams the same way and tells what is wrong
-// with the others.
-func (d *Decoder) plainUDP(b []byte) *Packet {
-	if len(b) < 28 {
-		return nil
-	}
-	h := (*[28]byte)(b) // the IPv4 header and the UDP header
+	h := (*[28]byte)(ip) // the IPv4 header and the UDP header
 	// Version 4 with a 20-byte header; neither more fragments nor an
 	// offset (DF and the reserved bit do not matter).
 	if h[0] != 0x45 || h[9] != ipProtoUDP || h[6]&0x3f != 0 || h[7] != 0 {
-		return nil
+		return d.decodeIPv4(ip)
 	}
 	total := int(binary.BigEndian.Uint16(h[2:4]))
 	ulen := int(binary.BigEndian.Uint16(h[24:26]))
-	if total > len(b) || ulen < 8 || ulen > total-20 {
-		return nil
+	if total > len(ip) || ulen < 8 || ulen > total-20 {
+		return d.decodeIPv4(ip)
 	}
 	src, dst := [4]byte(h[12:16]), [4]byte(h[16:20])
-	udp := b[20 : 20+ulen]
 	if !d.opts.IgnoreChecksums {
 		if !ipv4Header20OK((*[20]byte)(h[:20])) {
-			return nil
+			return d.decodeIPv4(ip)
 		}
 		if h[26] != 0 || h[27] != 0 {
 			pseudo := pseudoHeaderSum(src, dst, ulen)
 			// A checksum left to the network card (see checkUDPMismatch)
 			// is no damage either.
-			if !sumVerifies(onesAdd(pseudo, udp)) && binary.BigEndian.Uint16(h[26:28]) != fold(pseudo) {
-				return nil
+			if !sumVerifies(onesAdd(pseudo, ip[20:20+ulen])) && binary.BigEndian.Uint16(h[26:28]) != fold(pseudo) {
+				return d.decodeIPv4(ip)
 			}
 		}
 	}
 	p := &d.pkt
 	p.Frame = d.stats.Records
-	p.Interface = d.rec.iface
-	p.Time = d.rec.time
+	p.Interface = rec.iface
+	p.Time = rec.time
 	p.Src = netip.AddrPortFrom(netip.AddrFrom4(src), binary.BigEndian.Uint16(h[20:22]))
 	p.Dst = netip.AddrPortFrom(netip.AddrFrom4(dst), binary.BigEndian.Uint16(h[22:24]))
-	p.Payload = b[28 : 20+ulen]
+	p.Payload = ip[28 : 20+ulen]
 	p.Reassembled = false
 	d.stats.UDP++
-	return p
+	return p, nil
 }
 
 // damage counts and wraps an error for the frame being decoded.
