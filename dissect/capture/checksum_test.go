@@ -58,6 +58,24 @@ func TestOnesAddMatchesReference(t *testing.T) {
 	}
 }
 
+func TestSumVerifiesMatchesFold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(x uint64) {
+		if got, want := sumVerifies(x), fold(x) == 0xffff; got != want {
+			t.Errorf("sumVerifies(%#x) = %v, fold gives %#04x", x, got, fold(x))
+		}
+	}
+	for _, x := range []uint64{0, 1, 0xfffe, 0xffff, 0x10000, 0xffff0000, 0xffffffff, 0xfffffffe,
+		1 << 63, ^uint64(0), ^uint64(0) - 1, 0xffff * 0x10001, 0xffff << 32} {
+		check(x)
+	}
+	for range 100000 {
+		x := rng.Uint64()
+		check(x)
+		check(x - x%0xffff) // a multiple of 0xFFFF, which verifies unless 0
+	}
+}
+
 func TestUDPChecksum(t *testing.T) {
 	src, dst := addrA.Addr().As4(), addrB.Addr().As4()
 	udp := ipv4UDP(addrA, addrB, 1, payload(7, 101))[20:] // odd length
@@ -265,6 +283,66 @@ func TestWriterChecksumsVerify(t *testing.T) {
 		pkts, errs, _ := readAll(t, file, Options{})
 		if len(errs) != 0 || len(pkts) != len(roundTripInput()) {
 			t.Errorf("%v: %d packets, errors %v", format, len(pkts), errs)
+		}
+	}
+}
+
+// TestUsualPathMatchesLongWay decodes many frames, good and corrupted in
+// their IPv4 and UDP headers and payload, twice: through decode, which
+// takes the usual datagram in one pass, and straight through decodeIPv4,
+// the long way that checks everything. Both must give the same packet or
+// the same error, and the same counts.
+func TestUsualPathMatchesLongWay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	offloaded := func(udp []byte) []byte {
+		udp = bytes.Clone(udp)
+		binary.BigEndian.PutUint16(udp[6:8], fold(pseudoHeaderSum(addrA.Addr().As4(), addrB.Addr().As4(), len(udp))))
+		return udp
+	}
+	var bases [][]byte
+	for _, n := range []int{0, 1, 7, 8, 31, 44, 100} {
+		pl := payload(n, n)
+		bases = append(bases,
+			ipv4With(addrA, addrB, 1, 0, false, udpDatagram(addrA, addrB, pl)),
+			ipv4UDP(addrA, addrB, 2, pl), // no UDP checksum
+			ipv4With(addrA, addrB, 3, 0, false, offloaded(udpDatagram(addrA, addrB, pl))))
+	}
+	for _, ignore := range []bool{false, true} {
+		for i := range 20000 {
+			ip := bytes.Clone(bases[rng.IntN(len(bases))])
+			switch rng.IntN(4) {
+			case 0: // as built
+			case 1: // a byte of the headers changed, the IPv4 checksum fixed or not
+				ip[rng.IntN(28)] = byte(rng.Uint32())
+				if rng.IntN(2) == 0 {
+					ip = fixIPv4Checksum(ip)
+				}
+			case 2: // a payload byte changed
+				if len(ip) > 28 {
+					ip[28+rng.IntN(len(ip)-28)] ^= byte(1 + rng.IntN(255))
+				}
+			case 3: // cut short or padded
+				if rng.IntN(2) == 0 {
+					ip = ip[:rng.IntN(len(ip)+1)]
+				} else {
+					ip = append(ip, 0, 0, 0)
+				}
+			}
+			frame := ethernet(etherTypeIPv4, ip)
+			opts := Options{IgnoreChecksums: ignore}
+			usual, long := NewDecoder(opts), NewDecoder(opts)
+			rec := record{data: frame, time: t0, linkType: Ethernet, origLen: len(frame), iface: 3}
+			p1, e1 := usual.decode(&rec)
+			long.stats.Records++
+			long.rec = &rec
+			p2, e2 := long.decodeIPv4(frame[14:])
+			if fmt.Sprint(e1) != fmt.Sprint(e2) || (p1 == nil) != (p2 == nil) ||
+				p1 != nil && (p1.Frame != p2.Frame || p1.Interface != p2.Interface || !p1.Time.Equal(p2.Time) ||
+					p1.Src != p2.Src || p1.Dst != p2.Dst || !bytes.Equal(p1.Payload, p2.Payload) || p1.Reassembled != p2.Reassembled) ||
+				usual.stats != long.stats {
+				t.Fatalf("frame %d (ignore checksums %v) % x:\none pass %+v, %v, %+v\nlong way %+v, %v, %+v",
+					i, ignore, ip, p1, e1, usual.stats, p2, e2, long.stats)
+			}
 		}
 	}
 }

@@ -51,7 +51,6 @@ type pcapSource struct {
 	lastSec  uint32 // time stamp of the last good record
 	haveLast bool
 	resync   bool // the last header was absurd: scan for the next plausible one
-	hdr      [pcapRecordHeaderLen]byte
 }
 
 func newPcapSource(in *input) (*pcapSource, error) {
@@ -92,79 +91,95 @@ func (s *pcapSource) next(rec *record) error {
 	// The common case first: a record whose header is sane and which lies
 	// whole in the buffer.
 	in := s.in
+	off := in.off
+	var h pcapRecordHeader
+	var data []byte
+	fast := false
 	if b := in.buf[in.pos:in.end]; len(b) >= pcapRecordHeaderLen && !s.resync {
-		caplen := s.order.Uint32(b[8:12])
-		if n := pcapRecordHeaderLen + int(caplen); caplen <= s.maxLen && len(b) >= n {
-			s.setRecord(rec, b[:pcapRecordHeaderLen], b[pcapRecordHeaderLen:n], in.off)
+		h = s.order.pcapRecordHeader((*[pcapRecordHeaderLen]byte)(b))
+		if n := pcapRecordHeaderLen + int(h.caplen); h.caplen <= s.maxLen && len(b) >= n {
+			data, fast = b[pcapRecordHeaderLen:n], true
 			in.discard(n)
-			return nil
 		}
 	}
-	return s.nextSlow(rec)
+	if !fast {
+		var err error
+		if h, data, off, err = s.nextSlow(); err != nil {
+			return err
+		}
+	}
+	// Only a plausible header's time stamp anchors resynchronisation: a
+	// record read out of step (after a damaged length that was not absurd)
+	// has junk there, and anchoring on it would reject every real header
+	// after the next absurd one.
+	if s.plausible(h.sec, h.frac, h.caplen, h.origLen) {
+		s.lastSec, s.haveLast = h.sec, true
+	}
+	// Field by field: a composite literal would be built aside and copied.
+	rec.data = data
+	rec.time = time.Unix(int64(h.sec), int64(h.frac)*s.fracUnit).UTC()
+	rec.linkType = s.link
+	rec.iface = 0
+	rec.origLen = int(h.origLen)
+	rec.offset = off
+	return nil
 }
 
 // nextSlow is next for the rest: a record that needs more input, an absurd
-// length, resynchronisation, the end of the file.
-func (s *pcapSource) nextSlow(rec *record) error {
+// length, resynchronisation, the end of the file. It returns the record's
+// header, data and file offset.
+func (s *pcapSource) nextSlow() (pcapRecordHeader, []byte, int64, error) {
+	var hdr pcapRecordHeader
 	if s.resync {
 		if err := s.scan(); err != nil {
-			return err
+			return hdr, nil, 0, err
 		}
 		s.resync = false
 	}
 	in := s.in
 	off := in.off
 	h, err := in.peek(pcapRecordHeaderLen)
-	if len(h) == pcapRecordHeaderLen {
-		h = append(s.hdr[:0], h...) // a copy: reading on may move the buffer
-	}
 	if len(h) < pcapRecordHeaderLen {
 		if len(h) == 0 || !isEOF(err) {
-			return err // io.EOF at a clean end, or an I/O error
+			return hdr, nil, 0, err // io.EOF at a clean end, or an I/O error
 		}
 		in.discard(len(h))
-		return &recordError{off, true,
+		return hdr, nil, 0, &recordError{off, true,
 			fmt.Errorf("%w: %d of %d record header bytes", ErrTruncated, len(h), pcapRecordHeaderLen)}
 	}
-	caplen := s.order.Uint32(h[8:12])
+	hdr = s.order.pcapRecordHeader((*[pcapRecordHeaderLen]byte)(h))
+	caplen := hdr.caplen
 	if caplen > s.maxLen {
 		// Step one byte past the header's start and look for the next
 		// plausible header on the following call.
 		in.discard(1)
 		s.resync = true
-		return &recordError{off, true,
+		return hdr, nil, 0, &recordError{off, true,
 			fmt.Errorf("%w: record length %d exceeds the limit of %d", ErrBadRecord, caplen, s.maxLen)}
 	}
 	in.discard(pcapRecordHeaderLen)
 	data, err := in.read(int(caplen))
 	if err != nil {
 		if !isEOF(err) {
-			return err
+			return hdr, nil, 0, err
 		}
-		return &recordError{off, true, fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
+		return hdr, nil, 0, &recordError{off, true, fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
 	}
-	s.setRecord(rec, h, data, off)
-	return nil
+	return hdr, data, off, nil
 }
 
-// setRecord fills rec from a record's header h and data.
-func (s *pcapSource) setRecord(rec *record, h, data []byte, off int64) {
-	sec, frac := s.order.Uint32(h[0:4]), s.order.Uint32(h[4:8])
-	caplen, origLen := s.order.Uint32(h[8:12]), s.order.Uint32(h[12:16])
-	// Only a plausible header's time stamp anchors resynchronisation: a
-	// record read out of step (after a damaged length that was not absurd)
-	// has junk there, and anchoring on it would reject every real header
-	// after the next absurd one.
-	if s.plausible(sec, frac, caplen, origLen) {
-		s.lastSec, s.haveLast = sec, true
+// pcapRecordHeader is the fields of a record header.
+type pcapRecordHeader struct{ sec, frac, caplen, origLen uint32 }
+
+// pcapRecordHeader reads a record header, testing the byte order once
+// rather than for every field.
+func (o fileOrder) pcapRecordHeader(h *[pcapRecordHeaderLen]byte) pcapRecordHeader {
+	if o.big {
+		return pcapRecordHeader{binary.BigEndian.Uint32(h[0:4]), binary.BigEndian.Uint32(h[4:8]),
+			binary.BigEndian.Uint32(h[8:12]), binary.BigEndian.Uint32(h[12:16])}
 	}
-	// Field by field: a composite literal would be built aside and copied.
-	rec.data = data
-	rec.time = time.Unix(int64(sec), int64(frac)*s.fracUnit).UTC()
-	rec.linkType = s.link
-	rec.iface = 0
-	rec.origLen = int(origLen)
-	rec.offset = off
+	return pcapRecordHeader{binary.LittleEndian.Uint32(h[0:4]), binary.LittleEndian.Uint32(h[4:8]),
+		binary.LittleEndian.Uint32(h[8:12]), binary.LittleEndian.Uint32(h[12:16])}
 }
 
 // scan moves forward one byte at a time until the input starts with a

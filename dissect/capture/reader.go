@@ -136,6 +136,16 @@ func (r *Reader) Close() error {
 // arriving on a pipe is never held back waiting for the next packet.
 func (r *Reader) Buffered() int { return r.in.end - r.in.pos }
 
+// Hold makes the Payloads of the Packets that Next returns from now on stay
+// valid until Release, except those of reassembled datagrams (Packet.
+// Reassembled), so that a consumer reading ahead (flow.Run) need not copy
+// them. Without it a Payload is only valid until the next call to Next.
+func (r *Reader) Hold() { r.in.held = true }
+
+// Release ends Hold: the Payloads it kept are only valid until the next call
+// to Next.
+func (r *Reader) Release() { r.in.held, r.in.swapped = false, false }
+
 // Format reports whether the file is pcap or pcapng.
 func (r *Reader) Format() Format { return r.format }
 
@@ -144,7 +154,12 @@ func (r *Reader) Format() Format { return r.format }
 func (r *Reader) Interface(i int) (InterfaceInfo, bool) { return r.src.iface(i) }
 
 // Stats returns the counters so far.
-func (r *Reader) Stats() Stats { return r.dec.Stats() }
+func (r *Reader) Stats() Stats { return r.dec.stats }
+
+// StatsTo copies the counters so far to *s, which is cheaper than Stats
+// where a copy is kept for every datagram (as flow.Run does while it reads
+// ahead).
+func (r *Reader) StatsTo(s *Stats) { *s = r.dec.stats }
 
 // Incomplete lists the fragment sets that were unfinished at the end of the
 // file. It is empty until Next has returned io.EOF.
@@ -210,6 +225,15 @@ type input struct {
 	pos, end int   // buf[pos:end] is read but not yet consumed
 	off      int64 // file offset of buf[pos]
 	err      error // what ended reading: io.EOF or an I/O error
+
+	// While held (see Reader.Hold), fill leaves the bytes already handed
+	// out where they are: it moves the unread tail to spare instead and
+	// swaps the two. A second swap in the same hold, which real captures
+	// do not need, takes a new buffer, as spare then holds handed-out
+	// bytes too.
+	held    bool
+	swapped bool
+	spare   []byte
 }
 
 func newInput(r io.Reader) *input { return &input{r: r, buf: make([]byte, bufSize)} }
@@ -253,8 +277,16 @@ func (in *input) fill(n int) {
 	if in.pos > 0 {
 		// Move the unread tail to the front; it is short next to the
 		// buffer, so this costs little per read.
-		in.end = copy(in.buf, in.buf[in.pos:in.end])
-		in.pos = 0
+		to := in.buf
+		if in.held {
+			if in.swapped || len(in.spare) < len(in.buf) {
+				in.spare = make([]byte, len(in.buf))
+			}
+			to, in.spare = in.spare, in.buf
+			in.swapped = true
+		}
+		in.end = copy(to, in.buf[in.pos:in.end])
+		in.buf, in.pos = to, 0
 	}
 	empty := 0
 	for in.end < n && in.err == nil {

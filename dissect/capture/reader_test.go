@@ -397,6 +397,27 @@ func TestTruncatedEnd(t *testing.T) {
 	}
 }
 
+// TestOffsetAfterResync checks that the first record found by
+// resynchronisation reports its own file offset when it is damaged, not
+// where the scan began.
+func TestOffsetAfterResync(t *testing.T) {
+	good := ethernet(etherTypeIPv4, ipv4UDP(addrA, addrB, 1, []byte("one")))
+	bad := ethernet(etherTypeIPv4, []byte{0x45, 0}) // an IPv4 header cut short
+	p := newPcap(binary.LittleEndian, false, Ethernet, 65535)
+	p.record(t0, good)
+	p.header(uint32(t0.Unix()), 5, 0x7fffffff, 0x7fffffff)
+	p.raw(make([]byte, 40))
+	badAt := len(p.buf)
+	p.record(t0.Add(time.Second), bad).record(t0.Add(2*time.Second), good)
+	_, errs, _ := readAll(t, p.buf, Options{})
+	if len(errs) != 2 || !errors.Is(errs[0], ErrBadRecord) || !errors.Is(errs[1], ErrIPv4Header) {
+		t.Fatalf("got errors %v", errs)
+	}
+	if errs[1].Offset != int64(badAt) {
+		t.Errorf("damaged record after the resync at offset %d, want %d", errs[1].Offset, badAt)
+	}
+}
+
 func TestAbsurdRecordLength(t *testing.T) {
 	rec := func(s string) []byte { return ethernet(etherTypeIPv4, ipv4UDP(addrA, addrB, 1, []byte(s))) }
 	for _, snap := range []uint32{65535, 0, 1 << 31} {
@@ -755,3 +776,54 @@ func TestInputBuffer(t *testing.T) {
 type nothingReader struct{}
 
 func (nothingReader) Read([]byte) (int, error) { return 0, nil }
+
+// TestHoldKeepsPayloads reads batches of datagrams under Hold, through
+// readers that deliver the file in small pieces so that the buffer is
+// refilled (and swapped) many times within one hold, and checks that every
+// payload of a batch is intact when the batch is complete. Reassembled
+// datagrams are not kept (their buffers belong to reassembly).
+func TestHoldKeepsPayloads(t *testing.T) {
+	p := newPcap(binary.LittleEndian, false, Ethernet, 65535)
+	var want [][]byte
+	for i := range 300 {
+		pl := payload(i, 20+i%97)
+		want = append(want, pl)
+		p.record(t0.Add(time.Duration(i)*time.Millisecond), ethernet(etherTypeIPv4, ipv4UDP(addrA, addrB, uint16(i), pl)))
+	}
+	readers := map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(p.buf) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(p.buf)) },
+		"halves":   func() io.Reader { return iotest.HalfReader(bytes.NewReader(p.buf)) },
+	}
+	for name, open := range readers {
+		for _, batch := range []int{1, 8, len(want)} {
+			r, err := NewReader(open())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var held [][]byte
+			for i := 0; ; i++ {
+				if len(held) == 0 {
+					r.Hold()
+				}
+				pk, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				held = append(held, pk.Payload)
+				if len(held) == batch || i == len(want)-1 {
+					for k, got := range held {
+						if w := want[i+1-len(held)+k]; !bytes.Equal(got, w) {
+							t.Fatalf("%s, batches of %d: datagram %d changed under Hold", name, batch, i+1-len(held)+k)
+						}
+					}
+					r.Release()
+					held = held[:0]
+				}
+			}
+		}
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
-	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
@@ -40,18 +38,17 @@ type Source interface {
 // decrypts them together with dissect.DecryptBatch, which keeps two
 // decryptions in flight. Decryption depends on nothing but the datagram, so
 // the records, and their order, are exactly those of one-at-a-time decoding.
+// A capture.Reader is held (see its Hold) while Run reads ahead, so that the
+// datagrams need not be copied aside.
 func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	var sum Summary
-	stopped := false
-	count := func(r *Record) {
-		if r.Err != nil {
-			sum.Damage++
-		}
-		if !stopped && !emit(r) {
-			stopped = true
-		}
-	}
+	out := &sink{until: emit}
 	buffered, _ := src.(interface{ Buffered() int })
+	// A *capture.Reader, the usual source, is also called directly: its
+	// small Buffered and StatsTo are then inlined, and the counters are
+	// copied once for every datagram read ahead, not twice (through
+	// Stats' result).
+	reader, _ := src.(*capture.Reader)
 	var (
 		held [readAhead]heldDatagram
 		// statsBefore[k] is the capture counters before held[k] was read:
@@ -62,57 +59,82 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		rec         Record
 		damagedRaw  []byte // reused for checksum-damaged datagrams
 	)
-	for !stopped {
+	for !out.stopped {
 		// Take one datagram, and more while they are already in memory.
-		n := 0
+		n, k := 0, 0 // datagrams read, and of them to decrypt
 		var err error
+		if reader != nil {
+			reader.Hold() // the datagrams stay where they were read
+		}
 		for n < readAhead {
-			if n > 0 {
-				if buffered == nil || buffered.Buffered() == 0 {
-					break
-				}
-				statsBefore[n] = src.Stats()
-			}
 			var p *capture.Packet
-			if p, err = src.Next(); err != nil {
+			if reader != nil {
+				if n > 0 {
+					if reader.Buffered() == 0 {
+						break
+					}
+					reader.StatsTo(&statsBefore[n])
+				}
+				p, err = reader.Next()
+			} else {
+				if n > 0 {
+					if buffered == nil || buffered.Buffered() == 0 {
+						break
+					}
+					statsBefore[n] = src.Stats()
+				}
+				p, err = src.Next()
+			}
+			if err != nil {
 				break
 			}
-			held[n].hold(p)
+			h := &held[n]
+			h.hold(p, reader != nil)
+			if !h.gameSpy {
+				h.plain = grow(h.plain, len(h.raw))
+				plain[k], raw[k] = h.plain, h.raw
+				k++
+			}
 			n++
 		}
-		if n > 1 {
-			k := 0
-			for i := range n {
-				if h := &held[i]; !h.gameSpy {
-					h.plain = grow(h.plain, len(h.raw))
-					plain[k], raw[k] = h.plain, h.raw
-					h.decrypted = true
-					k++
-				}
-			}
+		if reader != nil {
+			// The payloads stay valid until the next read all the same.
+			reader.Release()
+		}
+		// A datagram read alone is decrypted by Datagram.
+		batch := n > 1
+		if batch {
 			dissect.DecryptBatch(plain[:k], raw[:k])
 		}
 		fed := 0
-		for ; fed < n && !stopped; fed++ {
-			held[fed].feed(t, count)
+		for ; fed < n && !out.stopped; fed++ {
+			if h := &held[fed]; batch && !h.gameSpy {
+				err := t.dg.Parse(h.plain)
+				t.decrypted(&h.rec, h.plain, &t.dg, err, out)
+			} else {
+				t.datagram(&h.rec, h.raw, out)
+			}
 		}
 		// Stopped with datagrams (or damage) read ahead but not reported.
-		if stopped && (fed < n || err != nil && err != io.EOF) {
+		if out.stopped && (fed < n || err != nil && err != io.EOF) {
+			sum.Damage = out.damage
 			sum.Capture = statsBefore[fed]
 			sum.Flow = t.Stats()
 			return sum, nil
 		}
 		switch {
 		case err == io.EOF:
-			if !stopped {
-				finish(src, t, count)
+			if !out.stopped {
+				finish(src, t, out)
 			}
+			sum.Damage = out.damage
 			sum.Capture = src.Stats()
 			sum.Flow = t.Stats()
 			return sum, nil
-		case err != nil && !stopped:
+		case err != nil && !out.stopped:
 			var pe *capture.PacketError
 			if !errors.As(err, &pe) {
+				sum.Damage = out.damage
 				return sum, err
 			}
 			var payload []byte
@@ -120,9 +142,10 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 				payload = pe.Packet.Payload
 			}
 			rec = damagedRecord(pe, payload, &damagedRaw)
-			count(&rec)
+			out.put(&rec)
 		}
 	}
+	sum.Damage = out.damage
 	sum.Capture = src.Stats()
 	sum.Flow = t.Stats()
 	return sum, nil
@@ -134,32 +157,28 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 // useful), few enough that the copies stay in the CPU cache.
 const readAhead = 128
 
-// heldDatagram is a datagram read ahead of its turn: the source's Packet is
-// only valid until its next call, so the payload is copied (into a buffer
-// reused from datagram to datagram).
+// heldDatagram is a datagram read ahead of its turn, with the record its
+// records are built in. The source's Packet is only valid until its next
+// call, so its fields are copied (straight into the record), and so is the
+// payload unless the source keeps it (a held capture.Reader, see Hold).
 type heldDatagram struct {
-	frame      int
-	ts         time.Time
-	src, dst   netip.AddrPort
+	rec        Record
 	raw, plain []byte
-	gameSpy    bool // not encrypted
-	decrypted  bool // plain holds raw decrypted
+	copied     []byte // the buffer raw is copied to, reused from datagram to datagram
+	gameSpy    bool   // not encrypted
 }
 
-func (h *heldDatagram) hold(p *capture.Packet) {
-	h.frame, h.ts, h.src, h.dst = p.Frame, p.Time, p.Src, p.Dst
-	h.raw = append(h.raw[:0], p.Payload...)
-	h.gameSpy = dissect.IsGameSpy(h.raw)
-	h.decrypted = false
-}
-
-// feed passes the datagram to t, decrypting it first if that is still to do.
-func (h *heldDatagram) feed(t *Tracker, emit func(*Record)) {
-	if !h.decrypted {
-		t.Datagram(h.frame, h.ts, h.src, h.dst, h.raw, emit)
-		return
+// hold takes p. kept says the source keeps the payload where it is, which a
+// capture.Reader does for all but reassembled datagrams.
+func (h *heldDatagram) hold(p *capture.Packet, kept bool) {
+	h.rec.Frame, h.rec.Time, h.rec.Src, h.rec.Dst = p.Frame, p.Time, p.Src, p.Dst
+	if kept && !p.Reassembled {
+		h.raw = p.Payload
+	} else {
+		h.copied = append(h.copied[:0], p.Payload...)
+		h.raw = h.copied
 	}
-	t.plain(h.frame, h.ts, h.src, h.dst, h.plain, emit)
+	h.gameSpy = dissect.IsGameSpy(h.raw)
 }
 
 // damagedRecord is the record of a damaged capture record. A datagram that
@@ -187,12 +206,12 @@ func damagedRecord(pe *capture.PacketError, payload []byte, raw *[]byte) Record 
 
 // finish reports what never completed: fragmented game messages, then IPv4
 // datagrams.
-func finish(src Source, t *Tracker, count func(*Record)) {
-	t.Finish(count)
+func finish(src Source, t *Tracker, out *sink) {
+	t.Finish(out.put)
 	var rec Record
 	for _, f := range src.Incomplete() {
 		rec = Record{Kind: KindLost, Frame: f.FirstFrame, Time: f.FirstTime,
 			Err: fmt.Errorf("IPv4 datagram %s -> %s id %d never completed: %d fragments, %d bytes", f.Src, f.Dst, f.ID, f.Fragments, f.Bytes)}
-		count(&rec)
+		out.put(&rec)
 	}
 }

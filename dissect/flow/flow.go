@@ -3,8 +3,8 @@
 // server, decrypts each datagram, splits it into transport messages,
 // reassembles fragmented game messages and decodes them. It emits one Record
 // per transport message (or per GameSpy datagram, or per datagram that could
-// not be split), in capture order, reusing one Record value so that steady
-// state allocates nothing.
+// not be split), in capture order, reusing a few Record values (one per
+// datagram Run reads ahead) so that steady state allocates nothing.
 package flow
 
 import (
@@ -129,30 +129,16 @@ type pairCache struct {
 }
 
 // hit reports whether the entry holds the pair and is still valid.
-func (c *pairCache) hit(src, dst netip.AddrPort, gen uint32) bool {
-	return c.fs != nil && c.gen == gen && c.src == src && c.dst == dst
+func (c *pairCache) hit(src, dst *netip.AddrPort, gen uint32) bool {
+	return c.fs != nil && c.gen == gen && c.src == *src && c.dst == *dst
 }
 
 const pairCacheSize = 64 // a power of two
 
-// pairSlot picks the cache slot of a pair: a multiplicative hash of both
-// addresses and ports, so that the few pairs of a game (a server and up to
-// 16 clients, two directions each) rarely share a slot. The cache is
-// two-way set-associative: the slot returned is even, and a pair may sit in
-// it or in the odd one after it.
-func pairSlot(src, dst netip.AddrPort) int {
-	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
-		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
-	return int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
-}
-
-// addrBits folds an address into 64 bits for hashing (an IPv4 address as
-// it is, an IPv6 one by XOR of its halves).
+// addrBits folds an address into 64 bits for hashing: the XOR of the two
+// halves of its 16-byte form (which holds an IPv4 address in its low half).
+// It is small enough to be inlined, unlike a branch on the address family.
 func addrBits(a netip.Addr) uint64 {
-	if a.Is4() {
-		v := a.As4()
-		return uint64(binary.BigEndian.Uint32(v[:]))
-	}
 	v := a.As16()
 	return binary.LittleEndian.Uint64(v[:8]) ^ binary.LittleEndian.Uint64(v[8:])
 }
@@ -233,20 +219,48 @@ func (t *Tracker) IsServer(ep netip.AddrPort) bool { return t.servers[ep] }
 // Datagram decodes one UDP payload and calls emit for each record. payload is
 // not modified or retained.
 func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
+	r := &t.rec
+	r.Frame, r.Time, r.Src, r.Dst = frame, ts, src, dst
+	t.datagram(r, payload, &sink{until: func(r *Record) bool { emit(r); return true }})
+}
+
+// datagram is Datagram with the records going to out. r holds the
+// datagram's frame, time and addresses, and is the record its records are
+// built in.
+func (t *Tracker) datagram(r *Record, payload []byte, out *sink) {
 	if dissect.IsGameSpy(payload) {
-		t.gamespy(frame, ts, src, dst, payload, emit)
+		t.gamespy(r, payload, out)
 		return
 	}
 	t.buf = grow(t.buf, len(payload))
 	dissect.Decrypt(t.buf, payload)
-	t.plain(frame, ts, src, dst, t.buf, emit)
+	t.plain(r, t.buf, out)
+}
+
+// sink is where the Tracker's steps deliver records: to until, whose false
+// stops the run (Run's emit as it is, Datagram's wrapped); records after
+// that are still counted, but no longer delivered. put is inlined, so a
+// record costs one call where a wrapping closure cost two.
+type sink struct {
+	until   func(*Record) bool
+	stopped bool
+	damage  int // records carrying an error, delivered or not
+}
+
+func (o *sink) put(r *Record) {
+	if r.Err != nil {
+		o.damage++
+	}
+	if !o.stopped && !o.until(r) {
+		o.stopped = true
+	}
 }
 
 // plain is Datagram after decryption: plain is the decrypted datagram, which
 // must stay valid until plain returns.
-func (t *Tracker) plain(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, emit func(*Record)) {
+func (t *Tracker) plain(r *Record, plain []byte, out *sink) {
 	err := t.dg.Parse(plain)
-	t.decrypted(frame, ts, src, dst, plain, &t.dg, err, emit)
+	t.decrypted(r, plain, &t.dg, err, out)
 }
 
 // grow returns b resized to n bytes, reallocating only when it is too small.
@@ -261,38 +275,48 @@ func grow(b []byte, n int) []byte {
 // does on other goroutines): plain is the decrypted datagram, dg its
 // messages and perr the splitting error. plain and dg must stay valid until
 // decrypted returns.
-func (t *Tracker) decrypted(frame int, ts time.Time, src, dst netip.AddrPort, plain []byte, dg *dissect.Datagram, perr error, emit func(*Record)) {
-	fs, dir, ok := t.lookup(src, dst, plain)
+func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr error, out *sink) {
+	fs, dir, ok := t.lookup(&r.Src, &r.Dst, plain)
 	if !ok {
 		t.stats.OtherUDP++
 		return
 	}
-	server, client := fs.key.server, fs.key.client
 	t.stats.Datagrams++
 
-	// The datagram's fields are set once; each message then resets only its
-	// own (a whole Record is ~250 bytes with pointers, too much to copy per
-	// message). Consumers must not modify the record they are given.
-	r := &t.rec
-	*r = Record{Frame: frame, Time: ts, Src: src, Dst: dst, Server: server, Client: client,
-		Dir: dir, Peer: dg.Peer, MsgCount: int(dg.Count)}
-	for i := range dg.Messages {
-		m := &dg.Messages[i]
+	// The datagram's fields are set once, one by one (a composite literal
+	// would clear and copy the whole ~250-byte Record); each message then
+	// resets its own, so that together every field is written. Consumers
+	// must not modify the record they are given.
+	r.Server, r.Client = fs.key.server, fs.key.client
+	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
+	msgs := dg.Messages // a local, so that until cannot make it be read again
+	for i := range msgs {
+		m := &msgs[i]
 		r.resetMessage(KindMessage, i)
 		r.Msg = m
-		t.message(fs, r, m)
+		// The usual messages, an ACK or a whole game message, are handled
+		// here as message would, without the call.
+		switch {
+		case m.Legacy:
+			t.message(fs, r, m)
+		case m.Type == dissect.TypeAck:
+		case m.Type == dissect.TypeData && !m.Fragment:
+			t.decodeGame(fs, r, m.Payload)
+		default:
+			t.message(fs, r, m)
+		}
 		t.stats.Messages++
 		if r.Warning != "" {
 			t.stats.Warnings++
 		}
-		emit(r)
+		out.put(r)
 	}
 	if perr != nil {
 		t.stats.Damaged++
-		r.resetMessage(KindDamaged, len(dg.Messages))
+		r.resetMessage(KindDamaged, len(msgs))
 		r.Raw = plain
 		r.Err = perr
-		emit(r)
+		out.put(r)
 	}
 }
 
@@ -360,7 +384,8 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	}
 }
 
-func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
+func (t *Tracker) gamespy(r *Record, payload []byte, out *sink) {
+	src, dst := r.Src, r.Dst
 	g, err := dissect.ParseGameSpy(payload)
 	t.gs = g
 	server, client := dst, src
@@ -376,21 +401,34 @@ func (t *Tracker) gamespy(frame int, ts time.Time, src, dst netip.AddrPort, payl
 		dir = game.ServerToClient
 	}
 	t.stats.GameSpy++
-	t.rec = Record{Kind: KindGameSpy, Frame: frame, Time: ts, Src: src, Dst: dst,
+	*r = Record{Kind: KindGameSpy, Frame: r.Frame, Time: r.Time, Src: src, Dst: dst,
 		Server: server, Client: client, Dir: dir, GameSpy: &t.gs, Err: err}
-	emit(&t.rec)
+	out.put(r)
 }
 
 // lookup finds the flow of a datagram from src to dst and its direction,
 // from the pair cache when it can.
-func (t *Tracker) lookup(src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
-	slot := pairSlot(src, dst)
+func (t *Tracker) lookup(src, dst *netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
+	// The cache slot of the pair: a multiplicative hash of both addresses
+	// and ports, so that the few pairs of a game (a server and up to 16
+	// clients, two directions each) rarely share a slot. The cache is
+	// two-way set-associative: the slot is even, and a pair may sit in it
+	// or in the odd one after it. (Written out here: as a function it was
+	// too big to be inlined, and its call cost a fifth of the lookup.)
+	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
+		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
+	slot := int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
 	if c := &t.cache[slot]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
 	}
 	if c := &t.cache[slot+1]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
 	}
+	return t.lookupSlow(slot, *src, *dst, plain)
+}
+
+// lookupSlow is lookup for a pair that is not in the cache.
+func (t *Tracker) lookupSlow(slot int, src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
 	server, client, stable, ok := t.orient(src, dst, plain)
 	if !ok {
 		return nil, 0, false

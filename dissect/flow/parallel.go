@@ -37,15 +37,7 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 	}
 
 	var sum Summary
-	stopped := false
-	count := func(r *Record) {
-		if r.Err != nil {
-			sum.Damage++
-		}
-		if !stopped && !emit(r) {
-			stopped = true
-		}
-	}
+	out := &sink{until: emit}
 	var rec Record
 	var raw []byte
 	var stopStats capture.Stats // what the source had read when emit stopped the run
@@ -56,32 +48,34 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 			switch {
 			case it.perr != nil:
 				rec = damagedRecord(it.perr, b.raw[it.off:it.off+it.n], &raw)
-				count(&rec)
+				out.put(&rec)
 			case it.gamespy:
-				t.gamespy(it.frame, it.ts, it.src, it.dst, b.raw[it.off:it.off+it.n], count)
+				t.gamespy(it.record(&t.rec), b.raw[it.off:it.off+it.n], out)
 			default:
-				t.decrypted(it.frame, it.ts, it.src, it.dst, b.plain[it.off:it.off+it.n], &it.dg, it.err, count)
+				t.decrypted(it.record(&t.rec), b.plain[it.off:it.off+it.n], &it.dg, it.err, out)
 			}
-			if stopped {
+			if out.stopped {
 				stopStats = it.stats
 				break
 			}
 		}
 		p.free <- b
-		if stopped {
+		if out.stopped {
 			break
 		}
 	}
 	close(p.done)
 	p.wg.Wait() // the reader no longer touches src
 	if p.err != nil {
+		sum.Damage = out.damage
 		return sum, p.err
 	}
 	sum.Capture = stopStats
-	if !stopped {
-		finish(src, t, count)
+	if !out.stopped {
+		finish(src, t, out)
 		sum.Capture = src.Stats()
 	}
+	sum.Damage = out.damage
 	sum.Flow = t.Stats()
 	return sum, nil
 }
@@ -120,6 +114,13 @@ type item struct {
 	err      error
 	perr     *capture.PacketError
 	stats    capture.Stats // the source's counts after reading this item, as Run would report them if emit stopped here
+}
+
+// record sets the frame, time and addresses of r, the record the item's
+// records are built in, and returns it.
+func (it *item) record(r *Record) *Record {
+	r.Frame, r.Time, r.Src, r.Dst = it.frame, it.ts, it.src, it.dst
+	return r
 }
 
 type pipeline struct {
