@@ -9,7 +9,7 @@ import (
 )
 
 // The StateUpdate decoder reads most messages straight from the bytes
-// (readFieldsFast, readByClass). This file keeps the field-by-field
+// (decodeFast, statesByClass). This file keeps the field-by-field
 // decoder it replaced, built only on checked Reader reads, as the
 // reference the fast one must match exactly: same values, same warnings,
 // same errors.
@@ -178,6 +178,9 @@ func refCompare(t *testing.T, d *Decoder, msg []byte, dir Direction) {
 	}
 	if g, w := got.warning(), ref.warning(); g != w {
 		t.Fatalf("% X: warning %q, reference %q", msg, g, w)
+	}
+	if len(res.Unparsed) == 0 && res.Warning != ref.warning() {
+		t.Fatalf("% X: Decode's warning %q, reference %q", msg, res.Warning, ref.warning())
 	}
 	if g, w := len(res.Unparsed), r.Len(); g != w {
 		t.Fatalf("% X: %d bytes unparsed, reference %d", msg, g, w)
