@@ -326,7 +326,9 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 
 // readFixedFields reads, from b of exactly fixedFieldSize[f] bytes, the
 // fields before the subsystem states of a message with flags f that sets
-// no flag with a packed bit: what readFields reads for it.
+// no flag with a packed bit: what readFields reads for it. The fields are
+// read at an offset into b rather than by reslicing b after each one,
+// which costs more than the reads.
 func (m *StateUpdate) readFixedFields(b []byte, f StateFlags) {
 	if len(b) < 9 {
 		return
@@ -334,26 +336,26 @@ func (m *StateUpdate) readFixedFields(b []byte, f StateFlags) {
 	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
 	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 	m.Flags = f
-	b = b[9:]
-	if f&StateDelta != 0 && len(b) >= 5 {
-		m.Delta.Dir = dir3(b)
-		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[3:]))
-		b = b[5:]
+	o := 9
+	if f&StateDelta != 0 && o+5 <= len(b) {
+		m.Delta.Dir = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
+		m.Delta.Mag = dissect.CF16(uint16(b[o+3]) | uint16(b[o+4])<<8)
+		o += 5
 	}
-	if f&StateForward != 0 && len(b) >= 3 {
-		m.Forward = dir3(b)
-		b = b[3:]
+	if f&StateForward != 0 && o+3 <= len(b) {
+		m.Forward = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
+		o += 3
 	}
-	if f&StateUp != 0 && len(b) >= 3 {
-		m.Up = dir3(b)
-		b = b[3:]
+	if f&StateUp != 0 && o+3 <= len(b) {
+		m.Up = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
+		o += 3
 	}
-	if f&StateSpeed != 0 && len(b) >= 2 {
-		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(b))
-		b = b[2:]
+	if f&StateSpeed != 0 && o+2 <= len(b) {
+		m.Speed = dissect.CF16(uint16(b[o]) | uint16(b[o+1])<<8)
+		o += 2
 	}
-	if f&StateSubsystems != 0 && len(b) >= 1 {
-		m.SubsystemStart = b[0]
+	if f&StateSubsystems != 0 && o < len(b) {
+		m.SubsystemStart = b[o]
 	}
 }
 
@@ -363,12 +365,6 @@ func (m *StateUpdate) readWeapons(b []byte) {
 	for ; len(b) >= 2; b = b[2:] {
 		m.Weapons = append(m.Weapons, WeaponHealth{Index: b[0], Health: b[1]})
 	}
-}
-
-// dir3 is the CompressedVector3 at the front of b.
-func dir3(b []byte) dissect.Dir3 {
-	_ = b[2] // one bounds check for the three bytes
-	return dissect.Dir3{int8(b[0]), int8(b[1]), int8(b[2])}
 }
 
 // readSubsystems decodes the states after the start index with the class
