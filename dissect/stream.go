@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Reader reads the game's TGBufferStream encoding from a byte slice. Errors
@@ -148,7 +149,7 @@ func (r *Reader) String16(what string) []byte {
 
 // Bit reads one packed boolean.
 func (r *Reader) Bit(what string) bool {
-	if r.bits.Left() == 0 || r.err != nil {
+	if r.bits.empty() || r.err != nil {
 		return r.openBitGroup(what)
 	}
 	return r.bits.take()
@@ -204,16 +205,20 @@ func (r *Reader) openBitGroup(what string) bool {
 // change a BitGroup in place, so that a BitGroup in a local variable stays
 // in registers.
 type BitGroup struct {
-	// s packs the state into one word, so that it takes one register:
-	// bits 0-4 are the unread value bits (the next bit in bit 0), bits
-	// 5-7 the number of bits not yet read (0 = no group open), bits 8-10
-	// the size of the open (or last) group (0 = none yet). The low byte
-	// of a group just opened is its group byte.
+	// s packs the state into one word, so that it takes one register.
+	// Bits 0-5 hold the unread value bits, the next one in bit 0, under a
+	// marker bit just above the last of them: reading a bit is a shift,
+	// and no bits are left when only the marker (or nothing, in the zero
+	// value) remains. Bits 8-10 hold the size of the open (or last) group
+	// (0 = none yet).
 	s uint16
 }
 
 // Left is the number of bits of the open group not read yet.
-func (g BitGroup) Left() int { return int(g.s>>5) & 7 }
+func (g BitGroup) Left() int { return bits.Len8(uint8(g.s&0x3F)|1) - 1 }
+
+// empty reports whether no bit of the open group is left unread.
+func (g BitGroup) empty() bool { return g.s&0x3E == 0 }
 
 // size is the size of the open (or last) group; 0 when there was none.
 func (g BitGroup) size() uint8 { return uint8(g.s >> 8) }
@@ -235,19 +240,22 @@ func (g BitGroup) Opened(c byte) (BitGroup, bool) {
 // Next returns the next bit of the open group and g without it (false and
 // g unchanged when Left is 0).
 func (g BitGroup) Next() (bool, BitGroup) {
-	if g.Left() == 0 {
+	if g.empty() {
 		return false, g
 	}
 	return g.take(), g
 }
 
 // open starts the group of group byte c (whose count must be 1-5).
-func (g *BitGroup) open(c byte) { g.s = uint16(c) | uint16(c>>5)<<8 }
+func (g *BitGroup) open(c byte) {
+	n := c >> 5
+	g.s = uint16(c&0x1F|1<<n) | uint16(n)<<8
+}
 
 // take reads the next bit of the open group (Left must be above 0).
 func (g *BitGroup) take() bool {
 	v := g.s&1 == 1
-	g.s = g.s&0xFF00 | (g.s&0xE0 - 0x20) | (g.s&0x1F)>>1
+	g.s = g.s&0xFF00 | (g.s&0x3F)>>1
 	return v
 }
 
