@@ -149,7 +149,7 @@ func (r *Reader) String16(what string) []byte {
 
 // Bit reads one packed boolean.
 func (r *Reader) Bit(what string) bool {
-	if r.bits.empty() || r.err != nil {
+	if r.bits.Empty() || r.err != nil {
 		return r.openBitGroup(what)
 	}
 	return r.bits.take()
@@ -217,8 +217,9 @@ type BitGroup struct {
 // Left is the number of bits of the open group not read yet.
 func (g BitGroup) Left() int { return bits.Len8(uint8(g.s&0x3F)|1) - 1 }
 
-// empty reports whether no bit of the open group is left unread.
-func (g BitGroup) empty() bool { return g.s&0x3E == 0 }
+// Empty reports whether no bit of the open group is left unread (Left is
+// 0), more cheaply than Left.
+func (g BitGroup) Empty() bool { return g.s&0x3E == 0 }
 
 // size is the size of the open (or last) group; 0 when there was none.
 func (g BitGroup) size() uint8 { return uint8(g.s >> 8) }
@@ -240,7 +241,7 @@ func (g BitGroup) Opened(c byte) (BitGroup, bool) {
 // Next returns the next bit of the open group and g without it (false and
 // g unchanged when Left is 0).
 func (g BitGroup) Next() (bool, BitGroup) {
-	if g.empty() {
+	if g.Empty() {
 		return false, g
 	}
 	return g.take(), g

@@ -442,7 +442,7 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 			p = end
 			switch t.state.Format {
 			case SubsystemPowered:
-				if bits.Left() == 0 {
+				if bits.Empty() {
 					ok := p < len(b)
 					if ok {
 						bits, ok = bits.Opened(b[p])
@@ -468,7 +468,7 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 			}
 		}
 	}
-	if bits.Left() != 0 {
+	if !bits.Empty() {
 		return bits, false
 	}
 	m.Subsystems = list[:n]
