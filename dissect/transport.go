@@ -165,29 +165,30 @@ func (d *Datagram) Parse(b []byte) error {
 			return errCountShort(off, i, d.Count)
 		}
 		m := &msgs[i]
-		if b[off] == byte(TypeData) && off+3 <= len(b) {
-			fl := uint16(b[off+1]) | uint16(b[off+2])<<8
+		rest := b[off:]
+		if len(rest) >= 3 && rest[0] == byte(TypeData) {
+			fl := uint16(rest[1]) | uint16(rest[2])<<8
 			n := int(fl & dataLenMask)
 			hdr := 3 + 2*int(fl>>15) // the sequence number when reliable
-			if end := off + n; fl&flagFragment == 0 && hdr <= n && end <= len(b) {
+			if fl&flagFragment == 0 && hdr <= n && n <= len(rest) {
 				var seq uint16
-				if hdr == 5 {
-					seq = uint16(b[off+3]) | uint16(b[off+4])<<8
+				if hdr == 5 && len(rest) >= 5 {
+					seq = uint16(rest[3]) | uint16(rest[4])<<8
 				}
 				// Zeroed and then set: a composite literal would be
 				// built on the stack and copied.
 				*m = Message{}
-				m.Offset, m.Raw, m.Payload = off, b[off:end:end], b[off+hdr:end:end]
+				m.Offset, m.Raw, m.Payload = off, rest[:n:n], rest[hdr:n:n]
 				m.Type, m.Seq = TypeData, seq
 				m.Reliable, m.Ordered = fl&flagReliable != 0, fl&flagOrdered != 0
-				off = end
+				off += n
 				continue
 			}
 		}
-		if b[off] == byte(TypeAck) && off+4 <= len(b) && b[off+3]&AckFragment == 0 {
+		if len(rest) >= 4 && rest[0] == byte(TypeAck) && rest[3]&AckFragment == 0 {
 			*m = Message{}
-			m.Offset, m.Raw, m.Type = off, b[off:off+4:off+4], TypeAck
-			m.Seq, m.AckFlags = uint16(b[off+1])|uint16(b[off+2])<<8, b[off+3]
+			m.Offset, m.Raw, m.Type = off, rest[:4:4], TypeAck
+			m.Seq, m.AckFlags = uint16(rest[1])|uint16(rest[2])<<8, rest[3]
 			off += 4
 			continue
 		}
