@@ -96,7 +96,7 @@ func (s *ShipRegistry) Add(id ObjectID, spec *ShipSpec) {
 		s.init()
 	}
 	c := s.classes[spec]
-	if c == nil {
+	if c == nil && spec != nil { // a nil spec records the id as unknown
 		if len(s.classes) >= maxShips {
 			// Only a cache: ships keep their own pointers. Stock
 			// decoding has a few dozen specs; this bounds other callers.
