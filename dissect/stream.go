@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Reader reads the game's TGBufferStream encoding from a byte slice. Errors
@@ -148,7 +149,7 @@ func (r *Reader) String16(what string) []byte {
 
 // Bit reads one packed boolean.
 func (r *Reader) Bit(what string) bool {
-	if r.bits.left == 0 || r.err != nil {
+	if r.bits.Empty() || r.err != nil {
 		return r.openBitGroup(what)
 	}
 	return r.bits.take()
@@ -156,7 +157,7 @@ func (r *Reader) Bit(what string) bool {
 
 // BitsLeft is the number of bits of the open bit group not read yet (0 when
 // none is open).
-func (r *Reader) BitsLeft() int { return int(r.bits.left) }
+func (r *Reader) BitsLeft() int { return r.bits.Left() }
 
 // StrictBits makes r reject, until the next Reset, the bit groups that the
 // stock writer (and so Writer) cannot produce: a group of fewer than five
@@ -171,8 +172,8 @@ func (r *Reader) openBitGroup(what string) bool {
 	if r.err != nil {
 		return false
 	}
-	if r.strict && r.bits.size != 0 && r.bits.size < 5 {
-		r.Failf(what, "a bit group of %d bits is followed by another (the stock writer fills groups to 5 bits)", r.bits.size)
+	if size := r.bits.size(); r.strict && size != 0 && size < 5 {
+		r.Failf(what, "a bit group of %d bits is followed by another (the stock writer fills groups to 5 bits)", size)
 		return false
 	}
 	off := r.off
@@ -199,48 +200,63 @@ func (r *Reader) openBitGroup(what string) bool {
 // A decoder that tries a layout and falls back to another when the bytes
 // do not fit (StateUpdate's subsystem states) can read that section
 // straight from Rest, with no error bookkeeping: it takes the state with
-// Reader.BitGroup, reads bits with Open and Take and hands the outcome back
-// with Reader.Commit.
+// Reader.BitGroup, reads bits with Opened and Next and hands the outcome
+// back with Reader.Commit. The methods take and return values rather than
+// change a BitGroup in place, so that a BitGroup in a local variable stays
+// in registers.
 type BitGroup struct {
-	left uint8 // bits not yet read from the open group; 0 = none open
-	vals uint8 // the unread value bits, next bit in bit 0
-	size uint8 // the size of the open (or last) group; 0 = none yet
+	// s packs the state into one word, so that it takes one register.
+	// Bits 0-5 hold the unread value bits, the next one in bit 0, under a
+	// marker bit just above the last of them: reading a bit is a shift,
+	// and no bits are left when only the marker (or nothing, in the zero
+	// value) remains. Bits 8-10 hold the size of the open (or last) group
+	// (0 = none yet).
+	s uint16
 }
 
 // Left is the number of bits of the open group not read yet.
-func (g BitGroup) Left() int { return int(g.left) }
+func (g BitGroup) Left() int { return bits.Len8(uint8(g.s&0x3F)|1) - 1 }
 
-// Open opens a new group with the first byte of b, under the rules of
-// StrictBits, for when Left is 0, and returns the bytes after it. ok is
-// false when b is empty or its first byte cannot open a group (the strict
-// Reader would fail there).
-func (g *BitGroup) Open(b []byte) (rest []byte, ok bool) {
-	if len(b) == 0 || g.size != 0 && g.size < 5 {
-		return b, false
+// Empty reports whether no bit of the open group is left unread (Left is
+// 0), more cheaply than Left.
+func (g BitGroup) Empty() bool { return g.s&0x3E == 0 }
+
+// size is the size of the open (or last) group; 0 when there was none.
+func (g BitGroup) size() uint8 { return uint8(g.s >> 8) }
+
+// Opened returns g with a new group opened by group byte c, for when Left
+// is 0, under the rules of StrictBits: ok is false, and g returned as it
+// was, when c cannot open a group there (the strict Reader would fail).
+func (g BitGroup) Opened(c byte) (BitGroup, bool) {
+	if size := g.size(); size != 0 && size < 5 {
+		return g, false
 	}
-	c := b[0]
 	if n := c >> 5; n == 0 || n > 5 || (c&0x1F)>>n != 0 {
-		return b, false
+		return g, false
 	}
 	g.open(c)
-	return b[1:], true
+	return g, true
 }
 
-// Take reads the next bit of the open group (false when Left is 0).
-func (g *BitGroup) Take() bool {
-	if g.left == 0 {
-		return false
+// Next returns the next bit of the open group and g without it (false and
+// g unchanged when Left is 0).
+func (g BitGroup) Next() (bool, BitGroup) {
+	if g.Empty() {
+		return false, g
 	}
-	return g.take()
+	return g.take(), g
 }
 
 // open starts the group of group byte c (whose count must be 1-5).
-func (g *BitGroup) open(c byte) { g.left, g.vals, g.size = c>>5, c&0x1F, c>>5 }
+func (g *BitGroup) open(c byte) {
+	n := c >> 5
+	g.s = uint16(c&0x1F|1<<n) | uint16(n)<<8
+}
 
+// take reads the next bit of the open group (Left must be above 0).
 func (g *BitGroup) take() bool {
-	v := g.vals&1 == 1
-	g.vals >>= 1
-	g.left--
+	v := g.s&1 == 1
+	g.s = g.s&0xFF00 | (g.s&0x3F)>>1
 	return v
 }
 

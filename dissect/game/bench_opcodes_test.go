@@ -45,6 +45,8 @@ func battleMessages(b *testing.B) map[game.Opcode][]dirMsg {
 
 // BenchmarkOpcodes decodes the real messages of each opcode in the battle
 // capture (one sub-benchmark per opcode; bytes are the messages' bytes).
+// Each decoder has first seen the capture's ObjCreate messages, as in a
+// whole-capture run, so StateUpdate decodes its subsystem states by class.
 func BenchmarkOpcodes(b *testing.B) {
 	msgs := battleMessages(b)
 	for op := range 256 {
@@ -54,6 +56,11 @@ func BenchmarkOpcodes(b *testing.B) {
 		}
 		b.Run(game.Opcode(op).String(), func(b *testing.B) {
 			d := game.NewDecoder()
+			for _, op := range []game.Opcode{game.OpObjCreate, game.OpObjCreateTeam} {
+				for _, m := range msgs[op] {
+					d.Decode(m.p, m.dir)
+				}
+			}
 			n := 0
 			for _, m := range ms {
 				n += len(m.p)

@@ -96,10 +96,12 @@ type Result struct {
 type Decoder struct {
 	Ships ShipRegistry
 	msgs  [256]decoderSlot
-	raw   Raw
-	r     dissect.Reader
-	ctx   Context // kept here so passing it to decode does not allocate
-	strs  internTable
+	// su is msgs[OpStateUpdate]'s message once made, for decodeFast.
+	su   *StateUpdate
+	raw  Raw
+	r    dissect.Reader
+	ctx  Context // kept here so passing it to decode does not allocate
+	strs internTable
 }
 
 // decoderSlot is an opcode's reusable message and, when it has one, its
@@ -126,6 +128,11 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
 	}
 	op := Opcode(p[0])
+	if op == OpStateUpdate && d.su != nil {
+		if warning, ok := d.su.decodeFast(p[1:], dir, &d.Ships); ok {
+			return Result{Msg: d.su, Warning: warning}
+		}
+	}
 	slot := &d.msgs[op]
 	if slot.m == nil {
 		m := New(op)
@@ -142,6 +149,9 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		}
 		slot.m = m
 		slot.w, _ = m.(warner)
+		if su, ok := m.(*StateUpdate); ok {
+			d.su = su
+		}
 		d.ctx.Ships, d.ctx.strs = &d.Ships, &d.strs
 	}
 	m := slot.m

@@ -5,31 +5,81 @@ package game
 // name. It holds at most maxShips entries; the oldest is forgotten first, so
 // hostile input cannot grow it without bound.
 type ShipRegistry struct {
-	byID  map[ObjectID]*ShipSpec
+	byID  map[ObjectID]*shipClass
 	order []ObjectID // insertion ring, for eviction
 	next  int
 	// players mirrors byID for the players' ships (each slot's first
 	// object id), the objects nearly every StateUpdate is about, so that
 	// looking them up is an array read rather than a map access.
-	players [maxPlayerSlots]*ShipSpec
+	players [maxPlayerSlots]*shipClass
+	// classes holds one shipClass per spec, shared by its ships.
+	classes map[*ShipSpec]*shipClass
+}
+
+// shipClass is a ship class with what StateUpdate decoding needs of it
+// worked out once, when a ship of the class is first added.
+type shipClass struct {
+	spec *ShipSpec
+	// entries follow spec.Subsystems.
+	entries []classEntry
+}
+
+// classEntry is one entry of a class's subsystem list, ready for
+// statesByClass.
+type classEntry struct {
+	// state is the entry's SubsystemState with what the class gives set
+	// (Index, Name, Format, ChildNames) and the rest zero, so that the
+	// decoder copies it in one go and adds what the bytes say.
+	state SubsystemState
+	// next is the entry after this one, the first after the last: the
+	// decoder follows the round-robin without an index to wrap.
+	next *classEntry
+}
+
+func newShipClass(spec *ShipSpec) *shipClass {
+	n := len(spec.Subsystems)
+	c := &shipClass{spec: spec, entries: make([]classEntry, n)}
+	for i := range spec.Subsystems {
+		sp := &spec.Subsystems[i]
+		c.entries[i] = classEntry{
+			state: SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children},
+			next:  &c.entries[(i+1)%n],
+		}
+	}
+	return c
 }
 
 const maxShips = 4096
 
 func (s *ShipRegistry) init() {
-	s.byID = make(map[ObjectID]*ShipSpec)
+	s.byID = make(map[ObjectID]*shipClass)
+	s.classes = make(map[*ShipSpec]*shipClass)
 }
 
 // Lookup returns the ship class of id, or nil when unknown.
 func (s *ShipRegistry) Lookup(id ObjectID) *ShipSpec {
-	if s == nil || s.byID == nil {
+	if c := s.lookupClass(id); c != nil {
+		return c.spec
+	}
+	return nil
+}
+
+// lookupClass is Lookup with the class's precomputed states. It is small
+// enough to be inlined: players' ships, the usual case, take no call.
+func (s *ShipRegistry) lookupClass(id ObjectID) *shipClass {
+	if s == nil {
 		return nil
 	}
-	if slot, ok := playerShipSlot(id); ok {
-		return s.players[slot]
+	// playerShipSlot, unsigned: ids below the first player's wrap round
+	// to a slot past the last.
+	if k := uint32(id) - firstPlayerID; k%idsPerPlayer == 0 && k/idsPerPlayer < maxPlayerSlots {
+		return s.players[k/idsPerPlayer]
 	}
-	return s.byID[id]
+	return s.lookupOther(id)
 }
+
+// lookupOther is lookupClass for an id that is not a player's ship.
+func (s *ShipRegistry) lookupOther(id ObjectID) *shipClass { return s.byID[id] }
 
 // playerShipSlot reports whether id is the first object id of a player
 // slot (that player's ship), and which slot.
@@ -38,10 +88,22 @@ func playerShipSlot(id ObjectID) (int, bool) {
 	return slot, slot >= 0 && id == PlayerObjectID(slot)
 }
 
-// Add records that id is a ship of class spec.
+// Add records that id is a ship of class spec. The registry works out
+// what decoding needs of spec the first time it sees it, so spec must not
+// change afterwards.
 func (s *ShipRegistry) Add(id ObjectID, spec *ShipSpec) {
 	if s.byID == nil {
 		s.init()
+	}
+	c := s.classes[spec]
+	if c == nil && spec != nil { // a nil spec records the id as unknown
+		if len(s.classes) >= maxShips {
+			// Only a cache: ships keep their own pointers. Stock
+			// decoding has a few dozen specs; this bounds other callers.
+			clear(s.classes)
+		}
+		c = newShipClass(spec)
+		s.classes[spec] = c
 	}
 	if _, ok := s.byID[id]; !ok {
 		if len(s.order) < maxShips {
@@ -56,9 +118,9 @@ func (s *ShipRegistry) Add(id ObjectID, spec *ShipSpec) {
 			s.next = (s.next + 1) % maxShips
 		}
 	}
-	s.byID[id] = spec
+	s.byID[id] = c
 	if slot, ok := playerShipSlot(id); ok {
-		s.players[slot] = spec
+		s.players[slot] = c
 	}
 }
 

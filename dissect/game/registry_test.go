@@ -34,3 +34,19 @@ func TestShipRegistryEvictsPlayerShips(t *testing.T) {
 		t.Fatalf("newest entry: %v", got)
 	}
 }
+
+// TestShipRegistryNilSpec: adding an id with a nil class makes it unknown,
+// as it always did, rather than failing.
+func TestShipRegistryNilSpec(t *testing.T) {
+	var s ShipRegistry
+	p1 := PlayerObjectID(1)
+	s.Add(p1, ShipByName("Akira"))
+	s.Add(p1, nil)
+	s.Add(0x200, nil)
+	if got := s.Lookup(p1); got != nil {
+		t.Errorf("Lookup(player ship) = %v after adding nil", got)
+	}
+	if got := s.Lookup(0x200); got != nil {
+		t.Errorf("Lookup(0x200) = %v", got)
+	}
+}

@@ -181,12 +181,17 @@ func init() { register(OpStateUpdate, func() Message { return new(StateUpdate) }
 
 func (m *StateUpdate) Opcode() Opcode { return OpStateUpdate }
 
-func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
+// reset zeroes m for a new decode, keeping its buffers for reuse.
+func (m *StateUpdate) reset() {
 	// Zeroing in place and putting the reused buffers back is cheaper than
 	// building a whole new value and copying it over m.
 	subs, weps, child := m.Subsystems[:0], m.Weapons[:0], m.childBuf[:0]
 	*m = StateUpdate{}
 	m.Subsystems, m.Weapons, m.childBuf = subs, weps, child
+}
+
+func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
+	m.reset()
 	var ships *ShipRegistry
 	if ctx != nil {
 		m.dir, ships = ctx.Dir, ctx.Ships
@@ -194,19 +199,14 @@ func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 	// Reject the bit groups Append could not reproduce.
 	r.StrictBits()
 
-	if !m.readFieldsFast(r) {
-		m.readFields(r)
-	}
+	m.readFields(r)
 	if m.Flags&StateSubsystems != 0 && r.Err() == nil {
-		m.readSubsystems(r, ships.Lookup(m.Object))
+		m.readSubsystems(r, ships.lookupClass(m.Object))
 	}
 	if m.Flags&StateWeapons != 0 && r.Err() == nil {
-		b := r.Rest()
-		for ; len(b) >= 2; b = b[2:] {
-			m.Weapons = append(m.Weapons, WeaponHealth{Index: b[0], Health: b[1]})
-		}
+		m.readWeapons(r.Rest())
 		// An odd last byte stays unread: the Decoder reports it.
-		r.Skip(r.Len() - len(b))
+		r.Skip(2 * len(m.Weapons))
 	}
 	if n := r.BitsLeft(); n > 0 && r.Err() == nil {
 		r.Failf("packed bits", "the last bit group byte claims %d more bits than the message has fields for", n)
@@ -252,7 +252,7 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 
 // fixedFieldSize[f] is the byte size of what readFields reads for flags f
 // when f sets no flag with a packed bit (position, cloak), and 0 when it
-// does.
+// does. One length check then covers every field.
 var fixedFieldSize = func() (t [256]uint8) {
 	for f := range 256 {
 		if StateFlags(f)&(StatePosition|StateCloak) != 0 {
@@ -272,64 +272,102 @@ var fixedFieldSize = func() (t [256]uint8) {
 	return t
 }()
 
-// readFieldsFast is readFields for the usual message: no packed bit among
-// these fields and all of them present. One length check then covers every
-// field, which matters because StateUpdate is most of the game traffic.
-// It reports false, having read nothing, for any other message.
-func (m *StateUpdate) readFieldsFast(r *dissect.Reader) bool {
-	b := r.Rest()
-	if len(b) < 9 || r.Err() != nil {
-		return false
+// decodeFast decodes the usual StateUpdate, body being the bytes after the
+// opcode, straight from the bytes: no packed bit before the subsystem
+// states (flags 0x01 and 0x40 clear), then either subsystem states of a
+// known class that fit it, or an even number of weapon bytes, or nothing.
+// It reports false for any other message, having perhaps changed m, and
+// the caller then decodes the message with decode, which handles every
+// case. On true, m is what decode makes of body and warning what
+// m.warning returns. StateUpdate is most of the game traffic, so the
+// usual message skips the Reader (and its error bookkeeping), the
+// Message interface and the warning method.
+func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) (warning string, ok bool) {
+	if len(body) < 9 {
+		return "", false
 	}
-	f := StateFlags(b[8])
+	f := StateFlags(body[8])
 	n := int(fixedFieldSize[f])
-	if n == 0 || len(b) < n {
-		return false
+	if n == 0 || n > len(body) || f&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons {
+		return "", false
 	}
-	b = b[:n]
+	var class *shipClass
+	if f&StateSubsystems != 0 {
+		if class = ships.lookupClass(ObjectID(binary.LittleEndian.Uint32(body))); class == nil {
+			return "", false
+		}
+	}
+	m.reset()
+	m.dir = dir
+	// The fields before the states, read here rather than in a function
+	// of their own (a call costs about as much as the reads), at an offset
+	// into b rather than by reslicing b after each one.
+	b := body[:n]
 	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
 	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 	m.Flags = f
-	b = b[9:]
-	if f&StateDelta != 0 {
-		m.Delta.Dir = dir3(b)
-		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[3:]))
-		b = b[5:]
+	o := 9
+	if f&StateDelta != 0 && o+5 <= len(b) {
+		m.Delta.Dir = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
+		m.Delta.Mag = dissect.CF16(uint16(b[o+3]) | uint16(b[o+4])<<8)
+		o += 5
 	}
-	if f&StateForward != 0 {
-		m.Forward = dir3(b)
-		b = b[3:]
+	if f&StateForward != 0 && o+3 <= len(b) {
+		m.Forward = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
+		o += 3
 	}
-	if f&StateUp != 0 {
-		m.Up = dir3(b)
-		b = b[3:]
+	if f&StateUp != 0 && o+3 <= len(b) {
+		m.Up = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
+		o += 3
 	}
-	if f&StateSpeed != 0 {
-		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(b))
-		b = b[2:]
+	if f&StateSpeed != 0 && o+2 <= len(b) {
+		m.Speed = dissect.CF16(uint16(b[o]) | uint16(b[o+1])<<8)
+		o += 2
 	}
-	if f&StateSubsystems != 0 {
-		m.SubsystemStart = b[0]
+	if f&StateSubsystems != 0 && o < len(b) {
+		m.SubsystemStart = b[o]
 	}
-	r.Skip(n)
-	return true
+	rest := body[n:]
+	switch {
+	case f&StateSubsystems != 0:
+		if _, ok := m.statesByClass(rest, dissect.BitGroup{}, class); !ok {
+			return "", false
+		}
+		m.Class = class.spec
+		if dir == ClientToServer {
+			warning = warnClientSubsystems
+		}
+	case f&StateWeapons != 0:
+		if len(rest)%2 != 0 {
+			return "", false
+		}
+		m.readWeapons(rest)
+		if dir == ServerToClient {
+			warning = warnServerWeapons
+		}
+	case len(rest) != 0:
+		return "", false
+	}
+	return warning, true
 }
 
-// dir3 is the CompressedVector3 at the front of b.
-func dir3(b []byte) dissect.Dir3 {
-	_ = b[2] // one bounds check for the three bytes
-	return dissect.Dir3{int8(b[0]), int8(b[1]), int8(b[2])}
+// readWeapons reads b as weapon (index, health) pairs; an odd last byte
+// is left out.
+func (m *StateUpdate) readWeapons(b []byte) {
+	for ; len(b) >= 2; b = b[2:] {
+		m.Weapons = append(m.Weapons, WeaponHealth{Index: b[0], Health: b[1]})
+	}
 }
 
-// readSubsystems decodes the states after the start index with spec's list,
-// or keeps them as bytes when spec is nil or the bytes do not fit it.
-func (m *StateUpdate) readSubsystems(r *dissect.Reader, spec *ShipSpec) {
-	if spec != nil {
-		if m.readByClass(r, spec) {
-			m.Class = spec
+// readSubsystems decodes the states after the start index with the class
+// c, or keeps them as bytes when c is nil or the bytes do not fit it.
+func (m *StateUpdate) readSubsystems(r *dissect.Reader, c *shipClass) {
+	if c != nil {
+		if m.readByClass(r, c) {
+			m.Class = c.spec
 			return
 		}
-		m.whyRaw, m.tried = undecodedMismatch, spec
+		m.whyRaw, m.tried = undecodedMismatch, c.spec
 	} else {
 		m.whyRaw = undecodedUnknownClass
 	}
@@ -344,75 +382,99 @@ func (m *StateUpdate) readSubsystems(r *dissect.Reader, spec *ShipSpec) {
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
-// readByClass decodes the states with spec's list when they fit: they must
-// end exactly at the end of the message with every packed bit used.
-// Otherwise it reports false and leaves r as it was. Errors in here are
-// never reported (the section is then kept as bytes), so the states are
-// read straight from the bytes, with no error bookkeeping: this is the
-// innermost loop of game decoding. Each state is what the subsystem's
-// WriteState wrote (see SubsystemState).
-func (m *StateUpdate) readByClass(r *dissect.Reader, spec *ShipSpec) bool {
-	specs := spec.Subsystems
-	i := int(m.SubsystemStart)
-	if i >= len(specs) {
-		return false
+// readByClass decodes the states with c's list when they fit (see
+// statesByClass), and otherwise reports false and leaves r as it was.
+func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
+	b := r.Rest()
+	bits, ok := m.statesByClass(b, r.BitGroup(), c)
+	if ok {
+		r.Commit(b[len(b):], bits)
 	}
-	b, bits := r.Rest(), r.BitGroup()
-	list := m.Subsystems[:0]
-	for len(b) > 0 {
-		sp := &specs[i]
-		k := 1 + len(sp.Children) // condition and child conditions
-		if len(b) < k {
-			return m.misfit(list)
-		}
-		// Reuse the slot without zeroing it: every field is set here.
-		if len(list) < cap(list) {
-			list = list[:len(list)+1]
-		} else {
-			list = append(list, SubsystemState{})
-		}
-		s := &list[len(list)-1]
-		s.Index, s.Name, s.Format, s.ChildNames = i, sp.Name, sp.Format, sp.Children
-		s.Condition, s.Children = b[0], b[1:k:k]
-		s.HasPower, s.Power, s.MainBattery, s.BackupBattery = false, 0, 0, 0
-		b = b[k:]
-		switch sp.Format {
-		case SubsystemPowered:
-			ok := true
-			if bits.Left() == 0 {
-				b, ok = bits.Open(b)
-			}
-			if !ok {
-				return m.misfit(list)
-			}
-			if s.HasPower = bits.Take(); s.HasPower {
-				if len(b) == 0 {
-					return m.misfit(list)
-				}
-				s.Power, b = b[0], b[1:]
-			}
-		case SubsystemPower:
-			if len(b) < 2 {
-				return m.misfit(list)
-			}
-			s.MainBattery, s.BackupBattery, b = b[0], b[1], b[2:]
-		}
-		if i++; i == len(specs) {
-			i = 0
-		}
-	}
-	if bits.Left() != 0 {
-		return m.misfit(list)
-	}
-	m.Subsystems = list
-	r.Commit(b, bits)
-	return true
+	return ok
 }
 
-// misfit ends a readByClass that failed, keeping list's array for reuse.
-func (m *StateUpdate) misfit(list []SubsystemState) bool {
+// statesByClass decodes b, the rest of the message after the start index,
+// as subsystem states of c's list from entry m.SubsystemStart on, with
+// bits the packed-bit state where b starts. The states fit when they end
+// exactly at the end of b with every packed bit used; otherwise it reports
+// false and m.Subsystems is empty. Misfits are never errors (the section is
+// then kept as bytes), so the states are read straight from b by offset,
+// with no error bookkeeping: this is the innermost loop of game decoding.
+// Each state is what the subsystem's WriteState wrote (see SubsystemState).
+func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClass) (dissect.BitGroup, bool) {
+	// The whole capacity is used as length, so that a state's slot is one
+	// index; n counts the slots filled.
+	list := m.Subsystems[:cap(m.Subsystems)]
 	m.Subsystems = list[:0]
-	return false
+	if int(m.SubsystemStart) >= len(c.entries) {
+		return bits, false
+	}
+	t := &c.entries[m.SubsystemStart]
+	// With the capacity cut to the length, the children's slice needs no
+	// check beyond the length check.
+	b = b[:len(b):len(b)]
+	n, p := 0, 0
+	for p < len(b) {
+		if n == len(list) {
+			list = growStates(list)
+			m.Subsystems = list[:0]
+		}
+		// The inner loop makes no call, so that its values stay in
+		// registers (the Go register ABI saves none across a call).
+		for ; p < len(b) && n < len(list); t = t.next {
+			end := p + 1 + len(t.state.ChildNames) // condition and child conditions
+			if end > len(b) {
+				return bits, false
+			}
+			// The class's part in one copy, which also zeroes the rest.
+			s := &list[n]
+			*s = t.state
+			n++
+			s.Condition, s.Children = b[p], b[p+1:end:end]
+			p = end
+			switch t.state.Format {
+			case SubsystemPowered:
+				if bits.Empty() {
+					ok := p < len(b)
+					if ok {
+						bits, ok = bits.Opened(b[p])
+					}
+					if !ok {
+						return bits, false
+					}
+					p++
+				}
+				if s.HasPower, bits = bits.Next(); s.HasPower {
+					if p == len(b) {
+						return bits, false
+					}
+					s.Power = b[p]
+					p++
+				}
+			case SubsystemPower:
+				if p+2 > len(b) {
+					return bits, false
+				}
+				s.MainBattery, s.BackupBattery = b[p], b[p+1]
+				p += 2
+			}
+		}
+	}
+	if !bits.Empty() {
+		return bits, false
+	}
+	m.Subsystems = list[:n]
+	return bits, true
+}
+
+// growStates doubles the slots of a full state list, keeping its states.
+// It is a call of its own so that statesByClass's loop stays small.
+//
+//go:noinline
+func growStates(list []SubsystemState) []SubsystemState {
+	grown := make([]SubsystemState, max(2*len(list), 8))
+	copy(grown, list)
+	return grown
 }
 
 func (s *SubsystemState) append(w *dissect.Writer) {

@@ -9,7 +9,7 @@ import (
 )
 
 // The StateUpdate decoder reads most messages straight from the bytes
-// (readFieldsFast, readByClass). This file keeps the field-by-field
+// (decodeFast, statesByClass). This file keeps the field-by-field
 // decoder it replaced, built only on checked Reader reads, as the
 // reference the fast one must match exactly: same values, same warnings,
 // same errors.
@@ -179,6 +179,9 @@ func refCompare(t *testing.T, d *Decoder, msg []byte, dir Direction) {
 	if g, w := got.warning(), ref.warning(); g != w {
 		t.Fatalf("% X: warning %q, reference %q", msg, g, w)
 	}
+	if len(res.Unparsed) == 0 && res.Warning != ref.warning() {
+		t.Fatalf("% X: Decode's warning %q, reference %q", msg, res.Warning, ref.warning())
+	}
 	if g, w := len(res.Unparsed), r.Len(); g != w {
 		t.Fatalf("% X: %d bytes unparsed, reference %d", msg, g, w)
 	}
@@ -207,4 +210,72 @@ func FuzzStateUpdateMatchesReference(f *testing.F) {
 			refCompare(t, d, msg, dir)
 		}
 	})
+}
+
+// TestStateUpdateLongSectionsMatchReference decodes subsystem sections of
+// many states, past the decoder's state list capacity more than once and
+// round the class's list several times, with and without packed bits
+// before the section (the fast and the Reader path), fitting and cut
+// short, against the reference.
+func TestStateUpdateLongSectionsMatchReference(t *testing.T) {
+	for _, name := range []string{"Sovereign", "Galaxy", "BirdOfPrey", "Warbird"} {
+		spec := ShipByName(name)
+		if spec == nil {
+			t.Fatalf("no ship class %q", name)
+		}
+		d := NewDecoder()
+		id := PlayerObjectID(2)
+		d.Ships.Add(id, spec)
+		for _, flags := range []StateFlags{StateSubsystems, StateSubsystems | StateSpeed, StateSubsystems | StatePosition, StateSubsystems | StateCloak} {
+			for _, states := range []int{1, 7, 9, 17, 33, 3*len(spec.Subsystems) + 1, 70} {
+				w := dissect.NewWriter([]byte{byte(OpStateUpdate)})
+				w.U32(uint32(id))
+				w.F32(1.5)
+				w.U8(uint8(flags))
+				if flags&StatePosition != 0 {
+					w.F32(1)
+					w.F32(2)
+					w.F32(3)
+					w.Bit(false)
+				}
+				if flags&StateSpeed != 0 {
+					w.U16(0x1234)
+				}
+				if flags&StateCloak != 0 {
+					w.Bit(true)
+				}
+				start := states % len(spec.Subsystems)
+				w.U8(uint8(start))
+				for k := range states {
+					sp := &spec.Subsystems[(start+k)%len(spec.Subsystems)]
+					w.U8(uint8(k))
+					for c := range sp.Children {
+						w.U8(uint8(100 + c))
+					}
+					switch sp.Format {
+					case SubsystemPowered:
+						w.Bit(k%3 != 0)
+						if k%3 != 0 {
+							w.U8(uint8(k))
+						}
+					case SubsystemPower:
+						w.U8(0xFE)
+						w.U8(0xFD)
+					}
+				}
+				msg := w.Bytes()
+				for _, dir := range []Direction{ServerToClient, ClientToServer} {
+					refCompare(t, d, msg, dir)
+					for cut := 1; cut < 4 && cut < len(msg)-20; cut++ {
+						refCompare(t, d, msg[:len(msg)-cut], dir)
+					}
+				}
+				res := d.Decode(msg, ServerToClient)
+				if su := res.Msg.(*StateUpdate); su.SubsystemsUndecoded || len(su.Subsystems) != states {
+					t.Fatalf("%s flags %v, %d states: decoded %d states, undecoded %v (%s)",
+						name, flags, states, len(su.Subsystems), su.SubsystemsUndecoded, su.subsystemNote())
+				}
+			}
+		}
+	}
 }
