@@ -69,12 +69,32 @@ func verifyCapture(t *testing.T, file string) (*replay.Result, []byte) {
 		// extra there.
 		for _, st := range s.Steps {
 			roster := len(st.Expected) > 0 && msgName(st.Expected[0]) == "SCORE" || len(st.Got) > 0 && msgName(st.Got[0]) == "SCORE"
-			if st.IsDivergence() && !roster && st.Step >= 0 && joinStep(c.Sessions[s.Session-1], st.Step) {
-				t.Errorf("session %d: the join diverges:\n%s", s.Session, st.Text())
+			if !st.IsDivergence() || roster || st.Step < 0 || !joinStep(c.Sessions[s.Session-1], st.Step) {
+				continue
 			}
+			// A late joiner is sent an ObjCreateTeam for every ship in play.
+			// Which ships the other players have created by then depends on
+			// how far their own asap replays have got, which the load on
+			// the machine decides, not the server: a missing one is timing.
+			if st.Status == replay.StatusMissing && allShipCreations(st.Expected) {
+				t.Logf("session %d: a ship in play was not created yet when it joined (timing):\n%s", s.Session, st.Text())
+				continue
+			}
+			t.Errorf("session %d: the join diverges:\n%s", s.Session, st.Text())
 		}
 	}
 	return res, tap.bytes(t)
+}
+
+// allShipCreations reports whether every line of a step's messages is an
+// ObjCreate or ObjCreateTeam.
+func allShipCreations(lines []string) bool {
+	for _, l := range lines {
+		if n := msgName(l); n != "ObjCreateTeam" && n != "ObjCreate" {
+			return false
+		}
+	}
+	return len(lines) > 0
 }
 
 // joinStep reports whether script step i comes no later than the

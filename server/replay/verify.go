@@ -313,6 +313,15 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others}
 			var once2 sync.Once
 			v.slotted = func() { once2.Do(func() { close(slotted[i]) }) }
+			if opts.Mode == ModeAdaptive {
+				// The adaptive client learns its wire slot: the next
+				// session starts once it has, so that the server hands
+				// out slots in the captured join order however slowly
+				// its first answer came (an answer past AnswerTimeout
+				// would otherwise let the next client connect first).
+				v.started = nil
+				v.slotted = func() { once2.Do(func() { close(slotted[i]); started() }) }
+			}
 			defer v.slotted()
 			for j := range c.Sessions {
 				if j != i && !connectAt[j].IsZero() && !leaveAt[i].IsZero() && connectAt[j].Before(leaveAt[i]) {
