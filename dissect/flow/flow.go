@@ -135,10 +135,10 @@ func (c *pairCache) hit(src, dst *netip.AddrPort, gen uint32) bool {
 
 const pairCacheSize = 64 // a power of two
 
-// addrBits folds an address into 64 bits for hashing: the XOR of the two
-// halves of its 16-byte form (which holds an IPv4 address in its low half).
-// It is small enough to be inlined, unlike a branch on the address family.
-func addrBits(a netip.Addr) uint64 {
+// addrBits16 folds an address into 64 bits for hashing: the XOR of the two
+// halves of its 16-byte form. lookup uses it only for IPv6 addresses (see
+// there why).
+func addrBits16(a netip.Addr) uint64 {
 	v := a.As16()
 	return binary.LittleEndian.Uint64(v[:8]) ^ binary.LittleEndian.Uint64(v[8:])
 }
@@ -415,7 +415,19 @@ func (t *Tracker) lookup(src, dst *netip.AddrPort, plain []byte) (*flowState, ga
 	// two-way set-associative: the slot is even, and a pair may sit in it
 	// or in the odd one after it. (Written out here: as a function it was
 	// too big to be inlined, and its call cost a fifth of the lookup.)
-	x := addrBits(src.Addr())*0x9E3779B97F4A7C15 ^ addrBits(dst.Addr())*0xC2B2AE3D27D4EB4F ^
+	//
+	// IPv4 addresses, the usual kind, are taken as their 4 bytes: the
+	// 16-byte form of an address is built on the stack by two 8-byte
+	// stores and copied by one 16-byte load, which the CPU cannot forward
+	// from the stores and stalls on (this lookup was a tenth of Run's time).
+	var sa, da uint64
+	if s, d := src.Addr(), dst.Addr(); s.Is4() && d.Is4() {
+		s4, d4 := s.As4(), d.As4()
+		sa, da = uint64(binary.LittleEndian.Uint32(s4[:])), uint64(binary.LittleEndian.Uint32(d4[:]))
+	} else {
+		sa, da = addrBits16(s), addrBits16(d)
+	}
+	x := sa*0x9E3779B97F4A7C15 ^ da*0xC2B2AE3D27D4EB4F ^
 		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
 	slot := int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
 	if c := &t.cache[slot]; c.hit(src, dst, t.gen) {
