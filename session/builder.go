@@ -98,8 +98,9 @@ type Builder struct {
 	scratch   []byte
 	closing   []*live
 	// cache remembers the live session of recently seen (server, client)
-	// pairs by sessionSlot, so that steady traffic skips two map lookups
-	// per record. close clears a session's entry.
+	// pairs, so that steady traffic skips two map lookups per record. A
+	// session has two entries: by portSlot, cheap to find, and by
+	// addrSlot, for clients that share a port. close clears them.
 	cache [sessionCacheSize]*live
 	last  *live // of the previous record, checked before cache
 	spare spare // of finished streams, for new ones
@@ -145,30 +146,54 @@ func (b *Builder) Evicted() int { return b.evicted }
 
 const sessionCacheSize = 64 // a power of two
 
-func sessionSlot(server, client netip.AddrPort) int {
-	a := client.Addr().As16()
-	h := uint32(a[15]) ^ uint32(a[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
+// portSlot is a pair's cache entry by its ports alone: cheap, and enough
+// to tell apart the clients of a server unless they share a port.
+func portSlot(server, client netip.AddrPort) int {
+	h := (uint32(client.Port())<<16 | uint32(server.Port())) * 0x9E3779B1
+	return int(h >> 26 & (sessionCacheSize - 1))
+}
+
+// addrSlot is a pair's cache entry by its ports and client address, for
+// when portSlot's holds another pair.
+func addrSlot(server, client netip.AddrPort) int {
+	h := addrLow(client.Addr()) ^ uint32(server.Port()) ^ uint32(client.Port())<<2
 	h ^= h >> 7
 	return int(h & (sessionCacheSize - 1))
+}
+
+// addrLow mixes the address's last two bytes. (As16's result is copied
+// with one 16-byte load from its two 8-byte halves just stored, which the
+// CPU cannot forward: a stall, which portSlot spares most records.)
+func addrLow(a netip.Addr) uint32 {
+	if a.Is4() {
+		b := a.As4()
+		return uint32(b[3]) ^ uint32(b[2])<<4
+	}
+	b := a.As16()
+	return uint32(b[15]) ^ uint32(b[14])<<4
 }
 
 // lookup finds the live session of r's pair, nil if none, and makes it the
 // last one and caches it.
 func (b *Builder) lookup(r *flow.Record) *live {
-	c := &b.cache[sessionSlot(r.Server, r.Client)]
-	if (*c).of(r) {
-		b.last = *c
-		return *c
-	}
-	var l *live
-	if srv := b.servers[r.Server]; srv != nil {
-		l = srv.sessions[r.Client]
+	l := b.cache[addrSlot(r.Server, r.Client)]
+	if !l.of(r) {
+		l = nil
+		if srv := b.servers[r.Server]; srv != nil {
+			l = srv.sessions[r.Client]
+		}
 	}
 	if l != nil {
-		*c = l
-		b.last = l
+		b.cacheLive(l)
 	}
 	return l
+}
+
+// cacheLive makes l the last session and caches it.
+func (b *Builder) cacheLive(l *live) {
+	b.cache[portSlot(l.server, l.client)] = l
+	b.cache[addrSlot(l.server, l.client)] = l
+	b.last = l
 }
 
 // of reports whether r belongs to l's pair (false for a nil l). The
@@ -259,7 +284,7 @@ func (b *Builder) Add(r *flow.Record) {
 	// valid: only a record that matches none needs checking.)
 	l := b.last
 	if !l.of(r) {
-		if l = b.cache[sessionSlot(r.Server, r.Client)]; l.of(r) {
+		if l = b.cache[portSlot(r.Server, r.Client)]; l.of(r) {
 			b.last = l
 		} else if !r.Server.IsValid() || !r.Client.IsValid() {
 			var t tally
@@ -364,8 +389,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
 	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
-	b.cache[sessionSlot(r.Server, r.Client)] = l
-	b.last = l
+	b.cacheLive(l)
 	b.opened = append(b.opened, l)
 	b.live++
 	b.peak = max(b.peak, b.live)
@@ -462,8 +486,10 @@ func (s *Session) endTime() time.Time {
 
 func (b *Builder) close(l *live) {
 	srv := l.srv
-	if c := &b.cache[sessionSlot(l.server, l.client)]; *c == l {
-		*c = nil
+	for _, i := range [2]int{portSlot(l.server, l.client), addrSlot(l.server, l.client)} {
+		if b.cache[i] == l {
+			b.cache[i] = nil
+		}
 	}
 	if b.last == l {
 		b.last = nil
