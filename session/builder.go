@@ -130,6 +130,7 @@ func (b *Builder) Totals() *Counts {
 	for _, l := range b.opened[b.head:] {
 		if l != nil && !l.closed {
 			b.view.mergeCounts(&l.s.Traffic)
+			l.common.addTo(&b.view)
 		}
 	}
 	return &b.view
@@ -554,7 +555,8 @@ type live struct {
 	// one time need not be written twice per record.
 	traffic    span
 	lastIsSeen bool
-	scratch    *[]byte // the Builder's, for reassembled payloads
+	common     commonCounts // of s.Traffic, until finish
+	scratch    *[]byte      // the Builder's, for reassembled payloads
 
 	ending      bool // disconnected or booted; lingering
 	lingerUntil stamp
@@ -562,6 +564,33 @@ type live struct {
 	lost        bool // the player has lost a ship (for respawns)
 	current     game.ObjectID
 	flying      bool // current is alive
+}
+
+// commonCounts holds the counts of s.Traffic that nearly every record
+// adds to, next to the fields live.add touches anyway. In Counts they lie
+// in arrays 4 KB apart, by direction and type or opcode, and the lines
+// of the sessions open at once fall out of the L1 cache between one
+// record of a session and the next: live.add stalled on them.
+type commonCounts struct {
+	datagrams    [2]int   // by direction index
+	data, ack    [2]Tally // transport types TypeData and TypeAck
+	stateUpdates [2]Tally // opcode StateUpdate
+}
+
+// addTo adds the counts to c.
+func (cc *commonCounts) addTo(c *Counts) {
+	for d := range 2 {
+		c.Datagrams[d] += cc.datagrams[d]
+		c.Transport[d][dissect.TypeData].add(cc.data[d])
+		c.Transport[d][dissect.TypeAck].add(cc.ack[d])
+		c.Opcodes[d][game.OpStateUpdate].add(cc.stateUpdates[d])
+	}
+}
+
+// flush moves the counts to c.
+func (cc *commonCounts) flush(c *Counts) {
+	cc.addTo(c)
+	*cc = commonCounts{}
 }
 
 type objState struct {
@@ -692,11 +721,19 @@ func (l *live) add(r *flow.Record, now stamp) {
 	if uint(d) > 1 {
 		return // counted nowhere
 	}
-	c, m := &s.Traffic, r.Msg
+	c, cc, m := &s.Traffic, &l.common, r.Msg
 	if r.MsgIndex == 0 {
-		c.Datagrams[d]++
+		cc.datagrams[d]++
 	}
-	tt := &c.Transport[d][m.Type]
+	var tt *Tally
+	switch m.Type {
+	case dissect.TypeData:
+		tt = &cc.data[d]
+	case dissect.TypeAck:
+		tt = &cc.ack[d]
+	default:
+		tt = &c.Transport[d][m.Type]
+	}
 	tt.Count++
 	tt.Bytes += len(m.Raw)
 	var op game.Opcode
@@ -710,12 +747,15 @@ func (l *live) add(r *flow.Record, now stamp) {
 			// call (which made every register spill).
 			if _, ok := g.Msg.(*game.StateUpdate); ok {
 				op = game.OpStateUpdate
+				o := &cc.stateUpdates[d]
+				o.Count++
+				o.Bytes += len(payload)
 			} else {
 				op = g.Msg.Opcode()
+				o := &c.Opcodes[d][op]
+				o.Count++
+				o.Bytes += len(payload)
 			}
-			o := &c.Opcodes[d][op]
-			o.Count++
-			o.Bytes += len(payload)
 		}
 	}
 	if m.Type == dissect.TypeAck {
@@ -1232,6 +1272,7 @@ func (l *live) finish() {
 		}
 	}
 	l.burst.flush(l)
+	l.common.flush(&s.Traffic)
 	if l.lastIsSeen {
 		s.Traffic.Last = s.LastSeen
 	}
