@@ -385,10 +385,10 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 			l.streams[d][ch].spare = &b.spare
 		}
 	}
-	l.streams[0][dissect.ChannelData].st = &s.Reliability.ClientToServer.Data
-	l.streams[0][dissect.ChannelControl].st = &s.Reliability.ClientToServer.Control
-	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
-	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
+	l.streams[0][dissect.ChannelData].out = &s.Reliability.ClientToServer.Data
+	l.streams[0][dissect.ChannelControl].out = &s.Reliability.ClientToServer.Control
+	l.streams[1][dissect.ChannelData].out = &s.Reliability.ServerToClient.Data
+	l.streams[1][dissect.ChannelControl].out = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
 	b.cacheLive(l)
 	b.opened = append(b.opened, l)
