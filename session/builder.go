@@ -721,7 +721,9 @@ func (l *live) add(r *flow.Record, now stamp) {
 	if uint(d) > 1 {
 		return // counted nowhere
 	}
-	c, cc, m := &s.Traffic, &l.common, r.Msg
+	// (s.Traffic only where it is used: taking its address checks s for
+	// nil, a load from a line of s the common records need not touch.)
+	cc, m := &l.common, r.Msg
 	if r.MsgIndex == 0 {
 		cc.datagrams[d]++
 	}
@@ -732,7 +734,7 @@ func (l *live) add(r *flow.Record, now stamp) {
 	case dissect.TypeAck:
 		tt = &cc.ack[d]
 	default:
-		tt = &c.Transport[d][m.Type]
+		tt = &s.Traffic.Transport[d][m.Type]
 	}
 	tt.Count++
 	tt.Bytes += len(m.Raw)
@@ -752,7 +754,7 @@ func (l *live) add(r *flow.Record, now stamp) {
 				o.Bytes += len(payload)
 			} else {
 				op = g.Msg.Opcode()
-				o := &c.Opcodes[d][op]
+				o := &s.Traffic.Opcodes[d][op]
 				o.Count++
 				o.Bytes += len(payload)
 			}
