@@ -531,12 +531,28 @@ func (b *Builder) Finish() {
 
 // live is a session being built.
 type live struct {
-	closed bool // handed to emit
-	s      *Session
-	srv    *server
-	opts   *Options
-
+	// What most records touch comes first, in as few cache lines as it
+	// fits (a session's lines are out of L1 by its next record): the
+	// pair Add matches records against, then what add reads and counts.
 	server, client netip.AddrPort // s.Server, s.Client
+
+	s    *Session
+	srv  *server
+	opts *Options
+
+	lastSeen   stamp // s.LastSeen
+	quietUntil stamp // silent is false up to here
+	// traffic follows s.Traffic's First and Last, but while lastIsSeen
+	// the Last it holds is only written at the end, as LastSeen: the
+	// latest traffic, when it was a message, is the last message, so the
+	// one time need not be written twice per record.
+	traffic    span
+	lastIsSeen bool
+	ending     bool         // disconnected or booted; lingering
+	closed     bool         // handed to emit
+	done       bool         // emitted: relay entries pointing here are stale
+	common     commonCounts // of s.Traffic, until finish
+	scratch    *[]byte      // the Builder's, for reassembled payloads
 
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState
@@ -547,20 +563,7 @@ type live struct {
 	known   game.ObjectID
 	isKnown bool
 
-	lastSeen   stamp // s.LastSeen
-	quietUntil stamp // silent is false up to here
-	// traffic follows s.Traffic's First and Last, but while lastIsSeen
-	// the Last it holds is only written at the end, as LastSeen: the
-	// latest traffic, when it was a message, is the last message, so the
-	// one time need not be written twice per record.
-	traffic    span
-	lastIsSeen bool
-	common     commonCounts // of s.Traffic, until finish
-	scratch    *[]byte      // the Builder's, for reassembled payloads
-
-	ending      bool // disconnected or booted; lingering
 	lingerUntil stamp
-	done        bool // emitted: relay entries pointing here are stale
 	lost        bool // the player has lost a ship (for respawns)
 	current     game.ObjectID
 	flying      bool // current is alive
