@@ -112,8 +112,12 @@ type sentKey struct {
 
 // sentBuckets is the number of hash chains over a stream's recent messages
 // (a power of two). Sequence numbers mostly go up by one, so recentCap
-// messages spread two to a chain.
-const sentBuckets = 256
+// messages spread one to a chain, and the chain of a new number mostly
+// ends at once: its head, sentBuckets messages back, is forgotten, and
+// find reads no message to know. (With 256 chains, every new message read
+// the two sent 256 and 512 before it, long out of the cache: most of
+// send's time went there.)
+const sentBuckets = 1024
 
 func (k sentKey) bucket() int {
 	return int((uint32(k.seq) ^ uint32(uint16(k.frag))<<6) & (sentBuckets - 1))
