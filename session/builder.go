@@ -553,6 +553,10 @@ type live struct {
 	done       bool         // emitted: relay entries pointing here are stale
 	common     commonCounts // of s.Traffic, until finish
 	scratch    *[]byte      // the Builder's, for reassembled payloads
+	// ownShip is the id of the client's last StateUpdate; ownShipDone
+	// says stateUpdate has nothing more to note for it than its rate.
+	ownShip     game.ObjectID
+	ownShipDone bool
 
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState
@@ -1105,7 +1109,7 @@ func (l *live) seen(id game.ObjectID) bool {
 
 func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 	s := l.s
-	if r.Dir == game.ClientToServer {
+	if r.Dir == game.ClientToServer && !(l.ownShipDone && id == l.ownShip) {
 		setOnce(&s.Phases.FirstStateUpdate, r.Time)
 		if setOnce(&s.Phases.InGame, r.Time) {
 			s.Inferred = append(s.Inferred, "in_game")
@@ -1119,6 +1123,11 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 			l.remember(id, objState{ship: -1})
 			l.current, l.flying = id, true
 		}
+		// The phases stay set, a known game slot stays known (Settings
+		// sets only another one) and objects keeps its ids: the next
+		// update of a seen id finds nothing to do here, and need not read
+		// the Session's lines.
+		l.ownShip, l.ownShipDone = id, s.GameSlot >= 0 && l.seen(id)
 	}
 	k := rateKey{id, r.Dir}
 	h := &l.rates.hints[k.hint()]
