@@ -98,8 +98,9 @@ type Builder struct {
 	scratch   []byte
 	closing   []*live
 	// cache remembers the live session of recently seen (server, client)
-	// pairs by sessionSlot, so that steady traffic skips two map lookups
-	// per record. close clears a session's entry.
+	// pairs, so that steady traffic skips two map lookups per record. A
+	// session has two entries: by portSlot, cheap to find, and by
+	// addrSlot, for clients that share a port. close clears them.
 	cache [sessionCacheSize]*live
 	last  *live // of the previous record, checked before cache
 	spare spare // of finished streams, for new ones
@@ -129,6 +130,7 @@ func (b *Builder) Totals() *Counts {
 	for _, l := range b.opened[b.head:] {
 		if l != nil && !l.closed {
 			b.view.mergeCounts(&l.s.Traffic)
+			l.common.addTo(&b.view)
 		}
 	}
 	return &b.view
@@ -145,30 +147,54 @@ func (b *Builder) Evicted() int { return b.evicted }
 
 const sessionCacheSize = 64 // a power of two
 
-func sessionSlot(server, client netip.AddrPort) int {
-	a := client.Addr().As16()
-	h := uint32(a[15]) ^ uint32(a[14])<<4 ^ uint32(server.Port()) ^ uint32(client.Port())<<2
+// portSlot is a pair's cache entry by its ports alone: cheap, and enough
+// to tell apart the clients of a server unless they share a port.
+func portSlot(server, client netip.AddrPort) int {
+	h := (uint32(client.Port())<<16 | uint32(server.Port())) * 0x9E3779B1
+	return int(h >> 26 & (sessionCacheSize - 1))
+}
+
+// addrSlot is a pair's cache entry by its ports and client address, for
+// when portSlot's holds another pair.
+func addrSlot(server, client netip.AddrPort) int {
+	h := addrLow(client.Addr()) ^ uint32(server.Port()) ^ uint32(client.Port())<<2
 	h ^= h >> 7
 	return int(h & (sessionCacheSize - 1))
+}
+
+// addrLow mixes the address's last two bytes. (As16's result is copied
+// with one 16-byte load from its two 8-byte halves just stored, which the
+// CPU cannot forward: a stall, which portSlot spares most records.)
+func addrLow(a netip.Addr) uint32 {
+	if a.Is4() {
+		b := a.As4()
+		return uint32(b[3]) ^ uint32(b[2])<<4
+	}
+	b := a.As16()
+	return uint32(b[15]) ^ uint32(b[14])<<4
 }
 
 // lookup finds the live session of r's pair, nil if none, and makes it the
 // last one and caches it.
 func (b *Builder) lookup(r *flow.Record) *live {
-	c := &b.cache[sessionSlot(r.Server, r.Client)]
-	if (*c).of(r) {
-		b.last = *c
-		return *c
-	}
-	var l *live
-	if srv := b.servers[r.Server]; srv != nil {
-		l = srv.sessions[r.Client]
+	l := b.cache[addrSlot(r.Server, r.Client)]
+	if !l.of(r) {
+		l = nil
+		if srv := b.servers[r.Server]; srv != nil {
+			l = srv.sessions[r.Client]
+		}
 	}
 	if l != nil {
-		*c = l
-		b.last = l
+		b.cacheLive(l)
 	}
 	return l
+}
+
+// cacheLive makes l the last session and caches it.
+func (b *Builder) cacheLive(l *live) {
+	b.cache[portSlot(l.server, l.client)] = l
+	b.cache[addrSlot(l.server, l.client)] = l
+	b.last = l
 }
 
 // of reports whether r belongs to l's pair (false for a nil l). The
@@ -259,7 +285,7 @@ func (b *Builder) Add(r *flow.Record) {
 	// valid: only a record that matches none needs checking.)
 	l := b.last
 	if !l.of(r) {
-		if l = b.cache[sessionSlot(r.Server, r.Client)]; l.of(r) {
+		if l = b.cache[portSlot(r.Server, r.Client)]; l.of(r) {
 			b.last = l
 		} else if !r.Server.IsValid() || !r.Client.IsValid() {
 			var t tally
@@ -359,13 +385,12 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 			l.streams[d][ch].spare = &b.spare
 		}
 	}
-	l.streams[0][dissect.ChannelData].st = &s.Reliability.ClientToServer.Data
-	l.streams[0][dissect.ChannelControl].st = &s.Reliability.ClientToServer.Control
-	l.streams[1][dissect.ChannelData].st = &s.Reliability.ServerToClient.Data
-	l.streams[1][dissect.ChannelControl].st = &s.Reliability.ServerToClient.Control
+	l.streams[0][dissect.ChannelData].out = &s.Reliability.ClientToServer.Data
+	l.streams[0][dissect.ChannelControl].out = &s.Reliability.ClientToServer.Control
+	l.streams[1][dissect.ChannelData].out = &s.Reliability.ServerToClient.Data
+	l.streams[1][dissect.ChannelControl].out = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
-	b.cache[sessionSlot(r.Server, r.Client)] = l
-	b.last = l
+	b.cacheLive(l)
 	b.opened = append(b.opened, l)
 	b.live++
 	b.peak = max(b.peak, b.live)
@@ -462,8 +487,10 @@ func (s *Session) endTime() time.Time {
 
 func (b *Builder) close(l *live) {
 	srv := l.srv
-	if c := &b.cache[sessionSlot(l.server, l.client)]; *c == l {
-		*c = nil
+	for _, i := range [2]int{portSlot(l.server, l.client), addrSlot(l.server, l.client)} {
+		if b.cache[i] == l {
+			b.cache[i] = nil
+		}
 	}
 	if b.last == l {
 		b.last = nil
@@ -504,12 +531,32 @@ func (b *Builder) Finish() {
 
 // live is a session being built.
 type live struct {
-	closed bool // handed to emit
-	s      *Session
-	srv    *server
-	opts   *Options
-
+	// What most records touch comes first, in as few cache lines as it
+	// fits (a session's lines are out of L1 by its next record): the
+	// pair Add matches records against, then what add reads and counts.
 	server, client netip.AddrPort // s.Server, s.Client
+
+	s    *Session
+	srv  *server
+	opts *Options
+
+	lastSeen   stamp // s.LastSeen
+	quietUntil stamp // silent is false up to here
+	// traffic follows s.Traffic's First and Last, but while lastIsSeen
+	// the Last it holds is only written at the end, as LastSeen: the
+	// latest traffic, when it was a message, is the last message, so the
+	// one time need not be written twice per record.
+	traffic    span
+	lastIsSeen bool
+	ending     bool         // disconnected or booted; lingering
+	closed     bool         // handed to emit
+	done       bool         // emitted: relay entries pointing here are stale
+	common     commonCounts // of s.Traffic, until finish
+	scratch    *[]byte      // the Builder's, for reassembled payloads
+	// ownShip is the id of the client's last StateUpdate; ownShipDone
+	// says stateUpdate has nothing more to note for it than its rate.
+	ownShip     game.ObjectID
+	ownShipDone bool
 
 	streams [2][2]stream // by direction index and dissect.Channel
 	objects map[game.ObjectID]objState
@@ -520,22 +567,37 @@ type live struct {
 	known   game.ObjectID
 	isKnown bool
 
-	lastSeen   stamp // s.LastSeen
-	quietUntil stamp // silent is false up to here
-	// traffic follows s.Traffic's First and Last, but while lastIsSeen
-	// the Last it holds is only written at the end, as LastSeen: the
-	// latest traffic, when it was a message, is the last message, so the
-	// one time need not be written twice per record.
-	traffic    span
-	lastIsSeen bool
-	scratch    *[]byte // the Builder's, for reassembled payloads
-
-	ending      bool // disconnected or booted; lingering
 	lingerUntil stamp
-	done        bool // emitted: relay entries pointing here are stale
 	lost        bool // the player has lost a ship (for respawns)
 	current     game.ObjectID
 	flying      bool // current is alive
+}
+
+// commonCounts holds the counts of s.Traffic that nearly every record
+// adds to, next to the fields live.add touches anyway. In Counts they lie
+// in arrays 4 KB apart, by direction and type or opcode, and the lines
+// of the sessions open at once fall out of the L1 cache between one
+// record of a session and the next: live.add stalled on them.
+type commonCounts struct {
+	datagrams    [2]int   // by direction index
+	data, ack    [2]Tally // transport types TypeData and TypeAck
+	stateUpdates [2]Tally // opcode StateUpdate
+}
+
+// addTo adds the counts to c.
+func (cc *commonCounts) addTo(c *Counts) {
+	for d := range 2 {
+		c.Datagrams[d] += cc.datagrams[d]
+		c.Transport[d][dissect.TypeData].add(cc.data[d])
+		c.Transport[d][dissect.TypeAck].add(cc.ack[d])
+		c.Opcodes[d][game.OpStateUpdate].add(cc.stateUpdates[d])
+	}
+}
+
+// flush moves the counts to c.
+func (cc *commonCounts) flush(c *Counts) {
+	cc.addTo(c)
+	*cc = commonCounts{}
 }
 
 type objState struct {
@@ -666,11 +728,21 @@ func (l *live) add(r *flow.Record, now stamp) {
 	if uint(d) > 1 {
 		return // counted nowhere
 	}
-	c, m := &s.Traffic, r.Msg
+	// (s.Traffic only where it is used: taking its address checks s for
+	// nil, a load from a line of s the common records need not touch.)
+	cc, m := &l.common, r.Msg
 	if r.MsgIndex == 0 {
-		c.Datagrams[d]++
+		cc.datagrams[d]++
 	}
-	tt := &c.Transport[d][m.Type]
+	var tt *Tally
+	switch m.Type {
+	case dissect.TypeData:
+		tt = &cc.data[d]
+	case dissect.TypeAck:
+		tt = &cc.ack[d]
+	default:
+		tt = &s.Traffic.Transport[d][m.Type]
+	}
 	tt.Count++
 	tt.Bytes += len(m.Raw)
 	var op game.Opcode
@@ -684,12 +756,15 @@ func (l *live) add(r *flow.Record, now stamp) {
 			// call (which made every register spill).
 			if _, ok := g.Msg.(*game.StateUpdate); ok {
 				op = game.OpStateUpdate
+				o := &cc.stateUpdates[d]
+				o.Count++
+				o.Bytes += len(payload)
 			} else {
 				op = g.Msg.Opcode()
+				o := &s.Traffic.Opcodes[d][op]
+				o.Count++
+				o.Bytes += len(payload)
 			}
-			o := &c.Opcodes[d][op]
-			o.Count++
-			o.Bytes += len(payload)
 		}
 	}
 	if m.Type == dissect.TypeAck {
@@ -1034,7 +1109,7 @@ func (l *live) seen(id game.ObjectID) bool {
 
 func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 	s := l.s
-	if r.Dir == game.ClientToServer {
+	if r.Dir == game.ClientToServer && !(l.ownShipDone && id == l.ownShip) {
 		setOnce(&s.Phases.FirstStateUpdate, r.Time)
 		if setOnce(&s.Phases.InGame, r.Time) {
 			s.Inferred = append(s.Inferred, "in_game")
@@ -1048,6 +1123,11 @@ func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
 			l.remember(id, objState{ship: -1})
 			l.current, l.flying = id, true
 		}
+		// The phases stay set, a known game slot stays known (Settings
+		// sets only another one) and objects keeps its ids: the next
+		// update of a seen id finds nothing to do here, and need not read
+		// the Session's lines.
+		l.ownShip, l.ownShipDone = id, s.GameSlot >= 0 && l.seen(id)
 	}
 	k := rateKey{id, r.Dir}
 	h := &l.rates.hints[k.hint()]
@@ -1206,6 +1286,7 @@ func (l *live) finish() {
 		}
 	}
 	l.burst.flush(l)
+	l.common.flush(&s.Traffic)
 	if l.lastIsSeen {
 		s.Traffic.Last = s.LastSeen
 	}

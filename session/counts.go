@@ -33,6 +33,11 @@ type Tally struct {
 	Bytes int `json:"bytes"`
 }
 
+func (t *Tally) add(o Tally) {
+	t.Count += o.Count
+	t.Bytes += o.Bytes
+}
+
 // DirIndex maps a direction to the index Counts uses: 0 for client to
 // server, 1 for server to client, -1 otherwise.
 func DirIndex(d game.Direction) int {

@@ -88,7 +88,7 @@ func TestStreamMatchesMap(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var st ChannelStats
-		s := stream{st: &st, rtt: reservoir{cap: 16}, spare: &sp}
+		s := stream{out: &st, rtt: reservoir{cap: 16}, spare: &sp}
 		ref := mapStream{recent: map[sentKey]*sentMsg{}, rtt: reservoir{cap: 16}}
 		now := stampOf(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		seq := uint16(65000 - rng.IntN(2000))
