@@ -44,7 +44,8 @@ type rowScratch struct {
 	rows   []byte   // the kernel's interleaved copy of lanes
 	starts []uint32 // starts[t]: the lanes whose next datagram starts at byte t
 	// order lists the datagrams to deal, longest class first; place[r] is
-	// where order[r] went: its start<<5 | lane.
+	// where order[r] went: its start<<5 | lane, then (from fillLanes on)
+	// its offset in lanes.
 	order []uint16
 	place []uint32
 	// useful and computed count the bytes decrypted and the bytes the
@@ -159,16 +160,35 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 		s.starts = make([]uint32, stride+1)
 	}
 	lanes, starts := s.lanes[:stride*rowLanes], s.starts[:steps+1]
-	clear(starts)
-	for r, i := range order {
-		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
-		starts[at] |= 1 << lane
-		copy(lanes[lane*stride+at:], src[i][1:])
-	}
+	fillLanes(lanes, stride, starts, src, order, place)
 	kernel(lanes, stride, steps, starts, s.rows[:stride*rowLanes])
+	emptyLanes(dst, src, lanes, order, place)
+}
+
+// fillLanes copies the datagrams order lists (without byte 0) to their
+// places in the lanes and marks their starts. It replaces each place with
+// the datagram's offset in lanes, which is all emptyLanes needs.
+func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []uint16, place []uint32) {
+	clear(starts)
+	place = place[:len(order)]
 	for r, i := range order {
-		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
-		copy(dst[i][1:len(src[i])], lanes[lane*stride+at:])
+		at, lane := place[r]>>5, place[r]&(rowLanes-1)
+		starts[at] |= 1 << lane
+		d := src[i][1:]
+		off := int(lane)*stride + int(at)
+		copy(lanes[off:off+len(d)], d)
+		place[r] = uint32(off)
+	}
+}
+
+// emptyLanes copies the plaintext of the datagrams order lists from their
+// offsets in lanes (place, as fillLanes left it) to dst.
+func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32) {
+	place = place[:len(order)]
+	for r, i := range order {
+		d := dst[i][1:len(src[i])]
+		off := int(place[r])
+		copy(d, lanes[off:off+len(d)])
 	}
 }
 
