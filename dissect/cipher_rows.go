@@ -101,13 +101,13 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 		case n < 0:
 		case n > rowMaxLen:
 			Decrypt(dst[i], d)
-		default:
+		case n == 0:
 			dst[i][0] = d[0]
-			if n > 0 {
-				next[rowClass(n)]++
-				sum += n
-				longest = max(longest, n)
-			}
+		default:
+			// Byte 0 is copied by emptyLanes, which writes dst[i] anyway.
+			next[rowClass(n)]++
+			sum += n
+			longest = max(longest, n)
 		}
 	}
 	count := 0
@@ -182,13 +182,16 @@ func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []
 }
 
 // emptyLanes copies the plaintext of the datagrams order lists from their
-// offsets in lanes (place, as fillLanes left it) to dst.
+// offsets in lanes (place, as fillLanes left it) to dst, and their clear
+// byte 0 from src.
 func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32) {
 	place = place[:len(order)]
 	for r, i := range order {
-		d := dst[i][1:len(src[i])]
+		s := src[i]
+		d := dst[i][:len(s)]
+		d[0] = s[0]
 		off := int(place[r])
-		copy(d, lanes[off:off+len(d)])
+		copy(d[1:], lanes[off:off+len(d)-1])
 	}
 }
 
