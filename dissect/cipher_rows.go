@@ -127,28 +127,10 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 		}
 	}
 
-	// Deal in that order: fill the lanes to a common limit, the average
-	// (or the longest datagram), moving on to the next lane with room when
-	// one is full (the shorter datagrams dealt last fill the gaps). Should
-	// nothing fit, the least loaded lane takes it and sets a higher limit.
-	var load [rowLanes]int
 	s.place = slices.Grow(s.place[:0], len(order))[:len(order)]
 	place := s.place
-	limit := max((sum+rowLanes-1)/rowLanes, longest)
-	lane := 0
-	for r, i := range order {
-		n := len(src[i]) - 1
-		for tries := 0; load[lane]+n > limit; tries++ {
-			if tries == rowLanes {
-				lane = leastLoaded(&load)
-				limit = load[lane] + n
-				break
-			}
-			lane = (lane + 1) % rowLanes
-		}
-		place[r] = uint32(load[lane])<<5 | uint32(lane)
-		load[lane] += n
-	}
+	var load [rowLanes]int
+	deal(&load, place, order, src, max((sum+rowLanes-1)/rowLanes, longest))
 	steps := slices.Max(load[:])
 	stride := (steps + 15) &^ 15 // the transposes work in blocks of 16
 	s.useful += sum
@@ -192,6 +174,32 @@ func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32)
 		d[0] = s[0]
 		off := int(place[r])
 		copy(d[1:], lanes[off:off+len(d)-1])
+	}
+}
+
+// deal places the datagrams of src that order lists, in that order, in the
+// lanes: it fills them to a common limit (the average, or the longest
+// datagram), moving on to the next lane with room when one is full (the
+// shorter datagrams dealt last fill the gaps). Should nothing fit, the
+// least loaded lane takes the datagram and sets a higher limit. place[r]
+// is where order[r] went (its start<<5 | lane) and load the lanes' lengths.
+// It is a function of its own so that its loop's values, few, stay in
+// registers.
+func deal(load *[rowLanes]int, place []uint32, order []uint16, src [][]byte, limit int) {
+	place = place[:len(order)]
+	lane := 0
+	for r, i := range order {
+		n := len(src[i]) - 1
+		for tries := 0; load[lane]+n > limit; tries++ {
+			if tries == rowLanes {
+				lane = leastLoaded(load)
+				limit = load[lane] + n
+				break
+			}
+			lane = (lane + 1) % rowLanes
+		}
+		place[r] = uint32(load[lane])<<5 | uint32(lane)
+		load[lane] += n
 	}
 }
 
