@@ -91,42 +91,10 @@ func rowClass(n int) int { return min(n>>3, rowClasses-1) }
 
 // decrypt runs at most rowChunk datagrams through the kernel.
 func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
-	// Sort by length class, longest first (a counting sort: comparison
-	// sorts cost as much as the kernel here).
-	var next [rowClasses]int
-	sum, longest := 0, 0 // bytes to decrypt, in all and in one datagram
-	for i, d := range src {
-		n := len(d) - 1
-		switch {
-		case n < 0:
-		case n > rowMaxLen:
-			Decrypt(dst[i], d)
-		case n == 0:
-			dst[i][0] = d[0]
-		default:
-			// Byte 0 is copied by emptyLanes, which writes dst[i] anyway.
-			next[rowClass(n)]++
-			sum += n
-			longest = max(longest, n)
-		}
-	}
-	count := 0
-	for c := rowClasses - 1; c >= 0; c-- {
-		count, next[c] = count+next[c], count
-	}
-	if count == 0 {
+	order, sum, longest := s.sortByLength(dst, src)
+	if len(order) == 0 {
 		return
 	}
-	s.order = slices.Grow(s.order[:0], count)[:count]
-	order := s.order
-	for i, d := range src {
-		if n := len(d) - 1; n > 0 && n <= rowMaxLen {
-			c := rowClass(n)
-			order[next[c]] = uint16(i)
-			next[c]++
-		}
-	}
-
 	s.place = slices.Grow(s.place[:0], len(order))[:len(order)]
 	place := s.place
 	var load [rowLanes]int
@@ -175,6 +143,45 @@ func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32)
 		off := int(place[r])
 		copy(d[1:], lanes[off:off+len(d)-1])
 	}
+}
+
+// sortByLength lists in s.order the datagrams of src that go through the
+// lanes, longest length class first (a counting sort: comparison sorts
+// cost as much as the kernel here), and returns that list with the bytes
+// they hold after byte 0, in all and in the longest one. Datagrams without
+// bytes to decrypt and those too long for the lanes it decrypts into dst
+// itself.
+func (s *rowScratch) sortByLength(dst, src [][]byte) (order []uint16, sum, longest int) {
+	var next [rowClasses]int
+	for i, d := range src {
+		n := len(d) - 1
+		switch {
+		case n < 0:
+		case n > rowMaxLen:
+			Decrypt(dst[i], d)
+		case n == 0:
+			dst[i][0] = d[0]
+		default:
+			// Byte 0 is copied by emptyLanes, which writes dst[i] anyway.
+			next[rowClass(n)]++
+			sum += n
+			longest = max(longest, n)
+		}
+	}
+	count := 0
+	for c := rowClasses - 1; c >= 0; c-- {
+		count, next[c] = count+next[c], count
+	}
+	s.order = slices.Grow(s.order[:0], count)[:count]
+	order = s.order
+	for i, d := range src {
+		if n := len(d) - 1; n > 0 && n <= rowMaxLen {
+			c := rowClass(n)
+			order[next[c]] = uint16(i)
+			next[c]++
+		}
+	}
+	return order, sum, longest
 }
 
 // deal places the datagrams of src that order lists, in that order, in the
