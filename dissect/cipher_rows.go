@@ -118,6 +118,12 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 // fillLanes copies the datagrams order lists (without byte 0) to their
 // places in the lanes and marks their starts. It replaces each place with
 // the datagram's offset in lanes, which is all emptyLanes needs.
+//
+// fillLanes and emptyLanes are not inlined: in decrypt, their loops' values
+// would be spilled and reloaded around each copy's call with the many
+// values decrypt holds.
+//
+//go:noinline
 func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []uint16, place []uint32) {
 	clear(starts)
 	place = place[:len(order)]
@@ -134,6 +140,8 @@ func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []
 // emptyLanes copies the plaintext of the datagrams order lists from their
 // offsets in lanes (place, as fillLanes left it) to dst, and their clear
 // byte 0 from src.
+//
+//go:noinline
 func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32) {
 	place = place[:len(order)]
 	for r, i := range order {
