@@ -44,7 +44,8 @@ type rowScratch struct {
 	rows   []byte   // the kernel's interleaved copy of lanes
 	starts []uint32 // starts[t]: the lanes whose next datagram starts at byte t
 	// order lists the datagrams to deal, longest class first; place[r] is
-	// where order[r] went: its start<<5 | lane.
+	// where order[r] went: its start<<5 | lane, then (from fillLanes on)
+	// its offset in lanes.
 	order []uint16
 	place []uint32
 	// useful and computed count the bytes decrypted and the bytes the
@@ -90,64 +91,14 @@ func rowClass(n int) int { return min(n>>3, rowClasses-1) }
 
 // decrypt runs at most rowChunk datagrams through the kernel.
 func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
-	// Sort by length class, longest first (a counting sort: comparison
-	// sorts cost as much as the kernel here).
-	var next [rowClasses]int
-	sum, longest := 0, 0 // bytes to decrypt, in all and in one datagram
-	for i, d := range src {
-		n := len(d) - 1
-		switch {
-		case n < 0:
-		case n > rowMaxLen:
-			Decrypt(dst[i], d)
-		default:
-			dst[i][0] = d[0]
-			if n > 0 {
-				next[rowClass(n)]++
-				sum += n
-				longest = max(longest, n)
-			}
-		}
-	}
-	count := 0
-	for c := rowClasses - 1; c >= 0; c-- {
-		count, next[c] = count+next[c], count
-	}
-	if count == 0 {
+	order, sum, longest := s.sortByLength(dst, src)
+	if len(order) == 0 {
 		return
 	}
-	s.order = slices.Grow(s.order[:0], count)[:count]
-	order := s.order
-	for i, d := range src {
-		if n := len(d) - 1; n > 0 && n <= rowMaxLen {
-			c := rowClass(n)
-			order[next[c]] = uint16(i)
-			next[c]++
-		}
-	}
-
-	// Deal in that order: fill the lanes to a common limit, the average
-	// (or the longest datagram), moving on to the next lane with room when
-	// one is full (the shorter datagrams dealt last fill the gaps). Should
-	// nothing fit, the least loaded lane takes it and sets a higher limit.
-	var load [rowLanes]int
 	s.place = slices.Grow(s.place[:0], len(order))[:len(order)]
 	place := s.place
-	limit := max((sum+rowLanes-1)/rowLanes, longest)
-	lane := 0
-	for r, i := range order {
-		n := len(src[i]) - 1
-		for tries := 0; load[lane]+n > limit; tries++ {
-			if tries == rowLanes {
-				lane = leastLoaded(&load)
-				limit = load[lane] + n
-				break
-			}
-			lane = (lane + 1) % rowLanes
-		}
-		place[r] = uint32(load[lane])<<5 | uint32(lane)
-		load[lane] += n
-	}
+	var load [rowLanes]int
+	deal(&load, place, order, src, max((sum+rowLanes-1)/rowLanes, longest))
 	steps := slices.Max(load[:])
 	stride := (steps + 15) &^ 15 // the transposes work in blocks of 16
 	s.useful += sum
@@ -159,16 +110,111 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 		s.starts = make([]uint32, stride+1)
 	}
 	lanes, starts := s.lanes[:stride*rowLanes], s.starts[:steps+1]
-	clear(starts)
-	for r, i := range order {
-		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
-		starts[at] |= 1 << lane
-		copy(lanes[lane*stride+at:], src[i][1:])
-	}
+	fillLanes(lanes, stride, starts, src, order, place)
 	kernel(lanes, stride, steps, starts, s.rows[:stride*rowLanes])
+	emptyLanes(dst, src, lanes, order, place)
+}
+
+// fillLanes copies the datagrams order lists (without byte 0) to their
+// places in the lanes and marks their starts. It replaces each place with
+// the datagram's offset in lanes, which is all emptyLanes needs.
+//
+// fillLanes and emptyLanes are not inlined: in decrypt, their loops' values
+// would be spilled and reloaded around each copy's call with the many
+// values decrypt holds.
+//
+//go:noinline
+func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []uint16, place []uint32) {
+	clear(starts)
+	place = place[:len(order)]
 	for r, i := range order {
-		at, lane := int(place[r]>>5), int(place[r]&(rowLanes-1))
-		copy(dst[i][1:len(src[i])], lanes[lane*stride+at:])
+		at, lane := place[r]>>5, place[r]&(rowLanes-1)
+		starts[at] |= 1 << lane
+		d := src[i][1:]
+		off := int(lane)*stride + int(at)
+		copy(lanes[off:off+len(d)], d)
+		place[r] = uint32(off)
+	}
+}
+
+// emptyLanes copies the plaintext of the datagrams order lists from their
+// offsets in lanes (place, as fillLanes left it) to dst, and their clear
+// byte 0 from src.
+//
+//go:noinline
+func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32) {
+	place = place[:len(order)]
+	for r, i := range order {
+		s := src[i]
+		d := dst[i][:len(s)]
+		d[0] = s[0]
+		off := int(place[r])
+		copy(d[1:], lanes[off:off+len(d)-1])
+	}
+}
+
+// sortByLength lists in s.order the datagrams of src that go through the
+// lanes, longest length class first (a counting sort: comparison sorts
+// cost as much as the kernel here), and returns that list with the bytes
+// they hold after byte 0, in all and in the longest one. Datagrams without
+// bytes to decrypt and those too long for the lanes it decrypts into dst
+// itself.
+func (s *rowScratch) sortByLength(dst, src [][]byte) (order []uint16, sum, longest int) {
+	var next [rowClasses]int
+	for i, d := range src {
+		n := len(d) - 1
+		switch {
+		case n < 0:
+		case n > rowMaxLen:
+			Decrypt(dst[i], d)
+		case n == 0:
+			dst[i][0] = d[0]
+		default:
+			// Byte 0 is copied by emptyLanes, which writes dst[i] anyway.
+			next[rowClass(n)]++
+			sum += n
+			longest = max(longest, n)
+		}
+	}
+	count := 0
+	for c := rowClasses - 1; c >= 0; c-- {
+		count, next[c] = count+next[c], count
+	}
+	s.order = slices.Grow(s.order[:0], count)[:count]
+	order = s.order
+	for i, d := range src {
+		if n := len(d) - 1; n > 0 && n <= rowMaxLen {
+			c := rowClass(n)
+			order[next[c]] = uint16(i)
+			next[c]++
+		}
+	}
+	return order, sum, longest
+}
+
+// deal places the datagrams of src that order lists, in that order, in the
+// lanes: it fills them to a common limit (the average, or the longest
+// datagram), moving on to the next lane with room when one is full (the
+// shorter datagrams dealt last fill the gaps). Should nothing fit, the
+// least loaded lane takes the datagram and sets a higher limit. place[r]
+// is where order[r] went (its start<<5 | lane) and load the lanes' lengths.
+// It is a function of its own so that its loop's values, few, stay in
+// registers.
+func deal(load *[rowLanes]int, place []uint32, order []uint16, src [][]byte, limit int) {
+	place = place[:len(order)]
+	lane := 0
+	for r, i := range order {
+		n := len(src[i]) - 1
+		for tries := 0; load[lane]+n > limit; tries++ {
+			if tries == rowLanes {
+				lane = leastLoaded(load)
+				limit = load[lane] + n
+				break
+			}
+			lane = (lane + 1) % rowLanes
+		}
+		place[r] = uint32(load[lane])<<5 | uint32(lane)
+		load[lane] += n
 	}
 }
 

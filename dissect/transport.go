@@ -159,12 +159,16 @@ func (d *Datagram) Parse(b []byte) error {
 	}
 	msgs = msgs[:d.Count]
 	off := 2
-	for i := range msgs {
+	// todo walks msgs by reslicing, so that m is a plain pointer: from
+	// &msgs[i], every field store would first compute the address.
+	todo := msgs
+	for i := 0; len(todo) > 0; i++ {
 		if off >= len(b) {
 			d.Messages = msgs[:i]
 			return errCountShort(off, i, d.Count)
 		}
-		m := &msgs[i]
+		m := &todo[0]
+		todo = todo[1:]
 		rest := b[off:]
 		if len(rest) >= 3 && rest[0] == byte(TypeData) {
 			fl := uint16(rest[1]) | uint16(rest[2])<<8
@@ -175,20 +179,26 @@ func (d *Datagram) Parse(b []byte) error {
 				if hdr == 5 && len(rest) >= 5 {
 					seq = uint16(rest[3]) | uint16(rest[4])<<8
 				}
-				// Zeroed and then set: a composite literal would be
-				// built on the stack and copied.
-				*m = Message{}
-				m.Offset, m.Raw, m.Payload = off, rest[:n:n], rest[hdr:n:n]
+				// Every field is set one by one: a composite literal would
+				// be built on the stack and copied, and zeroing m first
+				// (*m = Message{}) calls runtime.wbZero while the garbage
+				// collector runs (and spills the loop's values around it).
 				m.Type, m.Seq = TypeData, seq
 				m.Reliable, m.Ordered = fl&flagReliable != 0, fl&flagOrdered != 0
+				m.Fragment, m.FragIndex, m.FragTotal = false, 0, 0
+				m.clearAckLegacy()
+				m.Offset, m.Raw, m.Payload = off, rest[:n:n], rest[hdr:n:n]
 				off += n
 				continue
 			}
 		}
 		if len(rest) >= 4 && rest[0] == byte(TypeAck) && rest[3]&AckFragment == 0 {
-			*m = Message{}
-			m.Offset, m.Raw, m.Type = off, rest[:4:4], TypeAck
-			m.Seq, m.AckFlags = uint16(rest[1])|uint16(rest[2])<<8, rest[3]
+			m.Type, m.Seq = TypeAck, uint16(rest[1])|uint16(rest[2])<<8
+			m.Reliable, m.Ordered = false, false
+			m.Fragment, m.FragIndex, m.FragTotal = false, 0, 0
+			m.clearAckLegacy()
+			m.AckFlags = rest[3]
+			m.Offset, m.Raw, m.Payload = off, rest[:4:4], nil
 			off += 4
 			continue
 		}
@@ -205,6 +215,13 @@ func (d *Datagram) Parse(b []byte) error {
 			Err: fmt.Errorf("%w: %d bytes", ErrTrailing, len(b)-off)}
 	}
 	return nil
+}
+
+// clearAckLegacy zeroes the ACK and legacy fields, which the fast paths
+// of Parse set field by field (TestParseSetsEveryField checks that none is
+// forgotten).
+func (m *Message) clearAckLegacy() {
+	m.AckFlags, m.AckFragIndex, m.Legacy, m.LegacyFlags = 0, 0, false, 0
 }
 
 // errCountShort is the error for a datagram that ends after i of its count

@@ -2,10 +2,12 @@ package dissect
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -326,4 +328,54 @@ func FuzzGameSpy(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseSetsEveryField parses datagrams into messages left over with
+// every field set, and checks that they come out as from fresh storage:
+// the fast paths of Parse set the fields one by one, and a field added to
+// Message must not be forgotten there.
+func TestParseSetsEveryField(t *testing.T) {
+	datagrams := []string{
+		"0103" + "3207800100AABB" + "01070000" + "320600020068", // data (reliable), ACK, data
+		"0203050AC00200020A0A0AEF0127000001280000",              // disconnect and two ACKs
+		"010132" + "0AA0" + "0500" + "0003" + "212A00",          // fragment 0
+	}
+	for _, r := range realDatagrams {
+		datagrams = append(datagrams, r.hex)
+	}
+	for _, h := range datagrams {
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fresh Datagram
+		wantErr := fresh.Parse(b)
+		used := Datagram{Messages: make([]Message, 8)}
+		for i := range used.Messages {
+			fillEveryField(reflect.ValueOf(&used.Messages[i]).Elem())
+		}
+		gotErr := used.Parse(b)
+		if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(used.Messages, fresh.Messages) {
+			t.Errorf("%s: reused storage gives %+v (%v), fresh %+v (%v)", h, used.Messages, gotErr, fresh.Messages, wantErr)
+		}
+	}
+}
+
+// fillEveryField sets every field of the struct v to a non-zero value.
+func fillEveryField(v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f.SetInt(77)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			f.SetUint(0x5A)
+		case reflect.Slice:
+			f.Set(reflect.MakeSlice(f.Type(), 3, 3))
+		default:
+			panic("fillEveryField: no value for a " + f.Kind().String())
+		}
+	}
 }
