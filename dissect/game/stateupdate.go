@@ -190,6 +190,21 @@ func (m *StateUpdate) reset() {
 	m.Subsystems, m.Weapons, m.childBuf = subs, weps, child
 }
 
+// resetFast is reset for decodeFast, which sets Object, GameTime, Flags,
+// Delta, Forward, Up, Speed, SubsystemStart, Class and dir itself: it
+// leaves those be, and stores nil only into pointers that hold something
+// (each pointer store costs a write-barrier check). reset's clear of the
+// whole value cost more than decodeFast's reads. leadBuf is left as it
+// is: only SubsystemLeadBits, nil here, shows it.
+func (m *StateUpdate) resetFast() {
+	m.Position, m.HasHash, m.Hash, m.Cloaked = dissect.Vec3{}, false, 0, false
+	m.Subsystems, m.Weapons = m.Subsystems[:0], m.Weapons[:0]
+	m.SubsystemsUndecoded, m.whyRaw = false, 0
+	if m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
+		m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil
+	}
+}
+
 func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 	m.reset()
 	var ships *ShipRegistry
@@ -250,6 +265,12 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 	}
 }
 
+// stateMovement is the four flags of a moving ship's usual StateUpdate.
+const stateMovement = StateDelta | StateForward | StateUp | StateSpeed
+
+// dir3 reads a Dir3 from the first three bytes of b.
+func dir3(b []byte) dissect.Dir3 { return dissect.Dir3{int8(b[0]), int8(b[1]), int8(b[2])} }
+
 // fixedFieldSize[f] is the byte size of what readFields reads for flags f
 // when f sets no flag with a packed bit (position, cloak), and 0 when it
 // does. One length check then covers every field.
@@ -297,43 +318,57 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 			return "", false
 		}
 	}
-	m.reset()
+	m.resetFast()
 	m.dir = dir
 	// The fields before the states, read here rather than in a function
-	// of their own (a call costs about as much as the reads), at an offset
-	// into b rather than by reslicing b after each one.
+	// of their own (a call costs about as much as the reads). b is cut to
+	// exactly their size, so the offset checks below never fail.
 	b := body[:n]
 	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
 	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 	m.Flags = f
 	o := 9
-	if f&StateDelta != 0 && o+5 <= len(b) {
-		m.Delta.Dir = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
-		m.Delta.Mag = dissect.CF16(uint16(b[o+3]) | uint16(b[o+4])<<8)
-		o += 5
+	if f&stateMovement == stateMovement && len(b) >= 9+13 {
+		// The usual case, all four: fixed offsets need no checks.
+		x := b[9 : 9+13]
+		m.Delta = dissect.CV4{Dir: dir3(x[0:3]), Mag: dissect.CF16(binary.LittleEndian.Uint16(x[3:5]))}
+		m.Forward, m.Up = dir3(x[5:8]), dir3(x[8:11])
+		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(x[11:13]))
+		o += 13
+	} else {
+		m.Delta, m.Forward, m.Up, m.Speed = dissect.CV4{}, dissect.Dir3{}, dissect.Dir3{}, 0
+		if f&StateDelta != 0 && o+5 <= len(b) {
+			m.Delta = dissect.CV4{Dir: dir3(b[o : o+3]), Mag: dissect.CF16(binary.LittleEndian.Uint16(b[o+3 : o+5]))}
+			o += 5
+		}
+		if f&StateForward != 0 && o+3 <= len(b) {
+			m.Forward = dir3(b[o : o+3])
+			o += 3
+		}
+		if f&StateUp != 0 && o+3 <= len(b) {
+			m.Up = dir3(b[o : o+3])
+			o += 3
+		}
+		if f&StateSpeed != 0 && o+2 <= len(b) {
+			m.Speed = dissect.CF16(binary.LittleEndian.Uint16(b[o : o+2]))
+			o += 2
+		}
 	}
-	if f&StateForward != 0 && o+3 <= len(b) {
-		m.Forward = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
-		o += 3
-	}
-	if f&StateUp != 0 && o+3 <= len(b) {
-		m.Up = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
-		o += 3
-	}
-	if f&StateSpeed != 0 && o+2 <= len(b) {
-		m.Speed = dissect.CF16(uint16(b[o]) | uint16(b[o+1])<<8)
-		o += 2
-	}
+	m.SubsystemStart = 0
 	if f&StateSubsystems != 0 && o < len(b) {
 		m.SubsystemStart = b[o]
 	}
+	var spec *ShipSpec
+	if class != nil {
+		spec = class.spec
+	}
+	m.Class = spec
 	rest := body[n:]
 	switch {
 	case f&StateSubsystems != 0:
 		if _, ok := m.statesByClass(rest, dissect.BitGroup{}, class); !ok {
 			return "", false
 		}
-		m.Class = class.spec
 		if dir == ClientToServer {
 			warning = warnClientSubsystems
 		}
