@@ -446,19 +446,22 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 	}
 	t := &c.entries[m.SubsystemStart]
 	// With the capacity cut to the length, the children's slice needs no
-	// check beyond the length check.
+	// check beyond the length check. Offsets and counts are unsigned, as
+	// the bounds checks are: the compiler then sees that the loop's own
+	// tests cover them.
 	b = b[:len(b):len(b)]
-	n, p := 0, 0
-	for p < len(b) {
-		if n == len(list) {
+	size := uint(len(b))
+	var n, p uint
+	for p < size {
+		if n == uint(len(list)) {
 			list = growStates(list)
 			m.Subsystems = list[:0]
 		}
 		// The inner loop makes no call, so that its values stay in
 		// registers (the Go register ABI saves none across a call).
-		for ; p < len(b) && n < len(list); t = t.next {
-			end := p + 1 + len(t.state.ChildNames) // condition and child conditions
-			if end > len(b) {
+		for ; p < size && n < uint(len(list)); t = t.next {
+			end := p + 1 + uint(len(t.state.ChildNames)) // condition and child conditions
+			if end > size {
 				return bits, false
 			}
 			// The class's part in one copy, which also zeroes the rest.
@@ -470,7 +473,7 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 			switch t.state.Format {
 			case SubsystemPowered:
 				if bits.Empty() {
-					ok := p < len(b)
+					ok := p < size
 					if ok {
 						bits, ok = bits.Opened(b[p])
 					}
@@ -480,14 +483,14 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 					p++
 				}
 				if s.HasPower, bits = bits.Next(); s.HasPower {
-					if p == len(b) {
+					if p >= size {
 						return bits, false
 					}
 					s.Power = b[p]
 					p++
 				}
 			case SubsystemPower:
-				if p+2 > len(b) {
+				if p+2 > size {
 					return bits, false
 				}
 				s.MainBattery, s.BackupBattery = b[p], b[p+1]
