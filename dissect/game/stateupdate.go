@@ -268,8 +268,10 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 // stateMovement is the four flags of a moving ship's usual StateUpdate.
 const stateMovement = StateDelta | StateForward | StateUp | StateSpeed
 
-// dir3 reads a Dir3 from the first three bytes of b.
-func dir3(b []byte) dissect.Dir3 { return dissect.Dir3{int8(b[0]), int8(b[1]), int8(b[2])} }
+// setDir3 sets d from the first three bytes of b, element by element: a
+// Dir3 value built and then assigned goes through the stack (the compiler
+// keeps no array of three in registers) and costs three times as much.
+func setDir3(d *dissect.Dir3, b []byte) { d[0], d[1], d[2] = int8(b[0]), int8(b[1]), int8(b[2]) }
 
 // fixedFieldSize[f] is the byte size of what readFields reads for flags f
 // when f sets no flag with a packed bit (position, cloak), and 0 when it
@@ -331,22 +333,25 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 	if f&stateMovement == stateMovement && len(b) >= 9+13 {
 		// The usual case, all four: fixed offsets need no checks.
 		x := b[9 : 9+13]
-		m.Delta = dissect.CV4{Dir: dir3(x[0:3]), Mag: dissect.CF16(binary.LittleEndian.Uint16(x[3:5]))}
-		m.Forward, m.Up = dir3(x[5:8]), dir3(x[8:11])
+		setDir3(&m.Delta.Dir, x[0:3])
+		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(x[3:5]))
+		setDir3(&m.Forward, x[5:8])
+		setDir3(&m.Up, x[8:11])
 		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(x[11:13]))
 		o += 13
 	} else {
 		m.Delta, m.Forward, m.Up, m.Speed = dissect.CV4{}, dissect.Dir3{}, dissect.Dir3{}, 0
 		if f&StateDelta != 0 && o+5 <= len(b) {
-			m.Delta = dissect.CV4{Dir: dir3(b[o : o+3]), Mag: dissect.CF16(binary.LittleEndian.Uint16(b[o+3 : o+5]))}
+			setDir3(&m.Delta.Dir, b[o:o+3])
+			m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[o+3 : o+5]))
 			o += 5
 		}
 		if f&StateForward != 0 && o+3 <= len(b) {
-			m.Forward = dir3(b[o : o+3])
+			setDir3(&m.Forward, b[o:o+3])
 			o += 3
 		}
 		if f&StateUp != 0 && o+3 <= len(b) {
-			m.Up = dir3(b[o : o+3])
+			setDir3(&m.Up, b[o:o+3])
 			o += 3
 		}
 		if f&StateSpeed != 0 && o+2 <= len(b) {
@@ -464,12 +469,13 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 			if end > size {
 				return bits, false
 			}
+			cond, kids := b[p], b[p+1:end:end]
+			p = end
 			// The class's part in one copy, which also zeroes the rest.
 			s := &list[n]
 			*s = t.state
 			n++
-			s.Condition, s.Children = b[p], b[p+1:end:end]
-			p = end
+			s.Condition, s.Children = cond, kids
 			switch t.state.Format {
 			case SubsystemPowered:
 				if bits.Empty() {
