@@ -442,10 +442,7 @@ func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
 // with no error bookkeeping: this is the innermost loop of game decoding.
 // Each state is what the subsystem's WriteState wrote (see SubsystemState).
 func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClass) (dissect.BitGroup, bool) {
-	// The whole capacity is used as length, so that a state's slot is one
-	// index; n counts the slots filled.
-	list := m.Subsystems[:cap(m.Subsystems)]
-	m.Subsystems = list[:0]
+	m.Subsystems = m.Subsystems[:0]
 	if int(m.SubsystemStart) >= len(c.entries) {
 		return bits, false
 	}
@@ -456,69 +453,65 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 	// tests cover them.
 	b = b[:len(b):len(b)]
 	size := uint(len(b))
+	// Every state takes at least a byte, so there are at most size of
+	// them: with that many slots ready, the loop needs no test of its own
+	// for room, and makes no call, so that its values stay in registers
+	// (the Go register ABI saves none across a call). The slots kept are
+	// then as many as the longest section's bytes, where growing as the
+	// states came kept as many as its states: no more than that for a
+	// hostile section of one-byte states, a handful more for the stock
+	// ten-byte batches.
+	if uint(cap(m.Subsystems)) < size {
+		m.Subsystems = make([]SubsystemState, 0, max(size, 8))
+	}
+	list := m.Subsystems[:size]
 	var n, p uint
 	for p < size {
-		if n == uint(len(list)) {
-			list = growStates(list)
-			m.Subsystems = list[:0]
+		e := &t.state
+		end := p + 1 + uint(len(e.ChildNames)) // condition and child conditions
+		if end > size {
+			return bits, false
 		}
-		// The inner loop makes no call, so that its values stay in
-		// registers (the Go register ABI saves none across a call).
-		for ; p < size && n < uint(len(list)); t = t.next {
-			end := p + 1 + uint(len(t.state.ChildNames)) // condition and child conditions
-			if end > size {
-				return bits, false
-			}
-			cond, kids := b[p], b[p+1:end:end]
-			p = end
-			// The class's part in one copy, which also zeroes the rest.
-			s := &list[n]
-			*s = t.state
-			n++
-			s.Condition, s.Children = cond, kids
-			switch t.state.Format {
-			case SubsystemPowered:
-				if bits.Empty() {
-					ok := p < size
-					if ok {
-						bits, ok = bits.Opened(b[p])
-					}
-					if !ok {
-						return bits, false
-					}
-					p++
+		cond, kids := b[p], b[p+1:end:end]
+		p = end
+		// The class's part in one copy, which also zeroes the rest.
+		s := &list[n]
+		*s = *e
+		n++
+		s.Condition, s.Children = cond, kids
+		switch e.Format {
+		case SubsystemPowered:
+			if bits.Empty() {
+				ok := p < size
+				if ok {
+					bits, ok = bits.Opened(b[p])
 				}
-				if s.HasPower, bits = bits.Next(); s.HasPower {
-					if p >= size {
-						return bits, false
-					}
-					s.Power = b[p]
-					p++
-				}
-			case SubsystemPower:
-				if p+2 > size {
+				if !ok {
 					return bits, false
 				}
-				s.MainBattery, s.BackupBattery = b[p], b[p+1]
-				p += 2
+				p++
 			}
+			if s.HasPower, bits = bits.Next(); s.HasPower {
+				if p >= size {
+					return bits, false
+				}
+				s.Power = b[p]
+				p++
+			}
+		case SubsystemPower:
+			if p+2 > size {
+				return bits, false
+			}
+			s.MainBattery, s.BackupBattery = b[p], b[p+1]
+			p += 2
 		}
+		t = t.next
 	}
 	if !bits.Empty() {
 		return bits, false
 	}
-	m.Subsystems = list[:n]
+	m.Subsystems = m.Subsystems[:n] // list's array: only the length changes
 	return bits, true
-}
-
-// growStates doubles the slots of a full state list, keeping its states.
-// It is a call of its own so that statesByClass's loop stays small.
-//
-//go:noinline
-func growStates(list []SubsystemState) []SubsystemState {
-	grown := make([]SubsystemState, max(2*len(list), 8))
-	copy(grown, list)
-	return grown
 }
 
 func (s *SubsystemState) append(w *dissect.Writer) {
