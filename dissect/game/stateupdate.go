@@ -274,11 +274,14 @@ const stateMovement = StateDelta | StateForward | StateUp | StateSpeed
 func setDir3(d *dissect.Dir3, b []byte) { d[0], d[1], d[2] = int8(b[0]), int8(b[1]), int8(b[2]) }
 
 // fixedFieldSize[f] is the byte size of what readFields reads for flags f
-// when f sets no flag with a packed bit (position, cloak), and 0 when it
-// does. One length check then covers every field.
+// when decodeFast handles f, and 0 when it does not: when f sets a flag
+// with a packed bit (position, cloak), or both round-robins (the weapon
+// flag then has no room, which decode warns about). One test of the table
+// and one length check then cover every field.
 var fixedFieldSize = func() (t [256]uint8) {
 	for f := range 256 {
-		if StateFlags(f)&(StatePosition|StateCloak) != 0 {
+		if StateFlags(f)&(StatePosition|StateCloak) != 0 ||
+			StateFlags(f)&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons {
 			continue
 		}
 		n := 9 // object, game time, dirty flags
@@ -311,7 +314,7 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 	}
 	f := StateFlags(body[8])
 	n := int(fixedFieldSize[f])
-	if n == 0 || n > len(body) || f&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons {
+	if n == 0 || n > len(body) {
 		return "", false
 	}
 	var class *shipClass
