@@ -374,12 +374,11 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 	rest := body[n:]
 	switch {
 	case f&StateSubsystems != 0:
-		if _, ok := m.statesByClass(rest, dissect.BitGroup{}, class); !ok {
-			return "", false
-		}
 		if dir == ClientToServer {
 			warning = warnClientSubsystems
 		}
+		_, ok = m.statesByClass(rest, dissect.BitGroup{}, class)
+		return warning, ok
 	case f&StateWeapons != 0:
 		if len(rest)%2 != 0 {
 			return "", false
