@@ -122,7 +122,7 @@ func NewDecoder() *Decoder {
 // Decode decodes the game message p (opcode byte first) sent in direction
 // dir. The returned message and slices alias p and d, and stay valid until
 // the next call.
-func (d *Decoder) Decode(p []byte, dir Direction) Result {
+func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 	if len(p) == 0 {
 		d.raw = Raw{}
 		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
@@ -130,7 +130,10 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 	op := Opcode(p[0])
 	if op == OpStateUpdate && d.su != nil {
 		if warning, ok := d.su.decodeFast(p[1:], dir, &d.Ships); ok {
-			return Result{Msg: d.su, Warning: warning}
+			// Set in the named result, which the function starts with
+			// zeroed: a Result literal is zeroed and copied again.
+			res.Msg, res.Warning = d.su, warning
+			return res
 		}
 	}
 	slot := &d.msgs[op]
@@ -138,11 +141,8 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 		m := New(op)
 		if m == nil {
 			d.raw = Raw{Op: op, Data: p[1:]}
-			res := Result{Msg: &d.raw}
-			switch {
-			case op.IsScript():
-				// A mod's own script message: not an error.
-			default:
+			res.Msg = &d.raw
+			if !op.IsScript() { // a mod's own script message is not an error
 				res.Warning = fmt.Sprintf("no stock layout for opcode %#02x; shown raw", uint8(op))
 			}
 			return res
@@ -169,14 +169,15 @@ func (d *Decoder) Decode(p []byte, dir Direction) Result {
 	if op == OpObjCreate || op == OpObjCreateTeam {
 		d.Ships.learn(m)
 	}
+	res.Msg, res.Warning = m, warning
 	if d.r.Len() == 0 {
-		return Result{Msg: m, Warning: warning}
+		return res
 	}
-	rest := d.r.Rest()
+	res.Unparsed = d.r.Rest()
 	if warning == "" {
-		warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(rest))
+		res.Warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(res.Unparsed))
 	}
-	return Result{Msg: m, Unparsed: rest, Warning: warning}
+	return res
 }
 
 // warner is implemented by messages that decode but look odd (a dead

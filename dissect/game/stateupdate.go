@@ -190,6 +190,21 @@ func (m *StateUpdate) reset() {
 	m.Subsystems, m.Weapons, m.childBuf = subs, weps, child
 }
 
+// resetFast is reset for decodeFast, which sets Object, GameTime, Flags,
+// Delta, Forward, Up, Speed, SubsystemStart, Class and dir itself: it
+// leaves those be, and stores nil only into pointers that hold something
+// (each pointer store costs a write-barrier check). reset's clear of the
+// whole value cost more than decodeFast's reads. leadBuf is left as it
+// is: only SubsystemLeadBits, nil here, shows it.
+func (m *StateUpdate) resetFast() {
+	m.Position, m.HasHash, m.Hash, m.Cloaked = dissect.Vec3{}, false, 0, false
+	m.Subsystems, m.Weapons = m.Subsystems[:0], m.Weapons[:0]
+	m.SubsystemsUndecoded, m.whyRaw = false, 0
+	if m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
+		m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil
+	}
+}
+
 func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 	m.reset()
 	var ships *ShipRegistry
@@ -250,12 +265,23 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 	}
 }
 
+// stateMovement is the four flags of a moving ship's usual StateUpdate.
+const stateMovement = StateDelta | StateForward | StateUp | StateSpeed
+
+// setDir3 sets d from the first three bytes of b, element by element: a
+// Dir3 value built and then assigned goes through the stack (the compiler
+// keeps no array of three in registers) and costs three times as much.
+func setDir3(d *dissect.Dir3, b []byte) { d[0], d[1], d[2] = int8(b[0]), int8(b[1]), int8(b[2]) }
+
 // fixedFieldSize[f] is the byte size of what readFields reads for flags f
-// when f sets no flag with a packed bit (position, cloak), and 0 when it
-// does. One length check then covers every field.
+// when decodeFast handles f, and 0 when it does not: when f sets a flag
+// with a packed bit (position, cloak), or both round-robins (the weapon
+// flag then has no room, which decode warns about). One test of the table
+// and one length check then cover every field.
 var fixedFieldSize = func() (t [256]uint8) {
 	for f := range 256 {
-		if StateFlags(f)&(StatePosition|StateCloak) != 0 {
+		if StateFlags(f)&(StatePosition|StateCloak) != 0 ||
+			StateFlags(f)&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons {
 			continue
 		}
 		n := 9 // object, game time, dirty flags
@@ -288,7 +314,7 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 	}
 	f := StateFlags(body[8])
 	n := int(fixedFieldSize[f])
-	if n == 0 || n > len(body) || f&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons {
+	if n == 0 || n > len(body) {
 		return "", false
 	}
 	var class *shipClass
@@ -297,46 +323,62 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 			return "", false
 		}
 	}
-	m.reset()
+	m.resetFast()
 	m.dir = dir
 	// The fields before the states, read here rather than in a function
-	// of their own (a call costs about as much as the reads), at an offset
-	// into b rather than by reslicing b after each one.
+	// of their own (a call costs about as much as the reads). b is cut to
+	// exactly their size, so the offset checks below never fail.
 	b := body[:n]
 	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
 	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 	m.Flags = f
 	o := 9
-	if f&StateDelta != 0 && o+5 <= len(b) {
-		m.Delta.Dir = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
-		m.Delta.Mag = dissect.CF16(uint16(b[o+3]) | uint16(b[o+4])<<8)
-		o += 5
+	if f&stateMovement == stateMovement && len(b) >= 9+13 {
+		// The usual case, all four: fixed offsets need no checks.
+		x := b[9 : 9+13]
+		setDir3(&m.Delta.Dir, x[0:3])
+		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(x[3:5]))
+		setDir3(&m.Forward, x[5:8])
+		setDir3(&m.Up, x[8:11])
+		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(x[11:13]))
+		o += 13
+	} else {
+		m.Delta, m.Forward, m.Up, m.Speed = dissect.CV4{}, dissect.Dir3{}, dissect.Dir3{}, 0
+		if f&StateDelta != 0 && o+5 <= len(b) {
+			setDir3(&m.Delta.Dir, b[o:o+3])
+			m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[o+3 : o+5]))
+			o += 5
+		}
+		if f&StateForward != 0 && o+3 <= len(b) {
+			setDir3(&m.Forward, b[o:o+3])
+			o += 3
+		}
+		if f&StateUp != 0 && o+3 <= len(b) {
+			setDir3(&m.Up, b[o:o+3])
+			o += 3
+		}
+		if f&StateSpeed != 0 && o+2 <= len(b) {
+			m.Speed = dissect.CF16(binary.LittleEndian.Uint16(b[o : o+2]))
+			o += 2
+		}
 	}
-	if f&StateForward != 0 && o+3 <= len(b) {
-		m.Forward = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
-		o += 3
-	}
-	if f&StateUp != 0 && o+3 <= len(b) {
-		m.Up = dissect.Dir3{int8(b[o]), int8(b[o+1]), int8(b[o+2])}
-		o += 3
-	}
-	if f&StateSpeed != 0 && o+2 <= len(b) {
-		m.Speed = dissect.CF16(uint16(b[o]) | uint16(b[o+1])<<8)
-		o += 2
-	}
+	m.SubsystemStart = 0
 	if f&StateSubsystems != 0 && o < len(b) {
 		m.SubsystemStart = b[o]
 	}
+	var spec *ShipSpec
+	if class != nil {
+		spec = class.spec
+	}
+	m.Class = spec
 	rest := body[n:]
 	switch {
 	case f&StateSubsystems != 0:
-		if _, ok := m.statesByClass(rest, dissect.BitGroup{}, class); !ok {
-			return "", false
-		}
-		m.Class = class.spec
 		if dir == ClientToServer {
 			warning = warnClientSubsystems
 		}
+		_, ok = m.statesByClass(rest, dissect.BitGroup{}, class)
+		return warning, ok
 	case f&StateWeapons != 0:
 		if len(rest)%2 != 0 {
 			return "", false
@@ -402,79 +444,76 @@ func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
 // with no error bookkeeping: this is the innermost loop of game decoding.
 // Each state is what the subsystem's WriteState wrote (see SubsystemState).
 func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClass) (dissect.BitGroup, bool) {
-	// The whole capacity is used as length, so that a state's slot is one
-	// index; n counts the slots filled.
-	list := m.Subsystems[:cap(m.Subsystems)]
-	m.Subsystems = list[:0]
+	m.Subsystems = m.Subsystems[:0]
 	if int(m.SubsystemStart) >= len(c.entries) {
 		return bits, false
 	}
 	t := &c.entries[m.SubsystemStart]
 	// With the capacity cut to the length, the children's slice needs no
-	// check beyond the length check.
+	// check beyond the length check. Offsets and counts are unsigned, as
+	// the bounds checks are: the compiler then sees that the loop's own
+	// tests cover them.
 	b = b[:len(b):len(b)]
-	n, p := 0, 0
-	for p < len(b) {
-		if n == len(list) {
-			list = growStates(list)
-			m.Subsystems = list[:0]
+	size := uint(len(b))
+	// Every state takes at least a byte, so there are at most size of
+	// them: with that many slots ready, the loop needs no test of its own
+	// for room, and makes no call, so that its values stay in registers
+	// (the Go register ABI saves none across a call). The slots kept are
+	// then as many as the longest section's bytes, where growing as the
+	// states came kept as many as its states: no more than that for a
+	// hostile section of one-byte states, a handful more for the stock
+	// ten-byte batches.
+	if uint(cap(m.Subsystems)) < size {
+		m.Subsystems = make([]SubsystemState, 0, max(size, 8))
+	}
+	list := m.Subsystems[:size]
+	var n, p uint
+	for p < size {
+		e := &t.state
+		end := p + 1 + uint(len(e.ChildNames)) // condition and child conditions
+		if end > size {
+			return bits, false
 		}
-		// The inner loop makes no call, so that its values stay in
-		// registers (the Go register ABI saves none across a call).
-		for ; p < len(b) && n < len(list); t = t.next {
-			end := p + 1 + len(t.state.ChildNames) // condition and child conditions
-			if end > len(b) {
-				return bits, false
-			}
-			// The class's part in one copy, which also zeroes the rest.
-			s := &list[n]
-			*s = t.state
-			n++
-			s.Condition, s.Children = b[p], b[p+1:end:end]
-			p = end
-			switch t.state.Format {
-			case SubsystemPowered:
-				if bits.Empty() {
-					ok := p < len(b)
-					if ok {
-						bits, ok = bits.Opened(b[p])
-					}
-					if !ok {
-						return bits, false
-					}
-					p++
+		cond, kids := b[p], b[p+1:end:end]
+		p = end
+		// The class's part in one copy, which also zeroes the rest.
+		s := &list[n]
+		*s = *e
+		n++
+		s.Condition, s.Children = cond, kids
+		switch e.Format {
+		case SubsystemPowered:
+			if bits.Empty() {
+				ok := p < size
+				if ok {
+					bits, ok = bits.Opened(b[p])
 				}
-				if s.HasPower, bits = bits.Next(); s.HasPower {
-					if p == len(b) {
-						return bits, false
-					}
-					s.Power = b[p]
-					p++
-				}
-			case SubsystemPower:
-				if p+2 > len(b) {
+				if !ok {
 					return bits, false
 				}
-				s.MainBattery, s.BackupBattery = b[p], b[p+1]
-				p += 2
+				p++
 			}
+			if s.HasPower, bits = bits.Next(); s.HasPower {
+				if p >= size {
+					return bits, false
+				}
+				s.Power = b[p]
+				p++
+			}
+		case SubsystemPower:
+			if p+2 > size {
+				return bits, false
+			}
+			s.MainBattery, s.BackupBattery = b[p], b[p+1]
+			p += 2
 		}
+		t = t.next
 	}
 	if !bits.Empty() {
 		return bits, false
 	}
-	m.Subsystems = list[:n]
+	m.Subsystems = m.Subsystems[:n] // list's array: only the length changes
 	return bits, true
-}
-
-// growStates doubles the slots of a full state list, keeping its states.
-// It is a call of its own so that statesByClass's loop stays small.
-//
-//go:noinline
-func growStates(list []SubsystemState) []SubsystemState {
-	grown := make([]SubsystemState, max(2*len(list), 8))
-	copy(grown, list)
-	return grown
 }
 
 func (s *SubsystemState) append(w *dissect.Writer) {
