@@ -338,6 +338,12 @@ func (p *StatsPrinter) table(indent string, header []string, align []tw.Align, r
 // newTable makes the printer's one table: colored, with light borders and
 // bold headers for a terminal, borderless ASCII for pipes and golden files.
 func (p *StatsPrinter) newTable() *tablewriter.Table {
+	// The renderer measures every padded cell it formats, a new string
+	// each time, so the width cache mostly misses and evicts: measuring
+	// short ASCII directly costs a few more instructions but less time
+	// than its locked map and LRU list. (Only stats draws tables, so this
+	// process-wide setting changes nothing else.)
+	twwidth.SetCacheCapacity(0)
 	var r tw.Renderer
 	if p.color {
 		r = renderer.NewColorized(renderer.ColorizedConfig{
