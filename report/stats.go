@@ -15,6 +15,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -297,22 +298,32 @@ func dirWords(dir string) string {
 }
 
 // table renders one table, each line indented: a light box with colored
-// headers for a terminal, borderless ASCII for pipes and golden files.
+// headers for a terminal, borderless ASCII for pipes and golden files. It
+// streams the rows with widths measured here: a batch Render measures and
+// lays out every cell twice over (contexts, merges, width normalising).
 func (p *StatsPrinter) table(indent string, header []string, align []tw.Align, rows [][]string) {
 	if p.tbl == nil {
 		p.tbl = p.newTable()
 	}
 	t := p.tbl
-	t.Reset()
 	p.tblBuf.Reset()
 	t.Options(tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}))
-	t.Header(toAny(header)...)
-	if err := t.Bulk(rows); err == nil {
-		err = t.Render()
-		if err != nil {
-			fmt.Fprintf(&p.tblBuf, "(table: %v)\n", err)
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithColumnWidths(p.columnWidths(header, rows)))
+	err := t.Start()
+	if err == nil {
+		t.Header(toAny(header)...)
+		for _, row := range rows {
+			if err = t.Append(row); err != nil {
+				break
+			}
 		}
+		if cerr := t.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(&p.tblBuf, "(table: %v)\n", err)
 	}
 	for _, line := range bytes.SplitAfter(p.tblBuf.Bytes(), []byte{'\n'}) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -327,6 +338,12 @@ func (p *StatsPrinter) table(indent string, header []string, align []tw.Align, r
 // newTable makes the printer's one table: colored, with light borders and
 // bold headers for a terminal, borderless ASCII for pipes and golden files.
 func (p *StatsPrinter) newTable() *tablewriter.Table {
+	// The renderer measures every padded cell it formats, a new string
+	// each time, so the width cache mostly misses and evicts: measuring
+	// short ASCII directly costs a few more instructions but less time
+	// than its locked map and LRU list. (Only stats draws tables, so this
+	// process-wide setting changes nothing else.)
+	twwidth.SetCacheCapacity(0)
 	var r tw.Renderer
 	if p.color {
 		r = renderer.NewColorized(renderer.ColorizedConfig{
@@ -346,12 +363,28 @@ func (p *StatsPrinter) newTable() *tablewriter.Table {
 		})
 	}
 	return tablewriter.NewTable(&p.tblBuf, tablewriter.WithRenderer(r),
+		tablewriter.WithStreaming(tw.StreamConfig{Enable: true}),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		// Cells are strings: the stringer cache is never used, and Reset
-		// would re-make the default one (the same 1.2 MB) every time.
+		// Cells are strings: the stringer cache is never used, and the
+		// default one is a 1.2 MB map.
 		tablewriter.WithStringerCacheCustom(twcache.NewLRU[reflect.Type, reflect.Value](1)),
 	)
+}
+
+// columnWidths is each column's widest cell plus its one-space padding on
+// either side: streaming tables are told their widths instead of measuring
+// every cell a second time.
+func (p *StatsPrinter) columnWidths(header []string, rows [][]string) tw.Mapper[int, int] {
+	widths := tw.NewMapper[int, int]()
+	for i, h := range header {
+		w := twwidth.Width(h)
+		for _, row := range rows {
+			w = max(w, twwidth.Width(row[i]))
+		}
+		widths.Set(i, w+2)
+	}
+	return widths
 }
 
 func toAny(s []string) []any {
