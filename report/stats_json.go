@@ -57,18 +57,7 @@ func appendSessionStats(b []byte, v *sessionStatsJSON) (_ []byte, ok bool) {
 }
 
 func appendOpcodeRow(b []byte, r *session.OpcodeRow) (_ []byte, ok bool) {
-	b = append(b, `{"dir":`...)
-	b = jsonenc.StringNoHTML(b, r.Dir)
-	b = append(b, `,"opcode":`...)
-	b = jsonenc.Uint(b, uint64(r.Opcode))
-	b = append(b, `,"hex":`...)
-	b = jsonenc.StringNoHTML(b, r.Hex)
-	b = append(b, `,"name":`...)
-	b = jsonenc.StringNoHTML(b, r.Name)
-	b = append(b, `,"count":`...)
-	b = jsonenc.Int(b, int64(r.Count))
-	b = append(b, `,"bytes":`...)
-	b = jsonenc.Int(b, int64(r.Bytes))
+	b = appendRowCounts(b, r.Dir, `,"opcode":`, uint8(r.Opcode), r.Hex, r.Name, r.Count, r.Bytes)
 	for _, f := range [...]struct {
 		key string
 		v   float64
@@ -82,19 +71,25 @@ func appendOpcodeRow(b []byte, r *session.OpcodeRow) (_ []byte, ok bool) {
 }
 
 func appendTransportRow(b []byte, r *session.TransportRow) []byte {
-	b = append(b, `{"dir":`...)
-	b = jsonenc.StringNoHTML(b, r.Dir)
-	b = append(b, `,"type":`...)
-	b = jsonenc.Uint(b, uint64(r.Type))
-	b = append(b, `,"hex":`...)
-	b = jsonenc.StringNoHTML(b, r.Hex)
-	b = append(b, `,"name":`...)
-	b = jsonenc.StringNoHTML(b, r.Name)
-	b = append(b, `,"count":`...)
-	b = jsonenc.Int(b, int64(r.Count))
-	b = append(b, `,"bytes":`...)
-	b = jsonenc.Int(b, int64(r.Bytes))
+	b = appendRowCounts(b, r.Dir, `,"type":`, uint8(r.Type), r.Hex, r.Name, r.Count, r.Bytes)
 	return append(b, '}')
+}
+
+// appendRowCounts opens a row object with the fields opcode and transport
+// rows share; codeKey names the code field (`,"opcode":` or `,"type":`).
+func appendRowCounts(b []byte, dir, codeKey string, code uint8, hex, name string, count, bytes int) []byte {
+	b = append(b, `{"dir":`...)
+	b = jsonenc.StringNoHTML(b, dir)
+	b = append(b, codeKey...)
+	b = jsonenc.Uint(b, uint64(code))
+	b = append(b, `,"hex":`...)
+	b = jsonenc.StringNoHTML(b, hex)
+	b = append(b, `,"name":`...)
+	b = jsonenc.StringNoHTML(b, name)
+	b = append(b, `,"count":`...)
+	b = jsonenc.Int(b, int64(count))
+	b = append(b, `,"bytes":`...)
+	return jsonenc.Int(b, int64(bytes))
 }
 
 // appendTime appends t as time.Time's MarshalJSON does (RFC 3339 with
