@@ -1,0 +1,371 @@
+package game
+
+// The subsystem-state section of StateUpdate (0x1C, flag 0x20): each ship
+// class's top-level subsystems write their states in a round-robin, a few
+// entries per update. This file holds that section's decoding, encoding and
+// text; stateupdate.go holds the rest of the message.
+
+import (
+	"strconv"
+
+	"github.com/bcwire/bcwire/dissect"
+)
+
+// SubsystemState is one top-level subsystem's state in the StateUpdate
+// subsystem round-robin (its WriteState output): the condition byte, one
+// condition byte per child, then by format the packed power bit and power
+// byte (powered) or the two battery bytes (power). Conditions are the
+// fraction of full health times 255, truncated: 0xFF full, 0x00 destroyed.
+type SubsystemState struct {
+	// Index is the entry's position in the class's subsystem list.
+	Index int `json:"index"`
+	// Name is the entry's name (informational; not on the wire).
+	Name      string          `json:"name"`
+	Format    SubsystemFormat `json:"format"`
+	Condition uint8           `json:"condition"`
+	// Children holds the children's condition bytes in list order;
+	// ChildNames (informational) their names.
+	Children   []uint8  `json:"-"`
+	ChildNames []string `json:"-"`
+	// HasPower is the powered format's packed bit; Power (the power
+	// percentage wanted, 0-100) is on the wire only when it is set. The
+	// host sets it for every receiver except the ship's owner.
+	HasPower bool  `json:"has_power"`
+	Power    uint8 `json:"power"`
+	// MainBattery and BackupBattery are the power format's battery levels
+	// (255 = full).
+	MainBattery   uint8 `json:"main_battery"`
+	BackupBattery uint8 `json:"backup_battery"`
+}
+
+// readSubsystems decodes the states after the start index with the class
+// c, or keeps them as bytes when c is nil or the bytes do not fit it.
+func (m *StateUpdate) readSubsystems(r *dissect.Reader, c *shipClass) {
+	if c != nil {
+		if m.readByClass(r, c) {
+			m.Class = c.spec
+			return
+		}
+		m.whyRaw, m.tried = undecodedMismatch, c.spec
+	} else {
+		m.whyRaw = undecodedUnknownClass
+	}
+	m.SubsystemsUndecoded = true
+	lead := m.leadBuf[:0]
+	for r.BitsLeft() > 0 && r.Err() == nil {
+		lead = append(lead, r.Bit("subsystem power bit"))
+	}
+	if len(lead) > 0 {
+		m.SubsystemLeadBits = lead
+	}
+	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
+}
+
+// readByClass decodes the states with c's list when they fit (see
+// statesByClass), and otherwise reports false and leaves r as it was.
+func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
+	b := r.Rest()
+	bits, ok := m.statesByClass(b, r.BitGroup(), c)
+	if ok {
+		r.Commit(b[len(b):], bits)
+	}
+	return ok
+}
+
+// statesByClass decodes b, the rest of the message after the start index,
+// as subsystem states of c's list from entry m.SubsystemStart on, with
+// bits the packed-bit state where b starts. The states fit when they end
+// exactly at the end of b with every packed bit used; otherwise it reports
+// false and m.Subsystems is empty. Misfits are never errors (the section is
+// then kept as bytes), so the states are read straight from b by offset,
+// with no error bookkeeping: this is the innermost loop of game decoding.
+// Each state is what the subsystem's WriteState wrote (see SubsystemState).
+func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClass) (dissect.BitGroup, bool) {
+	m.Subsystems = m.Subsystems[:0]
+	if int(m.SubsystemStart) >= len(c.entries) {
+		return bits, false
+	}
+	t := &c.entries[m.SubsystemStart]
+	// With the capacity cut to the length, the children's slice needs no
+	// check beyond the length check. Offsets and counts are unsigned, as
+	// the bounds checks are: the compiler then sees that the loop's own
+	// tests cover them.
+	b = b[:len(b):len(b)]
+	size := uint(len(b))
+	// Every state takes at least a byte, so there are at most size of
+	// them: with that many slots ready, the loop needs no test of its own
+	// for room, and makes no call, so that its values stay in registers
+	// (the Go register ABI saves none across a call). The slots kept are
+	// then as many as the longest section's bytes, where growing as the
+	// states came kept as many as its states: no more than that for a
+	// hostile section of one-byte states, a handful more for the stock
+	// ten-byte batches.
+	if uint(cap(m.Subsystems)) < size {
+		m.Subsystems = make([]SubsystemState, 0, max(size, 8))
+	}
+	list := m.Subsystems[:size]
+	var n, p uint
+	for p < size {
+		e := &t.state
+		end := p + 1 + uint(len(e.ChildNames)) // condition and child conditions
+		if end > size {
+			return bits, false
+		}
+		cond, kids := b[p], b[p+1:end:end]
+		p = end
+		// The class's part in one copy, which also zeroes the rest.
+		s := &list[n]
+		*s = *e
+		n++
+		s.Condition, s.Children = cond, kids
+		switch e.Format {
+		case SubsystemPowered:
+			if bits.Empty() {
+				ok := p < size
+				if ok {
+					bits, ok = bits.Opened(b[p])
+				}
+				if !ok {
+					return bits, false
+				}
+				p++
+			}
+			if s.HasPower, bits = bits.Next(); s.HasPower {
+				if p >= size {
+					return bits, false
+				}
+				s.Power = b[p]
+				p++
+			}
+		case SubsystemPower:
+			if p+2 > size {
+				return bits, false
+			}
+			s.MainBattery, s.BackupBattery = b[p], b[p+1]
+			p += 2
+		}
+		t = t.next
+	}
+	if !bits.Empty() {
+		return bits, false
+	}
+	m.Subsystems = m.Subsystems[:n] // list's array: only the length changes
+	return bits, true
+}
+
+func (s *SubsystemState) append(w *dissect.Writer) {
+	w.U8(s.Condition)
+	w.Raw(s.Children)
+	switch s.Format {
+	case SubsystemPowered:
+		w.Bit(s.HasPower)
+		if s.HasPower {
+			w.U8(s.Power)
+		}
+	case SubsystemPower:
+		w.U8(s.MainBattery)
+		w.U8(s.BackupBattery)
+	}
+}
+
+// subsystemNote says why the subsystem section is undecoded.
+func (m *StateUpdate) subsystemNote() string {
+	switch m.whyRaw {
+	case undecodedMismatch:
+		return "bytes do not fit the " + m.tried.Name + " subsystem list"
+	case undecodedUnknownClass:
+		return "ship class unknown: no ObjCreate seen for this object"
+	}
+	if m.SubsystemsUndecoded {
+		return "undecoded"
+	}
+	return ""
+}
+
+// appendString appends s as `"Tractors"=255(255,255) power=100`.
+func (s *SubsystemState) appendString(b []byte) []byte {
+	if s.Name == "" {
+		b = strconv.AppendQuote(b, "#"+strconv.Itoa(s.Index))
+	} else {
+		b = strconv.AppendQuote(b, s.Name)
+	}
+	b = strconv.AppendUint(append(b, '='), uint64(s.Condition), 10)
+	if len(s.Children) > 0 {
+		b = append(b, '(')
+		for i, c := range s.Children {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendUint(b, uint64(c), 10)
+		}
+		b = append(b, ')')
+	}
+	switch s.Format {
+	case SubsystemPowered:
+		if s.HasPower {
+			b = strconv.AppendUint(append(b, " power="...), uint64(s.Power), 10)
+		} else {
+			b = append(b, " power=-"...)
+		}
+	case SubsystemPower:
+		b = strconv.AppendUint(append(b, " battery="...), uint64(s.MainBattery), 10)
+		b = strconv.AppendUint(append(b, '/'), uint64(s.BackupBattery), 10)
+	}
+	return b
+}
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (s SubsystemState) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
+
+// SubsystemValues is what a sender knows of one top-level subsystem, for
+// the encoder helpers.
+type SubsystemValues struct {
+	Condition uint8
+	// Children are the children's conditions in list order; missing
+	// entries are sent as 0xFF (full).
+	Children []uint8
+	// Power is the power percentage wanted (sent for powered subsystems
+	// to every player but the ship's owner).
+	Power uint8
+	// MainBattery and BackupBattery are the reactor's battery levels.
+	MainBattery, BackupBattery uint8
+}
+
+// FullHealth returns values for every entry of s's list with everything at
+// full: conditions 0xFF, power 100%, batteries 0xFF.
+func (s *ShipSpec) FullHealth() []SubsystemValues {
+	vs := make([]SubsystemValues, len(s.Subsystems))
+	for i := range vs {
+		vs[i] = SubsystemValues{Condition: 0xFF, Power: 100, MainBattery: 0xFF, BackupBattery: 0xFF}
+	}
+	return vs
+}
+
+// subsystemBudget is the stock round-robin's byte budget per message,
+// start index included.
+const subsystemBudget = 10
+
+// roundRobin builds one batch of the stock subsystem round-robin: states
+// from list entry start on, wrapping after the last entry, until the batch
+// (start index byte included) has reached the 10-byte budget or the cursor
+// is back at start. The budget is checked after each whole state, so the
+// last state may run past it. openBits is the number of packed bits already
+// in the message's open bit group (0 when none is open); the power bits
+// share that group, which changes how many bytes the batch takes. Children
+// conditions are appended to buf. It returns the states, buf and the start
+// index of the next batch.
+func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals []SubsystemValues, ownShip bool, openBits int) ([]SubsystemState, []uint8, int) {
+	n := len(s.Subsystems)
+	if n == 0 {
+		return dst, buf, 0
+	}
+	if start < 0 || start >= n {
+		start = 0
+	}
+	first, firstBuf := len(dst), len(buf)
+	written := 1 // the start index
+	i := start
+	for {
+		sp := &s.Subsystems[i]
+		st := SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children, Condition: 0xFF}
+		v := SubsystemValues{Condition: 0xFF, Power: 100, MainBattery: 0xFF, BackupBattery: 0xFF}
+		if i < len(vals) {
+			v = vals[i]
+			st.Condition = v.Condition
+		}
+		for c := range sp.Children {
+			if c < len(v.Children) {
+				buf = append(buf, v.Children[c])
+			} else {
+				buf = append(buf, 0xFF)
+			}
+		}
+		written += 1 + len(sp.Children)
+		switch sp.Format {
+		case SubsystemPowered:
+			if openBits == 0 || openBits == 5 {
+				written++ // a new bit group byte
+				openBits = 1
+			} else {
+				openBits++
+			}
+			if !ownShip {
+				st.HasPower, st.Power = true, v.Power
+				written++
+			}
+		case SubsystemPower:
+			st.MainBattery, st.BackupBattery = v.MainBattery, v.BackupBattery
+			written += 2
+		}
+		dst = append(dst, st)
+		if i++; i == n {
+			i = 0
+		}
+		if i == start || written >= subsystemBudget {
+			break
+		}
+	}
+	// Children slices are cut only now: appends may have moved buf.
+	pos := firstBuf
+	for k := first; k < len(dst); k++ {
+		c := len(dst[k].ChildNames)
+		dst[k].Children = buf[pos : pos+c : pos+c]
+		pos += c
+	}
+	return dst, buf, i
+}
+
+// FillSubsystems sets m's subsystem section (and flag 0x20) to the batch of
+// the stock round-robin that starts at list entry start of spec, with the
+// values vals (indexed like spec.Subsystems; nil or missing entries mean
+// full health, 100% power). ownShip says the message goes to the ship's
+// own player, who gets no power bytes. Set m.Flags (position and cloak
+// add packed bits that the section's bits share) before calling. It
+// returns the start index of the next batch. A spec with no subsystems
+// leaves m unchanged. The states' Children use a buffer inside m that the
+// next call reuses, so a steady sender allocates nothing.
+func (m *StateUpdate) FillSubsystems(spec *ShipSpec, start int, vals []SubsystemValues, ownShip bool) (next int) {
+	if spec == nil || len(spec.Subsystems) == 0 {
+		return 0
+	}
+	open := 0
+	if m.Flags&StatePosition != 0 {
+		open++
+	}
+	if m.Flags&StateCloak != 0 {
+		open++
+	}
+	m.Flags |= StateSubsystems
+	m.SubsystemsUndecoded, m.SubsystemData, m.SubsystemLeadBits = false, nil, nil
+	m.Class = spec
+	m.Subsystems, m.childBuf, next = spec.roundRobin(m.Subsystems[:0], m.childBuf[:0], start, vals, ownShip, open)
+	if start < 0 || start >= len(spec.Subsystems) {
+		start = 0
+	}
+	m.SubsystemStart = uint8(start)
+	return next
+}
+
+// AppendSubsystemStates appends one batch of the stock subsystem
+// round-robin of a ship of class s, as it follows the dirty flags: the
+// start index, then the states from list entry start on until the 10-byte
+// budget is reached (see FillSubsystems for vals and ownShip). It assumes
+// no packed bit precedes the section in the message (flags 0x01 and 0x40
+// clear); otherwise build the message with StateUpdate.FillSubsystems. It
+// returns the extended buffer and the start index of the next batch.
+func (s *ShipSpec) AppendSubsystemStates(b []byte, start int, vals []SubsystemValues, ownShip bool) ([]byte, int) {
+	if len(s.Subsystems) == 0 {
+		return b, 0
+	}
+	var arr [16]SubsystemState
+	states, _, next := s.roundRobin(arr[:0], nil, start, vals, ownShip, 0)
+	if start < 0 || start >= len(s.Subsystems) {
+		start = 0
+	}
+	w := dissect.NewWriter(b)
+	w.U8(uint8(start))
+	for i := range states {
+		states[i].append(w)
+	}
+	return w.Bytes(), next
+}
