@@ -6,7 +6,6 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/dissect/game"
 )
 
 // Options tune a Builder. Zero fields take the defaults.
@@ -241,9 +240,9 @@ func (b *Builder) replaced(l *live, r *flow.Record, now stamp) bool {
 	return false
 }
 
-func isConnectRequest(r *flow.Record) bool {
-	return r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request"
-}
+// isConnectRequest is flow's: the record that starts a new connection
+// there starts a new session here.
+func isConnectRequest(r *flow.Record) bool { return flow.IsConnectRequest(r) }
 
 func (b *Builder) open(r *flow.Record, now stamp) *live {
 	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,

@@ -126,8 +126,10 @@ func (l *live) control(r *flow.Record) {
 	switch r.Msg.Type {
 	case dissect.TypeConnect, dissect.TypeConnectAck:
 		switch {
-		case c.Kind == "connect-request" && r.Dir == game.ClientToServer:
-			setOnce(&s.Phases.Connect, r.Time)
+		case isConnectRequest(r):
+			if setOnce(&s.Phases.Connect, r.Time) && r.Msg.Legacy {
+				l.event(r, EventNonStock, "connect request in the legacy [type][len:u8][flags:u8] framing (a third-party client's, not stock)")
+			}
 		case c.Kind == "slot-assignment" && r.Dir == game.ServerToClient:
 			setOnce(&s.Phases.ConnectReply, r.Time)
 			s.Slot = int(*c.Slot)
