@@ -63,11 +63,12 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	for !out.stopped {
 		// Take one datagram, and more while they are already in memory.
 		n, k := 0, 0 // datagrams read, and of them to decrypt
+		size := 0    // their bytes
 		var err error
 		if reader != nil {
 			reader.Hold() // the datagrams stay where they were read
 		}
-		for n < readAhead {
+		for n < readAhead && size < readAheadBytes {
 			var p *capture.Packet
 			if reader != nil {
 				if n > 0 {
@@ -91,6 +92,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			}
 			h := &held[n]
 			h.hold(p, reader != nil)
+			size += len(h.raw)
 			if !h.gameSpy {
 				h.plain = grow(h.plain, len(h.raw))
 				plain[k], raw[k] = h.plain, h.raw
@@ -157,6 +159,12 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 // bundled battle's lengths, 128 datagrams keep 88% of the kernel's work
 // useful), few enough that the copies stay in the CPU cache.
 const readAhead = 128
+
+// readAheadBytes also bounds what Run reads ahead, for large datagrams: a
+// held capture.Reader keeps what it has handed out where it is, and has to
+// take a new buffer when it refills twice while held. Stock datagrams are
+// at most a few hundred bytes, so readAhead is what stops their batches.
+const readAheadBytes = 64 << 10
 
 // heldDatagram is a datagram read ahead of its turn, with the record its
 // records are built in. The source's Packet is only valid until its next
