@@ -236,7 +236,16 @@ type input struct {
 	spare   []byte
 }
 
-func newInput(r io.Reader) *input { return &input{r: r, buf: make([]byte, bufSize)} }
+// newInput sizes the buffer down to the source when the source says it
+// holds less (a capture in memory, as the fuzz targets read: a whole
+// bufSize per capture of a few hundred bytes made them slow).
+func newInput(r io.Reader) *input {
+	n := bufSize
+	if l, ok := r.(interface{ Len() int }); ok {
+		n = min(n, max(l.Len()+1, 4096))
+	}
+	return &input{r: r, buf: make([]byte, n)}
+}
 
 // peek returns the next n bytes without consuming them. Near the end of the
 // file it returns fewer, with io.EOF (or the I/O error that stopped
@@ -274,6 +283,9 @@ func (in *input) read(n int) ([]byte, error) {
 // doubling once it is full of data that actually arrived, so a lying
 // length field in a short file cannot force a large allocation.
 func (in *input) fill(n int) {
+	if in.err != nil {
+		return // reading has ended: nothing to make room for
+	}
 	if in.pos > 0 {
 		// Move the unread tail to the front; it is short next to the
 		// buffer, so this costs little per read.
