@@ -106,6 +106,7 @@ type Builder struct {
 	head   int
 
 	live, peak, emitted, evicted int
+	retransmissions              int
 }
 
 // NewBuilder returns a Builder that hands each finished Session to emit
@@ -141,6 +142,12 @@ func (b *Builder) Emitted() int { return b.emitted }
 
 // Evicted is the number of sessions ended early to honour MaxSessions.
 func (b *Builder) Evicted() int { return b.evicted }
+
+// Retransmissions is the number of reliable messages sent again so far, in
+// every session, open or ended: the sum of their Reliability's
+// Retransmissions, as each session's streams count them (live shows it
+// while sessions are still open).
+func (b *Builder) Retransmissions() int { return b.retransmissions }
 
 // Add consumes one record. r and what it points to are not retained.
 func (b *Builder) Add(r *flow.Record) {
@@ -257,7 +264,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 		b.servers[r.Server] = srv
 	}
 	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, scratch: &b.scratch,
-		lastSeen: now}
+		retransmissions: &b.retransmissions, lastSeen: now}
 	// What live.add's first call would find in traffic.
 	if !now.isZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time

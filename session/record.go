@@ -37,6 +37,8 @@ type live struct {
 	done       bool         // emitted: relay entries pointing here are stale
 	common     commonCounts // of s.Traffic, until finish
 	scratch    *[]byte      // the Builder's, for reassembled payloads
+	// retransmissions is the Builder's running count.
+	retransmissions *int
 	// ownShip is the id of the client's last StateUpdate; ownShipDone
 	// says stateUpdate has nothing more to note for it than its rate.
 	ownShip     game.ObjectID
@@ -149,6 +151,7 @@ func (l *live) add(r *flow.Record, now stamp) {
 	if st := &l.streams[d][m.Type.Channel()&1]; !m.Reliable {
 		st.st.Unreliable++ // send's first step, without the call
 	} else if st.send(m, now) {
+		*l.retransmissions++
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {
 			return // a copy: its content was handled the first time
