@@ -145,12 +145,12 @@ func (l *live) add(r *flow.Record, now stamp) {
 		}
 	}
 	if m.Type == dissect.TypeAck {
-		l.streams[1-d][m.AckChannel()&1].ack(m, now)
+		ackStreams(&l.streams[1-d], m, now)
 		return
 	}
 	if st := &l.streams[d][m.Type.Channel()&1]; !m.Reliable {
 		st.st.Unreliable++ // send's first step, without the call
-	} else if st.send(m, now) {
+	} else if st.send(m, now, r.Frame) {
 		*l.retransmissions++
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {

@@ -198,13 +198,14 @@ type Session struct {
 	// matched.
 	Info *session.Session
 
-	open      *Step // the step whose answer is being collected
-	others    *Step // a disconnect step collecting what this client is sent
-	pend      map[pendKey]pendVal
-	acked     map[pendKey]bool
-	ackedRing []pendKey
-	ackedNext int
-	seq       [2][2]seqTrack
+	open   *Step // the step whose answer is being collected
+	others *Step // a disconnect step collecting what this client is sent
+	// delivery follows reliable delivery by sender (direction index),
+	// with the session package's engine, so that what diff counts once
+	// is what stats counts once; fromStart says, by sender and channel,
+	// that the first reliable message was seen with the connect.
+	delivery  [2]session.Delivery
+	fromStart [2][2]bool
 	ackUse    map[ackUseKey]*usage
 	ended     bool
 	srv       *serverState
@@ -246,28 +247,6 @@ func (s *Session) Step(key string) *Step {
 // compared: the server sends other fields about a client's own ship than
 // about the others.
 var StateStreams = [3]string{"C->S", "S->C about the client's own ship", "S->C about other ships"}
-
-type pendKey struct {
-	dir  int // direction index of the sender
-	ch   dissect.Channel
-	seq  uint16
-	frag int16 // -1 for a whole message
-}
-
-type pendVal struct {
-	at    time.Time
-	frame int
-}
-
-type seqTrack struct {
-	started   bool
-	first     uint16
-	max       uint16
-	firstAt   int
-	gaps      int
-	gapFrame  int
-	fromStart bool // the session's connect was seen
-}
 
 type ackUseKey struct {
 	dir int    // direction index of the ACK's sender
@@ -380,7 +359,7 @@ func (b *Builder) server(ep netip.AddrPort) *serverState {
 
 func (b *Builder) newSession(k flowKey, at time.Time) *Session {
 	s := &Session{Server: k.server, Client: k.client, Start: at, End: at,
-		pend: map[pendKey]pendVal{}, ackUse: map[ackUseKey]*usage{}, srv: b.server(k.server)}
+		ackUse: map[ackUseKey]*usage{}, srv: b.server(k.server)}
 	b.flows[k] = s
 	b.all = append(b.all, s)
 	s.srv.sessions = append(s.srv.sessions, s)
@@ -790,37 +769,22 @@ const maxReply = 64
 
 func (b *Builder) ack(s *Session, r *flow.Record, d int) {
 	m := r.Msg
-	ch := m.AckChannel()
-	frag := int16(-1)
-	if m.AckFlags&dissect.AckFragment != 0 {
-		frag = int16(m.AckFragIndex)
-	}
-	// The ACKed message was sent the other way. Try the channel and
-	// fragment the flags name first, then the other channel (the flags may
-	// be wrong), then the whole message.
-	var k pendKey
-	ok := false
-	for _, c := range []pendKey{{1 - d, ch, m.Seq, frag}, {1 - d, 1 - ch, m.Seq, frag},
-		{1 - d, ch, m.Seq, -1}, {1 - d, 1 - ch, m.Seq, -1}} {
-		if _, ok = s.pend[c]; ok {
-			k = c
-			break
-		}
-	}
-	if !ok {
+	// The ACKed message was sent the other way; session.Delivery matches
+	// it as the flags say or, when they do not fit, as they could have
+	// meant (the other channel, the whole message).
+	am := s.delivery[1-d].Ack(m, r.Time)
+	if !am.Acked {
 		// A repeated ACK, or one of a message sent before the capture.
 		if r.Dir == game.ServerToClient && s.open != nil && s.open.trigRel && m.Seq == s.open.trigSeq {
 			b.answer(s, r)
 		}
 		return
 	}
-	delete(s.pend, k)
-	s.rememberAcked(k)
 	cat := "data"
 	switch {
-	case k.ch == dissect.ChannelControl:
+	case am.Channel == dissect.ChannelControl:
 		cat = "control"
-	case k.frag >= 0:
+	case am.Fragment:
 		cat = "fragment"
 	}
 	u := s.ackUse[ackUseKey{d, cat}]
@@ -832,66 +796,25 @@ func (b *Builder) ack(s *Session, r *flow.Record, d int) {
 		u.frame[m.AckFlags] = r.Frame
 	}
 	u.flags[m.AckFlags]++
-	if r.Dir == game.ServerToClient && s.open != nil && s.open.trigRel && k.ch == s.open.trigCh && m.Seq == s.open.trigSeq {
+	if r.Dir == game.ServerToClient && s.open != nil && s.open.trigRel && am.Channel == s.open.trigCh && m.Seq == s.open.trigSeq {
 		b.answer(s, r)
 	}
 }
 
-// reliable tracks a reliable message until its ACK and reports whether it
-// is new (not a retransmission).
+// reliable notes a reliable message with session.Delivery and reports
+// whether it is new (not a retransmission).
 func (b *Builder) reliable(s *Session, r *flow.Record, d int) bool {
 	m := r.Msg
 	ch := m.Type.Channel()
-	k := pendKey{d, ch, m.Seq, -1}
-	if m.Fragment {
-		k.frag = int16(m.FragIndex)
-	}
-	if _, ok := s.pend[k]; ok {
+	del := &s.delivery[d]
+	started := del.Sequence(ch).Started
+	if del.Send(m, r.Time, r.Frame) {
 		return false
 	}
-	if s.seenSeq(k) {
-		return false // sent again after its ACK (the ACK was lost)
-	}
-	s.pend[k] = pendVal{at: r.Time, frame: r.Frame}
-	if m.Fragment && m.FragIndex != 0 {
-		return true
-	}
-	t := &s.seq[d][ch]
-	switch {
-	case !t.started:
-		t.started, t.first, t.max, t.firstAt = true, m.Seq, m.Seq, r.Frame
-		t.fromStart = !s.Connect.IsZero() || (r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request")
-	case m.Seq == t.max+1:
-		t.max = m.Seq
-	case m.Seq-t.max < 0x8000 && m.Seq != t.max:
-		if t.gaps == 0 {
-			t.gapFrame = r.Frame
-		}
-		t.gaps++
-		t.max = m.Seq
+	if !started && del.Sequence(ch).Started {
+		s.fromStart[d][ch] = !s.Connect.IsZero() || (r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request")
 	}
 	return true
-}
-
-// ackedMemory is how many ACKed messages a session remembers, to know a
-// copy sent again after its ACK.
-const ackedMemory = 1024
-
-func (s *Session) seenSeq(k pendKey) bool { return s.acked[k] }
-
-func (s *Session) rememberAcked(k pendKey) {
-	if s.acked == nil {
-		s.acked = map[pendKey]bool{}
-		s.ackedRing = make([]pendKey, 0, ackedMemory)
-	}
-	if len(s.ackedRing) == ackedMemory {
-		delete(s.acked, s.ackedRing[s.ackedNext])
-		s.ackedRing[s.ackedNext] = k
-		s.ackedNext = (s.ackedNext + 1) % ackedMemory
-	} else {
-		s.ackedRing = append(s.ackedRing, k)
-	}
-	s.acked[k] = true
 }
 
 // remember keeps a client's game message for relay matching.
@@ -1045,24 +968,11 @@ func (b *Builder) pair() {
 
 // checkSession runs the per-session protocol checks once it has ended.
 func (b *Builder) checkSession(s *Session) {
-	grace := time.Duration(b.rules.AckGrace)
-	type unacked struct {
-		n, frame int
-	}
-	var un [2][2]unacked
-	for k, v := range s.pend {
-		if s.End.Sub(v.at) < grace {
-			continue
-		}
-		u := &un[k.dir][k.ch]
-		if u.n == 0 || v.frame < u.frame {
-			u.frame = v.frame
-		}
-		u.n++
-	}
+	cutoff := s.End.Add(-time.Duration(b.rules.AckGrace))
 	for d := 0; d < 2; d++ {
 		for ch := 0; ch < 2; ch++ {
-			if u := un[d][ch]; u.n > 0 {
+			var u struct{ n, frame int }
+			if u.n, u.frame = s.delivery[d].Unacked(dissect.Channel(ch), cutoff); u.n > 0 {
 				dir := session.Dirs[d]
 				sev := Major // the server did not ACK a client's message
 				if dir == game.ServerToClient {
@@ -1082,18 +992,18 @@ func (b *Builder) checkSession(s *Session) {
 			sev = Minor
 		}
 		for ch := 0; ch < 2; ch++ {
-			t := s.seq[d][ch]
-			if t.started && t.fromStart && t.first != 0 {
+			t := s.delivery[d].Sequence(dissect.Channel(ch))
+			if t.Started && s.fromStart[d][ch] && t.First != 0 {
 				b.find(s, Finding{Key: fmt.Sprintf("seq-start %s %s", dir, dissect.Channel(ch)), Kind: "sequence",
 					Phase: PhaseHandshake, Severity: sev,
-					Summary: fmt.Sprintf("%s reliable messages on the %s channel are numbered from %d (stock starts at 0)", dir, dissect.Channel(ch), t.first)},
-					t.firstAt, "")
+					Summary: fmt.Sprintf("%s reliable messages on the %s channel are numbered from %d (stock starts at 0)", dir, dissect.Channel(ch), t.First)},
+					t.FirstFrame, "")
 			}
-			if t.gaps > 0 && dir == game.ServerToClient {
+			if t.Gaps > 0 && dir == game.ServerToClient {
 				b.find(s, Finding{Key: fmt.Sprintf("seq-gaps %s %s", dir, dissect.Channel(ch)), Kind: "sequence",
 					Phase: s.PhaseAt(s.Start), Severity: sev,
 					Summary: fmt.Sprintf("%s sequence numbers on the %s channel skip values (captured at the server, so the server skipped them)", dir, dissect.Channel(ch))},
-					t.gapFrame, fmt.Sprintf("%s: %d gaps", s.Client, t.gaps))
+					t.GapFrame, fmt.Sprintf("%s: %d gaps", s.Client, t.Gaps))
 			}
 		}
 	}
