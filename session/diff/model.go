@@ -10,7 +10,6 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"net/netip"
 	"sort"
 	"time"
@@ -819,7 +818,7 @@ func (b *Builder) reliable(s *Session, r *flow.Record, d int) bool {
 
 // remember keeps a client's game message for relay matching.
 func (b *Builder) remember(s *Session, r *flow.Record, op game.Opcode, eligible int) {
-	h := hashBytes(b.payload(r))
+	h := session.MessageHash(b.payload(r))
 	e := &sent{hash: h, from: s, op: op, at: r.Time, eligible: eligible}
 	s.srv.recent[h] = append(s.srv.recent[h], e)
 	s.srv.queue = append(s.srv.queue, e)
@@ -828,7 +827,7 @@ func (b *Builder) remember(s *Session, r *flow.Record, op game.Opcode, eligible 
 // relayCopy reports whether r, a game message to s, is a copy of another
 // client's recent message.
 func (b *Builder) relayCopy(s *Session, r *flow.Record) bool {
-	h := hashBytes(b.payload(r))
+	h := session.MessageHash(b.payload(r))
 	for _, e := range s.srv.recent[h] {
 		if e.from == s || (e.to != nil && e.to[s]) {
 			continue
@@ -886,12 +885,6 @@ func (b *Builder) tally(sv *serverState, e *sent) {
 	} else {
 		sv.recent[e.hash] = list
 	}
-}
-
-func hashBytes(p []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(p)
-	return h.Sum64()
 }
 
 func (b *Builder) endSession(s *Session, t time.Time) {
