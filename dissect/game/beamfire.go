@@ -1,7 +1,6 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -52,19 +51,10 @@ func init() { register(OpBeamFire, func() Message { return new(BeamFire) }) }
 func (m *BeamFire) Opcode() Opcode { return OpBeamFire }
 
 func (m *BeamFire) decode(r *dissect.Reader, _ *Context) {
-	if b := r.Rest(); len(b) >= 9 && r.Err() == nil {
-		// The fixed fields with one length check.
-		m.Object = ObjectID(binary.LittleEndian.Uint32(b))
-		m.Flags = b[4]
-		m.Direction = dissect.Dir3{int8(b[5]), int8(b[6]), int8(b[7])}
-		m.MoreFlags = BeamFlags(b[8])
-		r.Skip(9)
-	} else {
-		m.Object = readID(r, "phaser object")
-		m.Flags = r.U8("beam flags")
-		m.Direction = r.Dir3("beam direction")
-		m.MoreFlags = BeamFlags(r.U8("beam target flags"))
-	}
+	m.Object = readID(r, "phaser object")
+	m.Flags = r.U8("beam flags")
+	m.Direction = r.Dir3("beam direction")
+	m.MoreFlags = BeamFlags(r.U8("beam target flags"))
 	m.Target = 0
 	if m.MoreFlags.HasTarget() {
 		if r.Err() == nil && r.Len() < 4 {

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -59,22 +58,12 @@ type Event struct {
 // read decodes a serialized event from r.
 func (e *Event) read(r *dissect.Reader) {
 	*e = Event{Contacts: e.Contacts[:0]}
-	if b := r.Rest(); len(b) >= 16 && r.Err() == nil {
-		// The usual case, with one length check for the four header
-		// fields (every event forward and Python event has them).
-		e.Class = EventClass(binary.LittleEndian.Uint32(b))
-		e.Code = EventCode(binary.LittleEndian.Uint32(b[4:]))
-		e.Source = ObjectID(binary.LittleEndian.Uint32(b[8:]))
-		e.Dest = ObjectID(binary.LittleEndian.Uint32(b[12:16]))
-		r.Skip(16)
-	} else {
-		e.Class = EventClass(r.U32("event class"))
-		e.Code = EventCode(r.U32("event code"))
-		e.Source = readID(r, "source object")
-		e.Dest = readID(r, "destination object")
-		if r.Err() != nil {
-			return
-		}
+	e.Class = EventClass(r.U32("event class"))
+	e.Code = EventCode(r.U32("event code"))
+	e.Source = readID(r, "source object")
+	e.Dest = readID(r, "destination object")
+	if r.Err() != nil {
+		return
 	}
 	switch e.Class {
 	case EventClassBase, EventClassSubsystem:

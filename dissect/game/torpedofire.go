@@ -1,7 +1,6 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -60,19 +59,10 @@ func init() { register(OpTorpedoFire, func() Message { return new(TorpedoFire) }
 func (m *TorpedoFire) Opcode() Opcode { return OpTorpedoFire }
 
 func (m *TorpedoFire) decode(r *dissect.Reader, _ *Context) {
-	if b := r.Rest(); len(b) >= 9 && r.Err() == nil {
-		// The fixed fields with one length check.
-		m.Object = ObjectID(binary.LittleEndian.Uint32(b))
-		m.Type = TorpedoTypeIndex(b[4])
-		m.Flags = TorpedoFlags(b[5])
-		m.Velocity = dissect.Dir3{int8(b[6]), int8(b[7]), int8(b[8])}
-		r.Skip(9)
-	} else {
-		m.Object = readID(r, "torpedo tube object")
-		m.Type = TorpedoTypeIndex(r.U8("torpedo type"))
-		m.Flags = TorpedoFlags(r.U8("torpedo flags"))
-		m.Velocity = r.Dir3("velocity direction")
-	}
+	m.Object = readID(r, "torpedo tube object")
+	m.Type = TorpedoTypeIndex(r.U8("torpedo type"))
+	m.Flags = TorpedoFlags(r.U8("torpedo flags"))
+	m.Velocity = r.Dir3("velocity direction")
 	m.Target, m.TargetPoint = 0, dissect.Contact{}
 	if m.Flags.HasTarget() {
 		m.Target = readID(r, "target object")
