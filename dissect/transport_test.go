@@ -332,7 +332,7 @@ func FuzzGameSpy(f *testing.F) {
 
 // TestParseSetsEveryField parses datagrams into messages left over with
 // every field set, and checks that they come out as from fresh storage:
-// the fast paths of Parse set the fields one by one, and a field added to
+// parseData and parseAck set the fields one by one, and a field added to
 // Message must not be forgotten there.
 func TestParseSetsEveryField(t *testing.T) {
 	datagrams := []string{
