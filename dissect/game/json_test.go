@@ -83,10 +83,17 @@ func TestEveryOpcodeHasAppendJSON(t *testing.T) {
 	}
 }
 
-// TestAppendJSONValues builds messages whose fields hold what real traffic
-// does not: NaN and infinite floats, every event class, names needing
-// escapes, nil and empty slices.
+// TestAppendJSONValues: the messages of jsonValueCases.
 func TestAppendJSONValues(t *testing.T) {
+	for _, m := range jsonValueCases() {
+		checkJSON(t, m)
+	}
+}
+
+// jsonValueCases are messages whose fields hold what real traffic does
+// not: NaN and infinite floats, every event class, names needing escapes,
+// nil and empty slices.
+func jsonValueCases() []Message {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	negZero := float32(math.Copysign(0, -1))
 	contacts := []dissect.Contact{{Dir: dissect.Dir3{127, -128, 0}, Mag: 255}, {}}
@@ -159,9 +166,7 @@ func TestAppendJSONValues(t *testing.T) {
 		&ChecksumRequest{Round: FinalChecksumRound, Dir: "scripts/", Filter: "*.pyc"},
 		&ChecksumFail{Op: OpVersionMismatch, File: "x"},
 	)
-	for _, m := range msgs {
-		checkJSON(t, m)
-	}
+	return msgs
 }
 
 // jsonFloatCases covers every decade a float32 holds and the cut-offs
