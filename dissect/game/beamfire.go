@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // BeamFire (0x1A) is a beam weapon (phaser) hit, sent by the firing ship's
@@ -99,3 +100,16 @@ func (m *BeamFire) warning() string {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m BeamFire) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON leaves the target out when there is none.
+func (m *BeamFire) AppendJSON(b []byte) []byte {
+	b = m.Object.AppendJSON(append(b, `{"object":`...))
+	b = appendUint(append(b, `,"flags":`...), uint64(m.Flags))
+	b = m.Direction.AppendJSON(append(b, `,"direction":`...))
+	b = appendUint(append(b, `,"more_flags":`...), uint64(m.MoreFlags))
+	b = jsonenc.Bool(append(b, `,"has_target":`...), m.MoreFlags.HasTarget())
+	if m.MoreFlags.HasTarget() {
+		b = m.Target.AppendJSON(append(b, `,"target":`...))
+	}
+	return append(b, '}')
+}

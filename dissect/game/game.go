@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // Message is one decoded game message.
@@ -213,3 +214,8 @@ func (m *Raw) String() string                       { return fmt.Sprintf("% X", 
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m *Raw) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends {"data":"<hex>"}.
+func (m *Raw) AppendJSON(b []byte) []byte {
+	return append(jsonenc.Hex(append(b, `{"data":`...), m.Data), '}')
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // Event is a serialized TGEvent, the payload of PythonEvent (0x06/0x0D), of
@@ -213,3 +214,41 @@ func (m *PythonEvent) warning() string { return m.Event.warning() }
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m PythonEvent) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends the header and the fields of the event's class only.
+func (e *Event) AppendJSON(b []byte) []byte {
+	return append(e.appendJSONFields(append(b, '{')), '}')
+}
+
+// appendJSONFields appends the event's members without the braces.
+func (e *Event) appendJSONFields(b []byte) []byte {
+	b = e.Class.AppendJSON(append(b, `"class":`...))
+	b = e.Code.AppendJSON(append(b, `,"code":`...))
+	b = e.Source.AppendJSON(append(b, `,"source":`...))
+	b = e.Dest.AppendJSON(append(b, `,"dest":`...))
+	switch e.Class {
+	case EventClassSubsystemControl, EventClassChar, EventClassDeletePlayer:
+		b = appendUint(append(b, `,"value":`...), uint64(e.Value))
+	case EventClassObjPtr:
+		b = e.ObjPtr.AppendJSON(append(b, `,"obj_ptr":`...))
+	case EventClassObjectExploding:
+		b = appendInt(append(b, `,"firing_player":`...), int64(e.FiringPlayer))
+		b = appendJSONF32(append(b, `,"lifetime":`...), e.Lifetime)
+	case EventClassCollision:
+		b = appendContactsJSON(append(b, ','), e.Contacts)
+		b = appendJSONF32(append(b, `,"force":`...), e.Force)
+	case EventClassStartFiring:
+		b = jsonenc.Hex(append(b, `,"firing_data":`...), e.FiringData[:])
+	case EventClassStartWarp:
+		b = jsonenc.String(append(b, `,"set_name":`...), e.SetName)
+		b = e.Destination.AppendJSON(append(b, `,"destination":`...))
+		b = appendJSONF32(append(b, `,"speed":`...), e.Speed)
+	case EventClassBase, EventClassSubsystem:
+	default:
+		b = jsonenc.Hex(append(b, `,"extra":`...), e.Extra)
+	}
+	return b
+}
+
+// AppendJSON appends the event's fields.
+func (m *PythonEvent) AppendJSON(b []byte) []byte { return m.Event.AppendJSON(b) }

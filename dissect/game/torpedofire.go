@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // TorpedoFire (0x19) is a torpedo launch, sent by the firing ship's owner
@@ -127,3 +128,23 @@ func (t TorpedoTypeIndex) String() string {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (t TorpedoTypeIndex) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
+
+// AppendJSON appends {"id":2,"name":"PHOTON"} (name left out beyond the
+// stock table).
+func (t TorpedoTypeIndex) AppendJSON(b []byte) []byte {
+	return appendNumberName(b, uint8(t), t.Name())
+}
+
+// AppendJSON leaves the target fields out when there is no target.
+func (m *TorpedoFire) AppendJSON(b []byte) []byte {
+	b = m.Object.AppendJSON(append(b, `{"object":`...))
+	b = m.Type.AppendJSON(append(b, `,"torpedo_type":`...))
+	b = appendUint(append(b, `,"flags":`...), uint64(m.Flags))
+	b = jsonenc.Bool(append(b, `,"has_target":`...), m.Flags.HasTarget())
+	b = m.Velocity.AppendJSON(append(b, `,"velocity":`...))
+	if m.Flags.HasTarget() {
+		b = m.Target.AppendJSON(append(b, `,"target":`...))
+		b = appendContactJSON(append(b, `,"target_point":`...), m.TargetPoint)
+	}
+	return append(b, '}')
+}
