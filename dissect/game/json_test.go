@@ -10,6 +10,7 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/jsonenc"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // checkJSON holds m's AppendJSON to json.Marshal. For the messages whose
@@ -36,24 +37,12 @@ func checkJSON(t testing.TB, m Message) {
 	}
 }
 
-// jsonDecoder returns a decoder that knows the ships of the real
-// ObjCreate cases, so that their StateUpdates decode subsystems by name.
-func jsonDecoder(t testing.TB) *Decoder {
-	d := NewDecoder()
-	for _, c := range realCases {
-		if b := unhex(t, c.hex); Opcode(b[0]) == OpObjCreate || Opcode(b[0]) == OpObjCreateTeam {
-			d.Decode(b, c.dir)
-		}
-	}
-	return d
-}
-
 // TestAppendJSONRealCases: the real messages of every opcode, decoded in
 // both directions, and every opcode byte with a few bodies.
 func TestAppendJSONRealCases(t *testing.T) {
 	d := jsonDecoder(t)
 	for _, c := range realCases {
-		b := unhex(t, c.hex)
+		b := testutil.Unhex(t, c.hex)
 		for _, dir := range []Direction{c.dir, ClientToServer, ServerToClient, DirUnknown} {
 			checkJSON(t, d.Decode(b, dir).Msg)
 		}
@@ -205,7 +194,7 @@ func TestFloatForms(t *testing.T) {
 // AppendJSON to json.Marshal (see checkJSON).
 func FuzzAppendJSON(f *testing.F) {
 	for _, c := range realCases {
-		b := unhex(f, c.hex)
+		b := testutil.Unhex(f, c.hex)
 		f.Add(b[0], b[1:])
 	}
 	for op := range 256 {
@@ -226,7 +215,7 @@ func TestAppendJSONAllocatesNothing(t *testing.T) {
 	d := jsonDecoder(t)
 	buf := make([]byte, 0, 1<<16)
 	for _, c := range realCases {
-		m := d.Decode(unhex(t, c.hex), c.dir).Msg
+		m := d.Decode(testutil.Unhex(t, c.hex), c.dir).Msg
 		a := m.(jsonenc.Appender)
 		if n := testing.AllocsPerRun(20, func() { a.AppendJSON(buf[:0]) }); n != 0 {
 			t.Errorf("%s: %v allocations", c.name, n)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // The subsystem states are read straight from the bytes (statesByClass),
@@ -135,7 +136,7 @@ func FuzzStateUpdateMatchesReference(f *testing.F) {
 		"1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20",
 		"1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 20 20"} {
 		for _, sp := range []uint8{0, 1, 5, 8} {
-			f.Add(sp, unhex(f, h)[1:])
+			f.Add(sp, testutil.Unhex(f, h)[1:])
 		}
 	}
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {
