@@ -74,7 +74,10 @@ var checks = []check{
 		n, ok := num(m, "msg")
 		return f >= 1000 && f < 0x400 && !(ok && n == 0)
 	}},
-	{`error contains "truncated"`, func(m map[string]any, _ float64) bool { s, _ := m["error"].(string); return strings.Contains(s, "truncated") }},
+	{`error contains "truncated"`, func(m map[string]any, _ float64) bool {
+		s, _ := m["error"].(string)
+		return strings.Contains(s, "truncated")
+	}},
 	{`file == "x.pcap"`, func(map[string]any, float64) bool { return true }},
 }
 
