@@ -210,6 +210,7 @@ func (r *Reader) Next() (*Packet, error) {
 				return nil, io.EOF
 			}
 			if re, ok := err.(*recordError); ok {
+				r.dec.rec = nil // no record to show (LastRecord)
 				frame := 0
 				if re.isRecord {
 					r.dec.stats.Records++
