@@ -45,6 +45,10 @@ type HTMLReport struct {
 	chat     []chatRow
 	chatLost int
 	rates    rates
+	// overview keeps every session's spans (up to maxOverview) for the
+	// Gantt chart's overview, beyond the sessions kept whole.
+	overview     []overviewSpan
+	overviewLost int
 }
 
 type htmlSession struct {
@@ -87,6 +91,7 @@ func (h *HTMLReport) Session(file string, s *session.Session) error {
 		h.chat = append(h.chat, chatRow{t: c.Time, line: c, Player: sessionLabel(s)})
 	}
 	h.chatLost += s.ChatDropped
+	h.keepOverview(s)
 	if len(h.sessions) >= h.opts.MaxSessions {
 		h.dropped++
 		return nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/session"
@@ -67,11 +69,14 @@ func (b *svg) marker(x, y float64, shape, color, title string) {
 	b.path(d, color, "#fff", title)
 }
 
-// phaseSpans splits a session into the phases it went through.
-func phaseSpans(s *session.Session) []struct {
+// phaseSpan is the time a session spent in one phase.
+type phaseSpan struct {
 	from, to time.Time
 	phase    session.Phase
-} {
+}
+
+// phaseSpans splits a session into the phases it went through.
+func phaseSpans(s *session.Session) []phaseSpan {
 	type mark struct {
 		t *time.Time
 		p session.Phase
@@ -91,10 +96,7 @@ func phaseSpans(s *session.Session) []struct {
 	marks := []mark{{&s.Start, first}, {checksum, session.PhaseChecksum}, {lobby, session.PhaseLobby},
 		{s.Phases.InGame, session.PhaseInGame}}
 	end := sessionEnd(s)
-	var out []struct {
-		from, to time.Time
-		phase    session.Phase
-	}
+	var out []phaseSpan
 	for i, m := range marks {
 		if m.t == nil {
 			continue
@@ -109,21 +111,131 @@ func phaseSpans(s *session.Session) []struct {
 		if to.Before(*m.t) {
 			continue
 		}
-		out = append(out, struct {
-			from, to time.Time
-			phase    session.Phase
-		}{*m.t, to, m.p})
+		out = append(out, phaseSpan{*m.t, to, m.p})
 	}
 	return out
 }
 
-func (h *HTMLReport) ganttSVG(ax timeAxis) template.HTML {
+// ganttPage is how many sessions one Gantt chart shows. More than that
+// would make rows of a few pixels' bars under an axis scrolled out of
+// sight: they are drawn as an overview packed into lanes, then in pages of
+// ganttPage sessions, each page with its own time axis.
+const ganttPage = 25
+
+// gantt draws the sessions kept: one chart when they fit, else the
+// overview and the pages, the first one open.
+func (h *HTMLReport) gantt(ax timeAxis) template.HTML {
 	const label = "Session timelines"
 	if len(h.sessions) == 0 {
 		return emptyChart(label, "no sessions in the capture")
 	}
-	const top, rowH = 48.0, 34.0
-	bottom := top + rowH*float64(len(h.sessions))
+	if len(h.sessions) <= ganttPage && h.dropped == 0 {
+		return h.sessionChart(label, h.sessions, ax)
+	}
+	var b strings.Builder
+	total := len(h.sessions) + h.dropped
+	fmt.Fprintf(&b, `<p class="desc gantt-note">%d sessions: the overview packs them into lanes (a lane holds sessions that do not overlap in time; hover a bar for its player); below, %d sessions a page in start order, each page with its own time axis.`, total, ganttPage)
+	if h.dropped > 0 || h.overviewLost > 0 {
+		fmt.Fprintf(&b, ` The pages hold the first %d sessions; the other %d are drawn in the overview only`, len(h.sessions), h.dropped)
+		if h.overviewLost > 0 {
+			fmt.Fprintf(&b, `, and %d after the first %d are not drawn at all (the totals count them)`, h.overviewLost, maxOverview)
+		}
+		b.WriteString(".")
+	}
+	b.WriteString("</p>\n")
+	b.WriteString(string(h.overviewSVG(ax)))
+	for i := 0; i < len(h.sessions); i += ganttPage {
+		page := h.sessions[i:min(i+ganttPage, len(h.sessions))]
+		start, end := page[0].s.Start, sessionEnd(page[0].s)
+		for _, hs := range page {
+			if hs.s.Start.Before(start) {
+				start = hs.s.Start
+			}
+			if e := sessionEnd(hs.s); e.After(end) {
+				end = e
+			}
+		}
+		open := ""
+		if i == 0 {
+			open = " open"
+		}
+		fmt.Fprintf(&b, "<details class=\"gpage\"%s><summary>Sessions %d–%d of %d · %s – %s</summary>\n", open,
+			i+1, i+len(page), total, start.UTC().Format("15:04:05"), end.UTC().Format("15:04:05 UTC"))
+		b.WriteString(string(h.sessionChart(fmt.Sprintf("%s %d–%d", label, i+1, i+len(page)), page, newTimeAxis(start, end))))
+		b.WriteString("</details>\n")
+	}
+	return template.HTML(b.String())
+}
+
+// maxOverview caps the sessions the overview keeps (their spans only).
+const maxOverview = 20000
+
+// overviewSpan is what the overview draws of a session.
+type overviewSpan struct {
+	name       string
+	start, end time.Time
+	phases     []phaseSpan
+}
+
+// keepOverview notes a finished session for the overview.
+func (h *HTMLReport) keepOverview(s *session.Session) {
+	if len(h.overview) >= maxOverview {
+		h.overviewLost++
+		return
+	}
+	h.overview = append(h.overview, overviewSpan{name: sessionLabel(s), start: s.Start, end: sessionEnd(s), phases: phaseSpans(s)})
+}
+
+// overviewSVG draws every session (up to maxOverview) on the whole
+// capture's axis, packed into lanes: each session goes to the first lane
+// free at its start, so there are as many lanes as sessions at once.
+func (h *HTMLReport) overviewSVG(ax timeAxis) template.HTML {
+	spans := h.overview
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start.Before(spans[j].start) })
+	var laneEnd []time.Time
+	lane := make([]int, len(spans))
+	for i, sp := range spans {
+		lane[i] = -1
+		for l, e := range laneEnd {
+			if !e.After(sp.start) {
+				lane[i] = l
+				break
+			}
+		}
+		if lane[i] < 0 {
+			lane[i] = len(laneEnd)
+			laneEnd = append(laneEnd, time.Time{})
+		}
+		laneEnd[lane[i]] = sp.end
+	}
+	const top, rowH = 52.0, 22.0
+	bottom := top + rowH*float64(len(laneEnd))
+	b := newSVG(chartW, bottom+52, fmt.Sprintf("Overview of %d sessions in %d lanes", len(spans), len(laneEnd)))
+	b.text(plotLeft, 16, "legend", fmt.Sprintf("Overview: %d sessions in %d lanes", len(spans), len(laneEnd)))
+	for l := range laneEnd {
+		if l%2 == 1 {
+			b.rect(8, top+float64(l)*rowH, chartW-16, rowH, "#f4f5f7", "")
+		}
+		b.text(plotLeft-10, top+float64(l)*rowH+rowH/2+4, "row-label end", fmt.Sprintf("lane %d", l+1))
+	}
+	ax.drawTop(b, top)
+	ax.draw(b, top, bottom)
+	for i, sp := range spans {
+		y := top + float64(lane[i])*rowH + 5
+		title := fmt.Sprintf("%s: %s – %s (%s)", sp.name, clock(sp.start), clock(sp.end), humanDur(sp.end.Sub(sp.start)))
+		for _, ph := range sp.phases {
+			x0, x1 := ax.x(ph.from), ax.x(ph.to)
+			b.rect(x0, y, math.Max(x1-x0, 1.5), rowH-10, phaseColor[ph.phase], title)
+		}
+	}
+	return b.html()
+}
+
+// sessionChart draws one row per session, with the time axis above and
+// below the rows.
+func (h *HTMLReport) sessionChart(label string, sessions []htmlSession, ax timeAxis) template.HTML {
+	const top, rowH = 62.0, 34.0
+	bottom := top + rowH*float64(len(sessions))
 	b := newSVG(chartW, bottom+52, label)
 	var items [][2]string
 	for _, p := range []session.Phase{session.PhaseUnknown, session.PhaseConnecting, session.PhaseChecksum, session.PhaseLobby, session.PhaseInGame} {
@@ -139,13 +251,14 @@ func (h *HTMLReport) ganttSVG(ax timeAxis) template.HTML {
 		b.text(x+15, 40, "legend", m.label)
 		x += 15 + textWidth(m.label) + 18
 	}
-	for i := range h.sessions {
+	for i := range sessions {
 		if i%2 == 1 {
 			b.rect(8, top+float64(i)*rowH, chartW-16, rowH, "#f4f5f7", "")
 		}
 	}
+	ax.drawTop(b, top)
 	ax.draw(b, top, bottom)
-	for i, hs := range h.sessions {
+	for i, hs := range sessions {
 		s := hs.s
 		y := top + float64(i)*rowH
 		name := sessionLabel(s)

@@ -106,7 +106,7 @@ func (h *HTMLReport) page(files []string, c *session.Counts) *page {
 		{"Damaged", thousands(c.Damaged[0] + c.Damaged[1] + c.Lost + c.Unplaced)},
 	}
 	if h.dropped > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("%d sessions are left out of the charts and tables (only the first %d are kept); the totals count them.",
+		p.Notes = append(p.Notes, fmt.Sprintf("%d sessions are left out of the session pages, the charts and the tables (only the first %d are kept); the Gantt chart's overview and the totals count them.",
 			h.dropped, h.opts.MaxSessions))
 	}
 
@@ -120,7 +120,7 @@ func (h *HTMLReport) page(files []string, c *session.Counts) *page {
 		}
 	}
 	ax := newTimeAxis(start, end)
-	p.Gantt = h.ganttSVG(ax)
+	p.Gantt = h.gantt(ax)
 	p.Rates = h.ratesSVG(ax)
 	p.Bandwidth = h.bandwidthSVG()
 	p.RTT = h.rttSVG()

@@ -89,6 +89,14 @@ func (a timeAxis) draw(b *svg, top, bottom float64) {
 	b.text((a.x0+a.x1)/2, bottom+36, "axis-title mid", "capture time (UTC)")
 }
 
+// drawTop writes the labels above the plot too, so that a tall chart shows
+// its times where it begins.
+func (a timeAxis) drawTop(b *svg, top float64) {
+	for _, t := range a.ticks() {
+		b.text(a.x(t), top-6, "tick mid", a.label(t))
+	}
+}
+
 // ---- SVG building ----
 
 // svg accumulates one chart's markup. Every piece of text goes through
