@@ -103,6 +103,9 @@ type adaptive struct {
 	requested map[byte]bool   // checksum rounds the server asked for
 	answered  map[byte]bool   // checksum rounds answered
 	responses map[byte][]byte // captured unfragmented checksum responses by round
+	// replaced are the sequence numbers of fragmented checksum responses
+	// sent whole from the manifest: their other fragments are dropped.
+	replaced map[uint16]bool
 
 	exp        []*expMsg // in window order
 	extra      []extraMsg
@@ -182,7 +185,8 @@ func (v *verifier) runAdaptive(ctx context.Context) error {
 	a := &adaptive{v: v, rx: transport.NewConn(0xFF, transport.Options{}), acker: transport.NewConn(0xFF, transport.Options{}),
 		captured: map[ackKey]bool{}, received: map[ackKey]bool{}, owed: map[ackKey]bool{},
 		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{}, gaveUp: map[string]bool{},
-		dec1: game.NewDecoder(), dec2: game.NewDecoder()}
+		replaced: map[uint16]bool{},
+		dec1:     game.NewDecoder(), dec2: game.NewDecoder()}
 	a.prepare()
 	steps := v.script.Steps
 	silent := 0
@@ -419,8 +423,20 @@ func (a *adaptive) send(i int) error {
 						continue
 					}
 				}
-				if m.Type == dissect.TypeData && !m.Fragment && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) {
-					m.Payload = a.checksumAnswer(m.Payload, &st)
+				if m.Type == dissect.TypeData && m.Fragment && a.replaced[m.Seq] {
+					continue // the rest of a checksum response sent whole from the manifest
+				}
+				if m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) &&
+					(!m.Fragment || m.FragIndex == 0) {
+					if m.Fragment {
+						if p, ok := a.fromManifest(m.Payload[1], &st); ok {
+							a.replaced[m.Seq] = true
+							out.Messages = append(out.Messages, fragmentsOf(m, p)...)
+							continue
+						}
+					} else {
+						m.Payload = a.checksumAnswer(m.Payload, &st)
+					}
 				}
 				out.Messages = append(out.Messages, m)
 			}
@@ -469,6 +485,9 @@ func (a *adaptive) waitOthers() {
 // captured one: the same when the server asked for that round, else the
 // captured response to a round it asked for and has not had.
 func (a *adaptive) checksumAnswer(p []byte, st *Step) []byte {
+	if r, ok := a.fromManifest(p[1], st); ok {
+		return r
+	}
 	round := p[1]
 	if a.requested[round] || len(a.requested) == 0 {
 		a.answered[round] = true
@@ -484,6 +503,66 @@ func (a *adaptive) checksumAnswer(p []byte, st *Step) []byte {
 		}
 	}
 	return p
+}
+
+// fromManifest is the manifest's response to send in place of the
+// captured response to round: to that round when the server asked for it
+// (or has asked for nothing yet), else to a round it asked for and has not
+// had. ok is false without a manifest or when it has no such round.
+func (a *adaptive) fromManifest(round byte, st *Step) (p []byte, ok bool) {
+	mf := a.v.opts.Manifest
+	if mf == nil {
+		return nil, false
+	}
+	r := round
+	if !a.requested[r] && len(a.requested) > 0 {
+		rounds := make([]int, 0, len(a.requested))
+		for q := range a.requested {
+			if !a.answered[q] {
+				rounds = append(rounds, int(q))
+			}
+		}
+		if len(rounds) == 0 {
+			return nil, false
+		}
+		sort.Ints(rounds)
+		r = byte(rounds[0])
+	}
+	p, ok = mf[game.ChecksumRound(r)]
+	if !ok {
+		return nil, false
+	}
+	a.answered[r] = true
+	if r != round {
+		st.Detail = fmt.Sprintf("checksum round %d asked for instead of round %d: sent the manifest's response", r, round)
+	} else {
+		st.Detail = fmt.Sprintf("checksum round %d: sent the manifest's response", r)
+	}
+	return p, true
+}
+
+// fragmentsOf is payload p sent with the sequence number of the captured
+// fragment first: whole when it fits, else split as stock fragments are.
+func fragmentsOf(first dissect.Message, p []byte) []dissect.Message {
+	const maxWhole, fragSize = 480 - 5, 400 // transport.Options' defaults
+	if len(p) <= maxWhole {
+		m := first
+		m.Fragment, m.FragIndex, m.FragTotal = false, 0, 0
+		m.Payload = p
+		return []dissect.Message{m}
+	}
+	n := (len(p) + fragSize - 1) / fragSize
+	out := make([]dissect.Message, 0, n)
+	for i := 0; i < n; i++ {
+		m := first
+		m.Fragment, m.FragIndex, m.FragTotal = true, uint8(i), 0
+		if i == 0 {
+			m.FragTotal = uint8(n)
+		}
+		m.Payload = p[i*fragSize : min(len(p), (i+1)*fragSize)]
+		out = append(out, m)
+	}
+	return out
 }
 
 // await receives until the open window's messages have all arrived (or

@@ -13,6 +13,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/session"
 	"github.com/bcwire/bcwire/session/diff"
 )
@@ -67,10 +68,21 @@ type VerifyOptions struct {
 	// (field for field, game time aside).
 	Comparer Comparer
 	// Listen opens each session's socket. The default listens on UDP port
-	// 0 of the local address that routes to Target.
+	// 0 of the session's address in Sources.
 	Listen func() (net.PacketConn, error)
 	// Logf, when set, receives progress lines.
 	Logf func(format string, args ...any)
+	// Manifest, when set (adaptive mode), answers each checksum request it
+	// has a round for with its response instead of the captured one: a
+	// server that checks the answers against its own manifest accepts them.
+	Manifest manifest.Manifest
+	// Sources are the local addresses sessions send from, one per session
+	// in join order (the list repeats when there are more sessions). By
+	// default, against a loopback target every session has its own
+	// address, 127.0.0.2 on, so that a server's per-address limits see one
+	// client per address as in the capture; otherwise all send from the
+	// address that routes to the target. Ignored when Listen is set.
+	Sources []netip.Addr
 }
 
 // Step statuses.
@@ -259,15 +271,25 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 	for i, sc := range c.Sessions {
 		connectAt[i], leaveAt[i] = controlTimes(sc)
 	}
-	if opts.Listen == nil {
-		ip, err := localIPFor(opts.Target)
-		if err != nil {
-			return nil, fmt.Errorf("verify: no route to %s: %w", opts.Target, err)
-		}
-		opts.Listen = func() (net.PacketConn, error) {
-			return net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(ip, 0)))
+	// sources[i] is session i's local address (invalid: opts.Listen), and
+	// shared[i] the earlier session that sent from the same address last
+	// (-1 for none): against a server that limits reconnects per address,
+	// session i starts no sooner after it than in the capture.
+	sources, err := sourcesFor(&opts, len(c.Sessions))
+	if err != nil {
+		return nil, err
+	}
+	shared := make([]int, len(c.Sessions))
+	for i := range shared {
+		shared[i] = -1
+		for j := i - 1; j >= 0 && sources[i].IsValid(); j-- {
+			if sources[j] == sources[i] {
+				shared[i] = j
+				break
+			}
 		}
 	}
+	liveStart := make([]time.Time, len(c.Sessions))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -299,7 +321,12 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 				if !sleepCtx(ctx, time.Until(start.Add(sc.Start.Sub(first)))) {
 					return
 				}
+			} else if j := shared[i]; j >= 0 && !liveStart[j].IsZero() {
+				if !sleepCtx(ctx, time.Until(liveStart[j].Add(sc.Start.Sub(c.Sessions[j].Start)))) {
+					return
+				}
 			}
+			liveStart[i] = time.Now()
 			others := map[string]bool{}
 			for j, set := range sent {
 				if j != i {
@@ -308,7 +335,11 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 					}
 				}
 			}
-			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others}
+			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others, listen: opts.Listen}
+			if v.listen == nil {
+				ap := net.UDPAddrFromAddrPort(netip.AddrPortFrom(sources[i], 0))
+				v.listen = func() (net.PacketConn, error) { return net.ListenUDP("udp4", ap) }
+			}
 			var once2 sync.Once
 			v.slotted = func() { once2.Do(func() { close(slotted[i]) }) }
 			if opts.Mode == ModeAdaptive {
@@ -374,6 +405,36 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 	return res, nil
 }
 
+// sourcesFor returns each session's local address: opts.Sources in turn,
+// else against a loopback target 127.0.0.2 on (wrapping after
+// 127.0.0.254), else the address that routes to the target. With
+// opts.Listen set every address is invalid (Listen decides).
+func sourcesFor(opts *VerifyOptions, n int) ([]netip.Addr, error) {
+	out := make([]netip.Addr, n)
+	if opts.Listen != nil {
+		return out, nil
+	}
+	switch {
+	case len(opts.Sources) > 0:
+		for i := range out {
+			out[i] = opts.Sources[i%len(opts.Sources)]
+		}
+	case opts.Target.Addr().Unmap().IsLoopback() && opts.Target.Addr().Unmap().Is4():
+		for i := range out {
+			out[i] = netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + i%253)})
+		}
+	default:
+		ip, err := localIPFor(opts.Target)
+		if err != nil {
+			return nil, fmt.Errorf("verify: no route to %s: %w", opts.Target, err)
+		}
+		for i := range out {
+			out[i] = ip
+		}
+	}
+	return out, nil
+}
+
 // localIPFor is the local address the system would send to target from.
 func localIPFor(target netip.AddrPort) (netip.Addr, error) {
 	c, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(target))
@@ -402,6 +463,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // verifier plays one session.
 type verifier struct {
 	opts    *VerifyOptions
+	listen  func() (net.PacketConn, error)
 	script  *Script
 	started func() // tells the next session it may start
 	first   bool   // the run's first session: silence means unreachable
@@ -533,7 +595,7 @@ func clientPayloads(c *Capture) []map[string]bool {
 }
 
 func (v *verifier) setup() error {
-	pc, err := v.opts.Listen()
+	pc, err := v.listen()
 	if err != nil {
 		return fmt.Errorf("session %d: %w", v.script.Index+1, err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/bcwire/bcwire/session/diff"
 	"github.com/spf13/cobra"
@@ -39,6 +40,8 @@ type Options struct {
 	MaxShown int
 	Verbose  bool
 	Rules    string
+	Manifest string
+	Sources  []string
 
 	// Listen, when set, opens each session's socket (tests); the default
 	// listens on the local address that routes to the target.
@@ -67,6 +70,17 @@ request with the captured response for that round, and compares the
 server's messages one by one after decoding - so a server that numbers,
 bundles or times its datagrams differently is still compared message by
 message instead of derailing the replay.
+
+--manifest FILE answers each checksum request from a checksum manifest
+instead of the capture, so that a server checking the answers against its
+own manifest accepts them: bcwire's TOML (see 'bcwire serve
+--print-manifest') or OpenBC's hash-manifest JSON.
+
+Each session sends from its own socket. Against a loopback target each
+session also has its own source address (127.0.0.2, 127.0.0.3, ...), so
+that a server limiting reconnects per address sees one client per address,
+as in the capture; --source chooses the addresses. Sessions that share an
+address start no sooner after each other than in the capture.
 
 --timing capture (the default) sends each client datagram at its captured
 offset from the session's start; --timing asap sends it as soon as the
@@ -128,6 +142,8 @@ differed, 2 for usage or I/O errors and when the target never answers.`,
 	f.IntVar(&o.MaxShown, "show", 5, "divergences shown per session in the text report (0: only the first)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "list every step in the text report")
 	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
+	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
+	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
 }
 
@@ -180,8 +196,25 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		cmp = replay.NewRulesComparer(r)
 	}
+	var mf manifest.Manifest
+	if o.Manifest != "" {
+		if mode != replay.ModeAdaptive {
+			return cliutil.Usage("--manifest applies to --mode adaptive (exact mode sends the captured bytes)")
+		}
+		if mf, err = manifest.Load(o.Manifest); err != nil {
+			return cliutil.Usage("--manifest: %v", err)
+		}
+	}
+	var sources []netip.Addr
+	for _, s := range o.Sources {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil || !a.Is4() {
+			return cliutil.Usage("--source %q: want IPv4 addresses, e.g. 127.0.0.2,127.0.0.3", s)
+		}
+		sources = append(sources, a)
+	}
 	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: target, Mode: mode, Timing: timing,
-		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp})
+		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp, Manifest: mf, Sources: sources})
 	if err != nil {
 		if errors.Is(err, replay.ErrUnreachable) {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
