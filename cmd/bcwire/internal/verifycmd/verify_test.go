@@ -163,7 +163,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	if strings.Count(sout, "/") < 3 || !strings.Contains(sout, "peer-info ip") {
 		t.Errorf("serve report:\n%s", sout)
 	}
-	if !strings.Contains(slog, "rewrote peer-info ip 10.0.1.10 -> 127.0.0.1") {
+	if !strings.Contains(slog, "rewrote peer-info ip 10.0.1.10 -> 127.0.0.2" /* session 1 sends from 127.0.0.2: its own loopback address */) {
 		t.Errorf("serve log does not say which fields were rewritten:\n%s", slog)
 	}
 	var srep servecmd.Report
