@@ -181,13 +181,17 @@ func pacedKind(typ dissect.TransportType, payload []byte) bool {
 	return typ == dissect.TypePeerInfo || (typ == dissect.TypeData && len(payload) > 0 && game.Opcode(payload[0]) == game.OpStateUpdate)
 }
 
-func (v *verifier) runAdaptive(ctx context.Context) error {
+func newAdaptive(v *verifier) *adaptive {
 	a := &adaptive{v: v, rx: transport.NewConn(0xFF, transport.Options{}), acker: transport.NewConn(0xFF, transport.Options{}),
 		captured: map[ackKey]bool{}, received: map[ackKey]bool{}, owed: map[ackKey]bool{},
 		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{}, gaveUp: map[string]bool{},
-		replaced: map[uint16]bool{},
-		dec1:     game.NewDecoder(), dec2: game.NewDecoder()}
+		replaced: map[uint16]bool{}, dec1: game.NewDecoder(), dec2: game.NewDecoder()}
 	a.prepare()
+	return a
+}
+
+func (v *verifier) runAdaptive(ctx context.Context) error {
+	a := newAdaptive(v)
 	steps := v.script.Steps
 	silent := 0
 	for i := 0; i < len(steps); i++ {
