@@ -109,6 +109,10 @@ type adaptive struct {
 
 	exp        []*expMsg // in window order
 	extra      []extraMsg
+	// dec1 decodes the live exchange, dec2 the captured one: each learns
+	// ship classes from its own side's ObjCreate messages, the client's
+	// own included, so StateUpdate subsystems decode as that session's
+	// ships (see learn).
 	dec1, dec2 *game.Decoder
 	win        int       // groups sent so far
 	got        int       // messages received since the last window closed
@@ -215,9 +219,11 @@ func (v *verifier) runAdaptive(ctx context.Context) error {
 					a.gaveUp[e.kind] = true
 				}
 			}
+			mark, before := len(v.res.Steps), silent
 			if err := a.closeWindow(&silent); err != nil {
 				return err
 			}
+			v.noteSilence(mark, before, silent, i)
 			if silent >= v.opts.GiveUp {
 				a.abandon(i, fmt.Sprintf("no answer at all to %d client datagrams in a row (the last was capture frame %d)",
 					silent, lastClientFrame(steps, i)))
@@ -303,6 +309,10 @@ func (a *adaptive) prepare() {
 				switch {
 				case m.Type == dissect.TypeAck:
 					a.captured[ackKeyOfAck(m)] = true
+				case m.Type == dissect.TypeData && !m.Fragment:
+					learn(a.dec2, m.Payload, game.ClientToServer)
+				}
+				switch {
 				case m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse):
 					if _, ok := a.responses[m.Payload[1]]; !ok {
 						a.responses[m.Payload[1]] = append([]byte(nil), m.Payload...)
@@ -334,6 +344,9 @@ func (a *adaptive) prepare() {
 				if payload = collect(frags, fragTotal, m); payload == nil {
 					continue
 				}
+			}
+			if m.Type == dissect.TypeData {
+				learn(a.dec2, payload, game.ServerToClient)
 			}
 			a.exp = append(a.exp, &expMsg{step: i, win: win, typ: m.Type, seq: m.Seq, payload: append([]byte(nil), payload...),
 				paced: !d.Answer || !answerKind(m.Type, payload, withMI), kind: kindOf(m.Type, payload),
@@ -451,6 +464,11 @@ func (a *adaptive) send(i int) error {
 				st.Status = "held"
 				v.res.Steps = append(v.res.Steps, st)
 				return nil
+			}
+			for j := range out.Messages {
+				if m := &out.Messages[j]; m.Type == dissect.TypeData && !m.Fragment {
+					learn(a.dec1, m.Payload, game.ClientToServer)
+				}
 			}
 			p := out.Append(nil)
 			if !bytes.Equal(p, plain) {
@@ -628,8 +646,11 @@ func (a *adaptive) receive(data []byte) error {
 	a.rx.Flush(0) // its own ACKs are not sent: the captured ones are
 	for _, d := range ds {
 		a.got++
-		if d.Type == dissect.TypeData && a.v.others[string(d.Payload)] {
-			a.v.res.Relayed++
+		if d.Type == dissect.TypeData {
+			learn(a.dec1, d.Payload, game.ServerToClient)
+			if a.v.others[string(d.Payload)] {
+				a.v.res.Relayed++
+			}
 		}
 		switch {
 		case (d.Type == dissect.TypeConnectAck || d.Type == dissect.TypeConnect) && len(d.Payload) == 1:
@@ -721,7 +742,16 @@ func (a *adaptive) equivalent(m extraMsg, e *expMsg) bool {
 	return ok
 }
 
-func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
+// learn decodes a game message only for what dec learns from it: the ship
+// classes of ObjCreate messages.
+func learn(dec *game.Decoder, payload []byte, dir game.Direction) {
+	if len(payload) > 0 && (game.Opcode(payload[0]) == game.OpObjCreate || game.Opcode(payload[0]) == game.OpObjCreateTeam) {
+		_ = dec.Decode(payload, dir)
+	}
+}
+
+// msgLines is the one-line form of a server message, decoded with dec.
+func msgLines(typ dissect.TransportType, seq uint16, payload []byte, dec *game.Decoder) []string {
 	if typ == 0xFF {
 		return []string{describeGameSpy(payload)}
 	}
@@ -733,7 +763,7 @@ func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
 		}
 		return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, c.String())}
 	}
-	return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, gameString(payload, game.ServerToClient, game.NewDecoder()))}
+	return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, gameString(payload, game.ServerToClient, dec))}
 }
 
 func (a *adaptive) record(e *expMsg, status string, m extraMsg, detail string) {
@@ -743,8 +773,8 @@ func (a *adaptive) record(e *expMsg, status string, m extraMsg, detail string) {
 	}
 	st := Step{Step: e.step, Frame: a.v.script.Steps[e.step].Frame, Dir: "S->C", Status: status, AtMS: a.v.since(), Detail: detail}
 	if status != StatusIdentical {
-		st.Expected = msgLines(e.typ, e.seq, e.payload)
-		st.Got = msgLines(m.typ, m.seq, m.payload)
+		st.Expected = msgLines(e.typ, e.seq, e.payload, a.dec2)
+		st.Got = msgLines(m.typ, m.seq, m.payload, a.dec1)
 	}
 	a.v.res.Steps = append(a.v.res.Steps, st)
 }
@@ -796,17 +826,18 @@ func (a *adaptive) closeWindow(silent *int) error {
 			continue
 		}
 		e.done = true
-		st := Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C", AtMS: at, Expected: msgLines(e.typ, e.seq, e.payload)}
+		st := Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C", AtMS: at, Expected: msgLines(e.typ, e.seq, e.payload, a.dec2)}
 		if j := a.extraOf(e.kind); j >= 0 {
 			m := a.extra[j]
 			a.extra = append(a.extra[:j], a.extra[j+1:]...)
-			st.Status = StatusDifferent
-			st.Got = msgLines(m.typ, m.seq, m.payload)
+			st.Got = msgLines(m.typ, m.seq, m.payload, a.dec1)
+			var vd verdict
 			if m.typ == 0xFF {
-				_, st.Detail = compareGameSpy(m.payload, e.payload, v.opts.Comparer)
+				vd = judgeGameSpyBytes(m.payload, e.payload, v.opts.Comparer)
 			} else {
-				_, st.Detail = comparePayloads(m.typ, false, m.payload, e.payload, game.ServerToClient, v.opts.Comparer, game.NewDecoder(), game.NewDecoder())
+				vd = judgePayloads(m.typ, m.payload, e.payload, game.ServerToClient, v.opts.Comparer, a.dec1, a.dec2)
 			}
+			st.Status, st.Detail, st.Config = vd.status()
 		} else if e.clock && !capture {
 			st.Status = StatusNotDue
 			st.Detail = "sent on the server's clock or unprompted; the session ended first (asap timing)"
@@ -820,7 +851,7 @@ func (a *adaptive) closeWindow(silent *int) error {
 	for _, m := range a.extra {
 		old := m.win <= a.win-2 && (!capture || now.Sub(m.at) >= v.opts.AnswerTimeout)
 		if final || (old && !a.awaitsKind(m)) {
-			v.res.Steps = append(v.res.Steps, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at, Got: msgLines(m.typ, m.seq, m.payload)})
+			v.res.Steps = append(v.res.Steps, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at, Got: msgLines(m.typ, m.seq, m.payload, a.dec1)})
 			continue
 		}
 		kept = append(kept, m)
@@ -857,7 +888,7 @@ func (a *adaptive) awaitsKind(m extraMsg) bool {
 func (a *adaptive) final() bool { return a.win >= a.v.script.Clients() }
 
 // abandon stops the session at client step i: what is still awaited is
-// missing, the client datagrams left are not sent.
+// not reached, the client datagrams left are not sent.
 func (a *adaptive) abandon(i int, why string) {
 	v := a.v
 	v.res.Abandoned = why
@@ -870,7 +901,7 @@ func (a *adaptive) abandon(i int, why string) {
 		if !e.done {
 			e.done = true
 			v.res.Steps = append(v.res.Steps, Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C",
-				Status: StatusMissing, Detail: "session abandoned", Expected: msgLines(e.typ, e.seq, e.payload)})
+				Status: StatusNotReached, Detail: "session abandoned", Expected: msgLines(e.typ, e.seq, e.payload, a.dec2)})
 		}
 	}
 	if v.opts.Logf != nil {

@@ -83,6 +83,9 @@ type VerifyOptions struct {
 	// client per address as in the capture; otherwise all send from the
 	// address that routes to the target. Ignored when Listen is set.
 	Sources []netip.Addr
+	// FailOnConfig counts configuration differences (status "config")
+	// against the run (Summary.OK).
+	FailOnConfig bool
 }
 
 // Step statuses.
@@ -99,6 +102,19 @@ const (
 	// client's relayed traffic) that the session ended before; not a
 	// divergence, since an asap client runs ahead of the server's clock.
 	StatusNotDue = "not-due"
+	// StatusConfig: the server's message arrived and differs only in how
+	// the server is set up (ConfigFields: GameSpy name, map, limits,
+	// player list; Settings values; match settings). Step.Config lists
+	// every such difference. Not a protocol divergence, and not counted
+	// against the run unless VerifyOptions.FailOnConfig.
+	StatusConfig = "config"
+	// StatusNotReached: a server step of a session abandoned before it
+	// (no timing: the session never got there).
+	StatusNotReached = "not-reached"
+	// StatusNoAnswer: the synthetic step that opens an abandoned
+	// session's report: the server stopped answering after the client
+	// step it names.
+	StatusNoAnswer = "no-answer"
 )
 
 // Step is one step of a verified session.
@@ -116,12 +132,14 @@ type Step struct {
 	// (or messages), for steps that are not identical.
 	Expected []string `json:"expected,omitempty"`
 	Got      []string `json:"got,omitempty"`
+	// Config lists every configuration difference of a "config" step.
+	Config []string `json:"config,omitempty"`
 }
 
 // IsDivergence reports whether the step shows a difference.
 func (s *Step) IsDivergence() bool {
 	switch s.Status {
-	case StatusDifferent, StatusMissing, StatusUnexpected:
+	case StatusDifferent, StatusMissing, StatusUnexpected, StatusNoAnswer:
 		return true
 	}
 	return false
@@ -134,7 +152,11 @@ func (s *Step) Text() string {
 	if s.Frame > 0 {
 		fmt.Fprintf(&sb, " (capture frame %d)", s.Frame)
 	}
-	fmt.Fprintf(&sb, " %s at +%.3fs: %s", s.Dir, s.AtMS/1000, s.Status)
+	if s.Status == StatusNotReached || s.Status == StatusNoAnswer {
+		fmt.Fprintf(&sb, " %s: %s", s.Dir, s.Status)
+	} else {
+		fmt.Fprintf(&sb, " %s at +%.3fs: %s", s.Dir, s.AtMS/1000, s.Status)
+	}
 	if s.Detail != "" {
 		sb.WriteString(": " + s.Detail)
 	}
@@ -160,6 +182,8 @@ type Counts struct {
 	Missing    int `json:"missing"`
 	Unexpected int `json:"unexpected"`
 	NotDue     int `json:"not_due"`
+	Config     int `json:"config"`      // steps that differ only in configuration
+	NotReached int `json:"not_reached"` // server steps of abandoned sessions never reached
 }
 
 // OK reports whether nothing differed.
@@ -179,6 +203,10 @@ func (c *Counts) add(status string) {
 		c.Unexpected++
 	case StatusNotDue:
 		c.NotDue++
+	case StatusConfig:
+		c.Config++
+	case StatusNotReached:
+		c.NotReached++
 	}
 }
 
@@ -394,14 +422,16 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 		sum.Missing += s.Missing
 		sum.Unexpected += s.Unexpected
 		sum.NotDue += s.NotDue
-		if s.OK() && s.Abandoned == "" {
+		sum.Config += s.Config
+		sum.NotReached += s.NotReached
+		if s.OK() && s.Abandoned == "" && (!opts.FailOnConfig || s.Config == 0) {
 			sum.SessionsOK++
 			if s.Equivalent == 0 {
 				sum.SessionsIdentical++
 			}
 		}
 	}
-	sum.OK = sum.SessionsOK == len(c.Sessions) && sum.Counts.OK()
+	sum.OK = sum.SessionsOK == len(c.Sessions) && sum.Counts.OK() && (!opts.FailOnConfig || sum.Config == 0)
 	return res, nil
 }
 
@@ -495,6 +525,32 @@ type verifier struct {
 
 	buf      []byte
 	received int // datagrams received in the whole session
+
+	// silence is where the current run of unanswered client datagrams
+	// began: the length of res.Steps then, and the last client step the
+	// server answered nothing after (-1: none).
+	silenceMark, silenceAfter int
+}
+
+// noteSilence records where a run of unanswered client datagrams begins:
+// mark is len(res.Steps) before the window closed, before and after the
+// silence count around it, next the client step about to be sent.
+func (v *verifier) noteSilence(mark, before, after, next int) {
+	if before == 0 && after > 0 {
+		v.silenceMark, v.silenceAfter = mark, lastClientStep(v.script.Steps, next)
+	}
+}
+
+// noAnswer is the step that opens the report of a session the server
+// stopped answering: the client step after which nothing came.
+func (v *verifier) noAnswer() *Step {
+	i := v.silenceAfter
+	if i < 0 || i >= len(v.script.Steps) {
+		return nil
+	}
+	d := &v.script.Steps[i]
+	return &Step{Step: i, Frame: d.Frame, Dir: "C->S", Status: StatusNoAnswer,
+		Detail: fmt.Sprintf("no answer after frame %d (%s)", d.Frame, clientSummary(d))}
 }
 
 func (v *verifier) since() float64 {
@@ -626,13 +682,23 @@ func (v *verifier) finish() {
 		v.res.Phases = v.built.Phases
 	}
 	v.res.Joined = v.settings && v.gameinit
+	// A session the server stopped answering opens with that: the
+	// missing answers after it are its symptoms, unless something else
+	// differed before the silence began.
+	var first *Step
+	if v.res.Abandoned != "" {
+		first = v.noAnswer()
+	}
 	for i := range v.res.Steps {
 		st := &v.res.Steps[i]
 		v.res.Counts.add(st.Status)
-		if v.res.First == nil && st.IsDivergence() {
+		if v.res.First == nil && st.IsDivergence() && (first == nil || i < v.silenceMark) {
 			c := *st
 			v.res.First = &c
 		}
+	}
+	if v.res.First == nil && first != nil {
+		v.res.First = first
 	}
 }
 
@@ -661,6 +727,51 @@ func (v *verifier) startedOnce() {
 		v.started()
 		v.started = nil
 	}
+}
+
+// lastClientStep is the index of the last client step before before, or -1.
+func lastClientStep(steps []Datagram, before int) int {
+	for i := before - 1; i >= 0; i-- {
+		if steps[i].IsClient() {
+			return i
+		}
+	}
+	return -1
+}
+
+// clientSummary names what a client datagram carried: its game messages
+// ("ChecksumResponse round 0"), else its control messages, else "ACK".
+func clientSummary(d *Datagram) string {
+	if d.GameSpy {
+		return "GameSpy query"
+	}
+	var dg dissect.Datagram
+	_ = dg.Parse(d.Plain)
+	var games, controls []string
+	acks := 0
+	for i := range dg.Messages {
+		m := &dg.Messages[i]
+		switch {
+		case m.Type == dissect.TypeAck:
+			acks++
+		case m.Type != dissect.TypeData:
+			controls = append(controls, m.Type.String())
+		case len(m.Payload) == 0 || (m.Fragment && m.FragIndex > 0):
+		case len(m.Payload) > 1 && game.Opcode(m.Payload[0]) == game.OpChecksumResponse:
+			games = append(games, fmt.Sprintf("ChecksumResponse round %s", game.ChecksumRound(m.Payload[1])))
+		default:
+			games = append(games, game.Opcode(m.Payload[0]).String())
+		}
+	}
+	switch {
+	case len(games) > 0:
+		return strings.Join(games, ", ")
+	case len(controls) > 0:
+		return strings.Join(controls, ", ")
+	case acks > 0:
+		return "ACK"
+	}
+	return "an empty datagram"
 }
 
 func lastClientFrame(steps []Datagram, before int) int {
