@@ -107,8 +107,8 @@ type adaptive struct {
 	// sent whole from the manifest: their other fragments are dropped.
 	replaced map[uint16]bool
 
-	exp        []*expMsg // in window order
-	extra      []extraMsg
+	exp   []*expMsg // in window order
+	extra []extraMsg
 	// dec1 decodes the live exchange, dec2 the captured one: each learns
 	// ship classes from its own side's ObjCreate messages, the client's
 	// own included, so StateUpdate subsystems decode as that session's
