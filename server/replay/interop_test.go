@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/server/manifest"
+	"github.com/bcwire/bcwire/session/diff"
 )
 
 // Behaviour against servers that are not a replay of the capture: a
@@ -208,5 +210,127 @@ func TestVerifyAnswersFromManifest(t *testing.T) {
 	}
 	if details != 4 {
 		t.Errorf("%d sent steps say they carried the manifest's response, want 4", details)
+	}
+}
+
+// silentAfterRound0 stops answering a client once it has sent its round-0
+// checksum response: a server that rejects the answer and drops the client
+// without a word.
+type silentAfterRound0 struct {
+	net.PacketConn
+	mu     sync.Mutex
+	silent bool
+}
+
+func (p *silentAfterRound0) ReadFrom(b []byte) (int, net.Addr, error) {
+	n, addr, err := p.PacketConn.ReadFrom(b)
+	if err == nil && !dissect.IsGameSpy(b[:n]) {
+		plain := make([]byte, n)
+		dissect.Decrypt(plain, b[:n])
+		var dg dissect.Datagram
+		_ = dg.Parse(plain)
+		for i := range dg.Messages {
+			m := &dg.Messages[i]
+			if m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) && m.Payload[1] == 0 {
+				p.mu.Lock()
+				p.silent = true
+				p.mu.Unlock()
+			}
+		}
+	}
+	return n, addr, err
+}
+
+func (p *silentAfterRound0) WriteTo(b []byte, addr net.Addr) (int, error) {
+	p.mu.Lock()
+	silent := p.silent
+	p.mu.Unlock()
+	if silent {
+		return len(b), nil
+	}
+	return p.PacketConn.WriteTo(b, addr)
+}
+
+func TestVerifySilentAfterRound0(t *testing.T) {
+	c := load(t, "join.pcap")
+	// The capture frame of the client's round-0 response.
+	frame := 0
+	for i := range c.Sessions[0].Steps {
+		d := &c.Sessions[0].Steps[i]
+		if d.IsClient() && strings.HasPrefix(clientSummary(d), "ChecksumResponse round 0") {
+			frame = d.Frame
+			break
+		}
+	}
+	if frame == 0 {
+		t.Fatal("join.pcap has no round-0 checksum response")
+	}
+	for _, mode := range []Mode{ModeAdaptive, ModeExact} {
+		s := serve(t, c, ServerOptions{Timing: TimingASAP}, func(pc net.PacketConn) net.PacketConn {
+			return &silentAfterRound0{PacketConn: pc}
+		})
+		res := verifyAt(t, c, addrOf(s.pc), VerifyOptions{Mode: mode, Timing: TimingASAP, GiveUp: 2})
+		sr := res.Sessions[0]
+		want := fmt.Sprintf("no answer after frame %d (ChecksumResponse round 0)", frame)
+		if sr.First == nil || sr.First.Status != StatusNoAnswer || sr.First.Detail != want {
+			t.Errorf("%s: first divergence %+v, want %q", mode, sr.First, want)
+		}
+		if sr.Abandoned == "" || sr.NotReached == 0 {
+			t.Errorf("%s: abandoned %q, %d steps not reached", mode, sr.Abandoned, sr.NotReached)
+		}
+		for _, st := range sr.Steps {
+			if st.Status == StatusNotReached && st.AtMS != 0 {
+				t.Errorf("%s: a step not reached carries timing: %+v", mode, st)
+				break
+			}
+			if st.Status == StatusMissing && st.Detail == "session abandoned" {
+				t.Errorf("%s: an abandoned step counts as missing: %+v", mode, st)
+				break
+			}
+		}
+		// Missing are only the answers awaited while the server was silent.
+		if sr.Missing > 10 {
+			t.Errorf("%s: %d missing, %d not reached: abandoned steps counted as missing?", mode, sr.Missing, sr.NotReached)
+		}
+	}
+}
+
+func TestConfigDifferencesApart(t *testing.T) {
+	cmp := NewRulesComparer(diff.DefaultRules())
+	stock := []byte(`\hostname\stock\missionscript\M\mapname\Mission1\numplayers\0\maxplayers\8\gamemode\settings\timelimit\-1\fraglimit\10\system\Multi1\password\0\final\\queryid\1.1`)
+	ours := []byte(`\hostname\OpenBC\missionscript\M\mapname\DM\numplayers\1\maxplayers\5\gamemode\openplaying\timelimit\-1\fraglimit\-1\system\Multi1\password\0\player_0\Dedicated Server\final\\queryid\1.1`)
+	v := judgeGameSpyBytes(ours, stock, cmp)
+	status, _, config := v.status()
+	if status != StatusConfig || len(config) != 6 {
+		t.Errorf("GameSpy config only: status %s, config %q (want 6: players, hostname, mapname, maxplayers, gamemode, fraglimit)", status, config)
+	}
+	for _, key := range []string{"players", "hostname", "mapname", "maxplayers", "gamemode", "fraglimit"} {
+		if !strings.Contains(strings.Join(config, "\n"), key+" ") {
+			t.Errorf("config differences %q lack %s", config, key)
+		}
+	}
+	// A protocol difference beside them: different, the config still listed.
+	renamed := bytes.Replace(ours, []byte(`\system\`), []byte(`\sistem\`), 1)
+	status, detail, config := judgeGameSpyBytes(renamed, stock, cmp).status()
+	if status != StatusDifferent || !strings.Contains(detail, "sistem") || len(config) != 6 {
+		t.Errorf("with a renamed key: %s %q, config %q", status, detail, config)
+	}
+	// Settings values and MISSION_INIT's match settings are configuration;
+	// the Settings player slot is not.
+	a := &game.Settings{Map: "Multiplayer.Episode.Mission1.Mission1", CollisionDamage: true}
+	b := &game.Settings{Map: "Multiplayer.Episode.Mission2.Mission2", FriendlyFire: true}
+	if status, _, config := cmp.judgeGame(a, b).status(); status != StatusConfig || len(config) != 3 {
+		t.Errorf("Settings: %s, config %q", status, config)
+	}
+	b.PlayerSlot = 3
+	if status, _, _ := cmp.judgeGame(a, b).status(); status != StatusDifferent {
+		t.Errorf("Settings with another slot: %s, want different", status)
+	}
+	if status, _, config := cmp.judgeGame(&game.MissionInit{FragLimit: 10, PlayerLimit: 8}, &game.MissionInit{FragLimit: game.NoLimit, PlayerLimit: 8}).status(); status != StatusConfig || len(config) != 1 {
+		t.Errorf("MISSION_INIT frag limit: %s, config %q", status, config)
+	}
+	// As a plain Comparer, configuration still counts.
+	if ok, _ := cmp.Compare(a, &game.Settings{Map: a.Map}); ok {
+		t.Error("Compare holds Settings with other values equivalent")
 	}
 }
