@@ -99,11 +99,7 @@ func (b *Builder) toClient(s *Session, r *flow.Record, d int) {
 		}
 	}
 	if r.Control != nil && r.Control.Kind == "peer-info" {
-		if s.Keepalive == nil {
-			k := b.msg(r)
-			s.Keepalive = &k
-		}
-		return
+		return // a keepalive (counted in Add)
 	}
 	if r.Game == nil {
 		if m.Type != dissect.TypeData { // control answers: slot assignment, boot

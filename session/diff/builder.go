@@ -105,22 +105,33 @@ func (b *Builder) Add(r *flow.Record) {
 	s.End = r.Time
 	b.expire(s.srv, r.Time)
 	if r.Kind == flow.KindDamaged || r.Kind == flow.KindLost {
-		b.anomaly(s, r, "damaged", "damaged datagrams or lost fragments", Major, Minor)
+		if !b.damagedDeviation(s, r) {
+			b.anomaly(s, r, "damaged", "damaged datagrams or lost fragments", Major, Minor)
+		}
 		return
 	}
 	m := r.Msg
 	if m == nil {
 		return
 	}
-	if m.Legacy {
+	if m.Legacy && !b.legacyConnect(s, r) {
 		b.anomaly(s, r, "legacy-framing", "messages in the legacy [type][len:u8][flags:u8] framing", Major, Minor)
 	}
 	if !m.Type.Known() {
 		b.anomaly(s, r, fmt.Sprintf("unknown-transport-0x%02X", uint8(m.Type)),
 			fmt.Sprintf("messages of unknown transport type 0x%02X", uint8(m.Type)), Major, Minor)
 	}
-	if r.Game != nil && r.Game.Err != nil {
+	if !b.eventLengthDeviation(s, r) && r.Game != nil && r.Game.Err != nil {
 		b.anomaly(s, r, "decode-error", "game messages that do not decode as their opcode's layout", Major, Minor)
+	}
+	if r.Dir == game.ServerToClient && r.Control != nil && r.Control.Kind == "peer-info" {
+		// Counted before the retransmission filter: a server may send
+		// every keepalive under one sequence number.
+		s.Keepalives++
+		if s.Keepalive == nil {
+			k := b.msg(r)
+			s.Keepalive = &k
+		}
 	}
 	b.closeExpired(s, r.Time)
 	if r.Dir == game.ClientToServer && s.open != nil && !s.open.first.IsZero() && r.Frame != s.open.Trigger.Frame {

@@ -187,8 +187,17 @@ type Session struct {
 	// Relay is this client's messages by opcode and what the server did
 	// with them.
 	Relay [256]RelayTally
-	// Keepalive is the server's first keepalive (peer-info) to the client.
-	Keepalive *Msg
+	// Keepalive is the server's first keepalive (peer-info) to the client,
+	// Keepalives the keepalives it sent (repeats of a sequence number
+	// included: some servers send every keepalive under one number).
+	Keepalive  *Msg
+	Keepalives int
+	// LegacyConnect is the frame of the client's connect when it came in
+	// the legacy framing (0: none).
+	LegacyConnect int
+	// LegacyDisconnect is the frame of the client's disconnect when it
+	// came as transport type 0x06 (0: none).
+	LegacyDisconnect int
 
 	// Info is the session package's view of the same session (phases,
 	// reliability, keepalive cadence, StateUpdate rates); nil when none

@@ -122,6 +122,19 @@ func (x *context) compareSessions(c *collector, o, s *Session) {
 	}
 	if o.Keepalive != nil && s.Keepalive != nil {
 		x.compareMsg(c, pos, "keepalive", PhaseHandshake, o.Keepalive, s.Keepalive)
+		if po, ps := o.PhaseAt(o.Keepalive.Time), s.PhaseAt(s.Keepalive.Time); po != ps {
+			// Both send keepalives: say in which phase one side has none.
+			late, n := "ours", o.Keepalives
+			if ps > po {
+				late, n = "stock", s.Keepalives
+			}
+			d := Difference{Phase: min(po, ps), Severity: Major, Kind: "keepalive", Key: "keepalive phase " + late,
+				Summary: fmt.Sprintf("the %s server sends no keepalive during the %s: its first comes in the %s (%d in the session)",
+					late, min(po, ps), max(po, ps), n),
+				Ours: []string{o.Keepalive.String()}, Stock: []string{s.Keepalive.String()},
+				Frames: Frames{Ours: []int{o.Keepalive.Frame}, Stock: []int{s.Keepalive.Frame}}}
+			c.add(d, pos)
+		}
 	} else if (o.Keepalive == nil) != (s.Keepalive == nil) && o.Disconnect.IsZero() == s.Disconnect.IsZero() {
 		d := Difference{Phase: PhaseHandshake, Severity: Major, Kind: "keepalive", Key: "keepalive missing",
 			Summary: "one server sends no keepalive (peer-info) to its clients"}
@@ -138,6 +151,9 @@ func (x *context) compareSessions(c *collector, o, s *Session) {
 // stepMissing reports a step one side has and the other lacks; it matters
 // only when the lacking session went on long enough to reach it.
 func (x *context) stepMissing(c *collector, pos int, key string, st *Step, has, lacks *Session, side string) {
+	if (key == "connect" && lacks.LegacyConnect > 0) || (key == "disconnect" && lacks.LegacyDisconnect > 0) {
+		return // its connect is legacy-framed, its disconnect type 0x06: the deviation findings say so
+	}
 	reach := st.Trigger.Time.Sub(has.Start)
 	sev := Info
 	if lacks.End.Sub(lacks.Start) > reach+time.Duration(x.r.ReplyWindow) && key != "disconnect" {
