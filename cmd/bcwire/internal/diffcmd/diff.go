@@ -5,8 +5,8 @@ package diffcmd
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -24,7 +24,8 @@ type Options struct {
 	Ours      string
 	Stock     string
 	JSON      bool
-	HTML      string
+	Output    string // HTML page, -o
+	Force     bool
 	RulesFile string
 	FailOn    string
 	Show      string
@@ -81,7 +82,7 @@ Exit status: 0 when no difference reaches the --fail-on severity, 1 when
 some do, 2 for usage or I/O errors.`,
 		Example: `  bcwire diff ours.pcap stock.pcap
   bcwire diff --json ours.pcap stock.pcap | jq '.differences[] | select(.severity=="critical")'
-  bcwire diff --html diff.html --fail-on major ours.pcapng stock.pcapng
+  bcwire diff -o diff.html --fail-on major ours.pcapng stock.pcapng
   bcwire diff --ignore 'Settings.map' --latency 250ms ours.pcap stock.pcap
   bcwire diff --rules rules.json --show minor ours.pcap stock.pcap`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -94,7 +95,9 @@ some do, 2 for usage or I/O errors.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, `print {"differences":[...],"shared_findings":[...],"summary":{...}}`)
-	f.StringVar(&o.HTML, "html", "", "also write the comparison as an HTML page to `FILE`")
+	f.StringVarP(&o.Output, "output", "o", "", "also write the comparison as an HTML page to `FILE`")
+	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
+	cliutil.ReplacedFlag(f, "html", "", "--html is now -o FILE")
 	f.StringVar(&o.RulesFile, "rules", "", "read tolerances and thresholds from a JSON rules `FILE`")
 	f.StringVar(&o.FailOn, "fail-on", "minor", "exit 1 when a difference of this `SEVERITY` or worse is found (info, minor, major, critical)")
 	f.StringVar(&o.Show, "show", "info", "list only differences of this `SEVERITY` or worse")
@@ -141,6 +144,12 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 	if err != nil {
 		return err
 	}
+	out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+	if o.Output != "" {
+		if err := out.Check(o.Ours, o.Stock, o.RulesFile); err != nil {
+			return err
+		}
+	}
 	ours, err := load(o, o.Ours, servers, &rules)
 	if err != nil {
 		return err
@@ -159,19 +168,22 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 	res := diff.Compare(ours, stock, &rules)
 	failing := res.Count(failOn)
 	res.Filter(show)
-	if o.JSON {
+	switch {
+	case o.Output == "-": // the page is stdout
+	case o.JSON:
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(res)
-	} else {
+	default:
 		err = report.WriteDiffText(o.IO.Out, res, o.IO.Color)
 	}
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	if o.HTML != "" {
-		if err := writeHTML(o.HTML, res); err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	if o.Output != "" {
+		err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error { return report.WriteDiffHTML(w, res, "") })
+		if err != nil {
+			return cliutil.IOError(o.Output, err)
 		}
 	}
 	if failing > 0 {
@@ -190,16 +202,4 @@ func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) 
 		return nil, err
 	}
 	return b.Finish(), nil
-}
-
-func writeHTML(path string, res *diff.Result) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteDiffHTML(f, res, ""); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

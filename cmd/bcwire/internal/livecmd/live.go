@@ -77,9 +77,12 @@ when the decoder confirms a Bridge Commander server or a GameSpy reply on a
 new port, the kernel filter is re-installed with that port added, so the
 clients' traffic to it is captured from then on (a note on stderr says so).
 
--w also writes every captured packet to a pcapng file (flushed every second,
-so a crash loses little) that Wireshark and 'bcwire decode' read; decoding it
-later gives the same lines, frame numbers included.
+-w also writes every captured packet to a pcapng file that Wireshark and
+'bcwire decode' read; decoding it later gives the same lines, frame numbers
+included. While capturing, the file grows beside its name as
+.NAME.*.partial (flushed every second, so a crash loses little: the data is
+there) and is renamed to NAME when the capture ends, so an existing NAME is
+only replaced by a complete capture.
 
 --stats-every prints a summary line on stderr: sessions, datagrams and bytes
 per second, retransmissions, damaged messages and kernel drops. When the
@@ -154,14 +157,17 @@ func Run(o *Options) error {
 	l.h = h
 
 	if o.Write != "" {
-		f, err := os.Create(o.Write)
-		if err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
+			return err
 		}
-		defer f.Close()
+		f, err := cliutil.Create(o.Write)
+		if err != nil {
+			return cliutil.IOError(o.Write, err)
+		}
+		defer f.Abort() // after a failure; a clean end commits first
 		w, err := capture.NewWriter(f, capture.PCAPNG, h.LinkType())
 		if err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Write, err)}
+			return cliutil.IOError(o.Write, err)
 		}
 		l.w, l.wf = w, f
 	}
@@ -199,7 +205,7 @@ type liveRun struct {
 	base    *pcapfilter.Expr
 	learned map[uint16]bool // server ports the --auto filter passes
 	w       *capture.Writer
-	wf      *os.File
+	wf      *cliutil.AtomicFile
 	werr    error
 	err     *bufio.Writer
 
@@ -266,7 +272,7 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		Capture: o.Checksums.Options()}
 	fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
 	if o.Write != "" {
-		fmt.Fprintf(l.err, ", writing %s", o.Write)
+		fmt.Fprintf(l.err, ", writing %s (as %s until the end)", o.Write, l.wf.Name())
 	}
 	fmt.Fprintln(l.err, " (Ctrl-C stops)")
 	l.err.Flush()
@@ -279,6 +285,9 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	if l.w != nil {
 		if err := l.w.Flush(); err != nil && l.werr == nil {
 			l.werr = err
+		}
+		if l.werr == nil {
+			l.werr = l.wf.Commit()
 		}
 	}
 	l.final(sum, src.Frames())

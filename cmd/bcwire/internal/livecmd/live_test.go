@@ -220,6 +220,10 @@ func TestLiveMatchesFile(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatalf("live stopped by the timeout, not by -c %d (datagrams lost?)\n%s", rp.Datagrams, stderr.String())
 			}
+			// The -w file grew under a temporary name and was renamed at the end.
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*.partial")); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
 
 			liveLines := splitLines(stdout.String())
 			want := opcodeCounts(t, decodeLines(t, path, nil))

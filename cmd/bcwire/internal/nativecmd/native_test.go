@@ -159,6 +159,9 @@ func TestRunServesAndWritesCapture(t *testing.T) {
 	if n < 5 {
 		t.Errorf("capture holds %d datagrams", n)
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.partial")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }
 
 func TestRunStopsAfter(t *testing.T) {
@@ -180,6 +183,8 @@ func TestRunStopsAfter(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
+	cfg := filepath.Join(dir, "server.toml")
+	os.WriteFile(cfg, []byte("name = \"x\"\n"), 0o644)
 	for _, args := range [][]string{
 		{"--max-players", "17"},
 		{"--time-limit", "-1"},
@@ -188,6 +193,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--write", filepath.Join(dir, "out.txt")},
 		{"--log-level", "loud"},
 		{"--checksum-manifest", filepath.Join(dir, "missing.toml")},
+		{"--config", cfg, "-w", cfg}, // an input
 	} {
 		o := parse(t, args...)
 		err := Run(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o)

@@ -5,8 +5,7 @@ package reportcmd
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
@@ -21,6 +20,7 @@ type Options struct {
 	IO      *report.IO
 	Files   []string
 	Output  string // "-" for stdout
+	Force   bool   // replace an existing capture at Output
 	Title   string
 	Servers []string
 	Timeout time.Duration
@@ -65,7 +65,8 @@ same), 2 for usage or I/O errors.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "report.html", `write the page to FILE ("-" for stdout)`)
+	f.StringVarP(&o.Output, "output", "o", "report.html", "write the page to `FILE` (\"-\" for stdout)")
+	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
 	f.StringVar(&o.Title, "title", "", "page title (default: the capture file names)")
 	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
 	f.DurationVar(&o.Timeout, "timeout", 45*time.Second, "end a session after this much capture time without traffic")
@@ -83,8 +84,9 @@ func Run(o *Options) error {
 	if o.Timeout <= 0 {
 		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
 	}
-	if o.Output == "" {
-		return cliutil.Usage("--output: give a file name or - for stdout")
+	out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+	if err := out.Check(o.Files...); err != nil {
+		return err
 	}
 	if o.MaxDamageLines <= 0 {
 		o.MaxDamageLines = 20
@@ -110,29 +112,13 @@ func Run(o *Options) error {
 // write renders the page into a temporary file beside the output and
 // renames it, so a failed run leaves no half-written report.
 func write(o *Options, rep *report.HTMLReport, totals *session.Counts) error {
-	if o.Output == "-" {
-		return rep.Write(o.IO.Out, o.Files, totals)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.Output), ".bcwire-report-*.html")
+	err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
+		return rep.Write(w, o.Files, totals)
+	})
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if err := rep.Write(tmp, o.Files, totals); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), o.Output); err != nil {
-		return err
-	}
-	if !o.Quiet {
+	if !o.Quiet && o.Output != "-" {
 		fmt.Fprintf(o.IO.Err, "wrote %s\n", o.Output)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	stdio "io"
 	"net"
 	"net/netip"
 	"os"
@@ -33,7 +34,9 @@ type Options struct {
 	Listen     string
 	Timing     string
 	Strict     bool
-	JSON       string // file for the JSON report ("-" for stdout)
+	JSON       bool   // the report as JSON on stdout instead of the table
+	Output     string // also write the JSON report to this file ("-" for stdout)
+	Force      bool
 	Server     string // the captured server to replay, when there are several
 	Quiet      bool
 	ExitOnDone bool
@@ -107,14 +110,15 @@ script reaches them. Use the same timing for 'bcwire verify' against it.
 
 On exit (Ctrl-C, or --exit-when-done) it prints per session the client
 datagrams matched, mismatched, skipped and repeated, the server datagrams
-sent and the fields rewritten; --json FILE writes the same as JSON.
+sent and the fields rewritten; --json prints it as JSON instead, and
+-o FILE also writes the JSON to FILE.
 
 Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 2 for usage or I/O errors.`,
 		Example: `  # the native server
   bcwire serve --name "Friday night" --max-players 4 --time-limit 20
   bcwire serve --config server.toml --log-json 2>server.log
-  bcwire serve --write native.pcap --stop-after 5m   # capture for bcwire decode / diff
+  bcwire serve -w native.pcap --stop-after 5m   # capture for bcwire decode / diff
   bcwire serve --print-manifest > manifest.toml      # then edit, and:
   bcwire serve --checksum-manifest manifest.toml
 
@@ -124,8 +128,13 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
   bcwire serve --replay testdata/pcaps/lossy.pcap --listen 127.0.0.1:22101 --timing asap
   bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
   # stop after every captured session has been played; keep a JSON report
-  bcwire serve --replay join.pcap --exit-when-done --json serve.json`,
-		Args: cobra.NoArgs,
+  bcwire serve --replay join.pcap --exit-when-done -o serve.json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return cliutil.Usage("serve takes no arguments, got %q (--json is a switch; write the report with -o FILE)", args[0])
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
 			if ctx == nil {
@@ -157,7 +166,9 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 	f.StringVar(&o.Replay, "replay", "", "stand in for the server captured in `FILE` instead of running the native server")
 	f.StringVar(&o.Timing, "timing", "capture", "replay: capture keeps the captured timing; asap goes as fast as the script allows")
 	f.BoolVar(&o.Strict, "strict", false, "replay: end a session at its first client datagram that matches nothing")
-	f.StringVar(&o.JSON, "json", "", "replay: write the per-session report as JSON to `FILE` (- for stdout)")
+	f.BoolVar(&o.JSON, "json", false, "replay: print the per-session report as JSON instead of a table")
+	f.StringVarP(&o.Output, "output", "o", "", "replay: also write the per-session report as JSON to `FILE` (\"-\" for stdout)")
+	f.BoolVar(&o.Force, "force", false, "replay: let -o replace a file that holds a capture")
 	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for, when the capture has several")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: log nothing while serving; print only the report")
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
@@ -167,7 +178,7 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 // replayOnly and nativeOnly are the flags that belong to one mode; giving
 // one in the other mode is a usage error rather than silently ignored.
 var (
-	replayOnly = []string{"timing", "strict", "json", "server", "quiet", "exit-when-done"}
+	replayOnly = []string{"timing", "strict", "json", "output", "force", "server", "quiet", "exit-when-done"}
 	nativeOnly = []string{"config", "name", "map", "max-players", "collision", "friendly-fire",
 		"time-limit", "frag-limit", "password", "checksum-manifest", "print-manifest", "write",
 		"log-json", "log-level", "console", "end-after", "restart-after", "stop-after"}
@@ -208,6 +219,12 @@ func RunReplay(ctx context.Context, o *Options) error {
 			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
 		}
 		lo.Server = ap
+	}
+	if o.Output != "" {
+		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		if err := out.Check(o.Replay); err != nil {
+			return err
+		}
 	}
 	c, err := replay.Load(o.Replay, lo)
 	if err != nil {
@@ -274,9 +291,17 @@ func RunReplay(ctx context.Context, o *Options) error {
 
 	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
 		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored()}
-	printReport(o.IO, &rep)
-	if o.JSON != "" {
-		if err := writeJSON(o.IO, o.JSON, &rep); err != nil {
+	switch {
+	case o.Output == "-": // the JSON is stdout
+	case o.JSON:
+		if err := writeJSON(o.IO, "-", &rep); err != nil {
+			return err
+		}
+	default:
+		printReport(o.IO, &rep)
+	}
+	if o.Output != "" {
+		if err := writeJSON(o.IO, o.Output, &rep); err != nil {
 			return err
 		}
 	}
@@ -321,18 +346,13 @@ func printReport(io *report.IO, r *Report) {
 }
 
 func writeJSON(io *report.IO, path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	err := cliutil.WriteFile(path, io.Out, func(w stdio.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
-	}
-	b = append(b, '\n')
-	if path == "-" {
-		_, err = io.Out.Write(b)
-	} else {
-		err = os.WriteFile(path, b, 0o644)
-	}
-	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--json: %w", err)}
+		return cliutil.IOError(path, err)
 	}
 	return nil
 }
