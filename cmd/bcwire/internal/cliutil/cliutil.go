@@ -5,6 +5,7 @@ package cliutil
 import (
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -58,4 +59,26 @@ func ParseHex(s string) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// ParseServers reads --server values: HOST:PORT with a numeric address.
+func ParseServers(list []string) ([]netip.AddrPort, error) {
+	var out []netip.AddrPort
+	for _, s := range list {
+		ap, err := ParseServer(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ap)
+	}
+	return out, nil
+}
+
+// ParseServer reads one --server value.
+func ParseServer(s string) (netip.AddrPort, error) {
+	ap, err := netip.ParseAddrPort(s)
+	if err != nil {
+		return ap, Usage("--server %q: want HOST:PORT with a numeric IPv4 address, e.g. 10.0.0.1:22101", s)
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
 }

@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -187,16 +186,6 @@ func WriteFile(path string, stdout io.Writer, write func(w io.Writer) error) err
 		return err
 	}
 	return f.Commit()
-}
-
-// IOError wraps an I/O error (exit 2), naming path once: errors from os
-// already carry the path, others get it prefixed.
-func IOError(path string, err error) error {
-	var pe *os.PathError
-	if path == "" || errors.As(err, &pe) {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 }
 
 // ReplacedFlag registers a hidden flag that used to take a file and now

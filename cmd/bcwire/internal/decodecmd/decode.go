@@ -5,13 +5,11 @@ package decodecmd
 import (
 	"fmt"
 	"net/netip"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/report"
@@ -35,8 +33,9 @@ type Options struct {
 	Caps    cliutil.Caps
 }
 
-// NewCmdDecode builds the cobra command.
-func NewCmdDecode(io *report.IO) *cobra.Command {
+// NewCmdDecode builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdDecode(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io, Peer: -1}
 	cmd := &cobra.Command{
 		Use:   "decode [flags] FILE...",
@@ -68,6 +67,9 @@ errors.`,
 			}
 			if o.Hex != "" && len(o.Files) > 0 {
 				return cliutil.Usage("--hex decodes one datagram; do not also give files")
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return Run(o)
 		},
@@ -127,39 +129,24 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	if len(o.Opcodes) > 0 {
 		f.opcodes = map[game.Opcode]bool{}
 		for _, s := range o.Opcodes {
-			op, ok := ParseOpcode(s)
+			op, ok := game.ParseOpcode(s)
 			if !ok {
 				return nil, nil, cliutil.Usage("--opcode %q: not an opcode name or number (e.g. StateUpdate, CHAT, 0x1C)", s)
 			}
 			f.opcodes[op] = true
 		}
 	}
-	var servers []netip.AddrPort
-	for _, s := range o.Servers {
-		ap, err := netip.ParseAddrPort(s)
-		if err != nil {
-			return nil, nil, cliutil.Usage("--server %q: want HOST:PORT with a numeric IPv4 address, e.g. 10.0.0.1:22101", s)
-		}
-		servers = append(servers, ap)
+	servers, err := cliutil.ParseServers(o.Servers)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, ap := range servers {
 		if f.servers == nil {
 			f.servers = map[netip.AddrPort]bool{}
 		}
 		f.servers[ap] = true
 	}
 	return f, servers, nil
-}
-
-// ParseOpcode accepts an opcode's name (case-insensitive) or number.
-func ParseOpcode(s string) (game.Opcode, bool) {
-	if n, err := strconv.ParseUint(s, 0, 8); err == nil {
-		return game.Opcode(n), true
-	}
-	for i := 0; i < 256; i++ {
-		if strings.EqualFold(game.Opcode(i).String(), s) {
-			return game.Opcode(i), true
-		}
-	}
-	return 0, false
 }
 
 // Run decodes and prints.
@@ -201,11 +188,12 @@ func Run(o *Options) error {
 
 	damaged, badChecksums := 0, 0
 	for _, path := range o.Files {
-		rd, err := capture.OpenWithOptions(path, o.Caps.Capture())
+		cf, err := cliutil.OpenCapture(path, o.Caps.Capture())
 		if err != nil {
 			p.Flush()
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+			return err
 		}
+		rd := cf.R
 		fopts := o.Caps.Flow()
 		fopts.Servers = servers
 		tr := flow.New(fopts)
@@ -215,10 +203,10 @@ func Run(o *Options) error {
 		} else {
 			sum, err = flow.Run(rd, tr, emit)
 		}
-		rd.Close()
+		cf.Close()
 		if err != nil {
 			p.Flush()
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+			return cliutil.IOError(path, err)
 		}
 		if werr != nil {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: werr}

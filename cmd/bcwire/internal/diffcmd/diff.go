@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/bcwire/bcwire/session/diff"
@@ -35,11 +34,15 @@ type Options struct {
 	RateRatio float64
 	Servers   []string
 	Quiet     bool
-	Checksums cliutil.Checksums
+	// LatencySet and RateRatioSet say the flags were given, so that they
+	// override a rules file.
+	LatencySet, RateRatioSet bool
+	Checksums                cliutil.Checksums
 }
 
-// NewCmdDiff builds the cobra command.
-func NewCmdDiff(io *report.IO) *cobra.Command {
+// NewCmdDiff builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdDiff(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OURS STOCK",
@@ -90,7 +93,11 @@ some do, 2 for usage or I/O errors.`,
 				return cliutil.Usage("give two capture files, OURS and STOCK (see --help)")
 			}
 			o.Ours, o.Stock = args[0], args[1]
-			return Run(o, c.Flags().Changed("latency"), c.Flags().Changed("rate-ratio"))
+			o.LatencySet, o.RateRatioSet = c.Flags().Changed("latency"), c.Flags().Changed("rate-ratio")
+			if runF != nil {
+				return runF(o)
+			}
+			return Run(o)
 		},
 	}
 	f := cmd.Flags()
@@ -112,7 +119,7 @@ some do, 2 for usage or I/O errors.`,
 }
 
 // Run compares the captures and prints the result.
-func Run(o *Options, latencySet, ratioSet bool) error {
+func Run(o *Options) error {
 	rules := diff.DefaultRules()
 	if o.RulesFile != "" {
 		r, err := diff.LoadRules(o.RulesFile)
@@ -131,16 +138,16 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 	}
 	rules.Ignore = append(rules.Ignore, o.Ignore...)
 	rules.Strict(o.Compare...)
-	if latencySet || o.RulesFile == "" {
+	if o.LatencySet || o.RulesFile == "" {
 		rules.Latency = diff.Duration(o.Latency)
 	}
-	if ratioSet || o.RulesFile == "" {
+	if o.RateRatioSet || o.RulesFile == "" {
 		rules.RateRatio = o.RateRatio
 	}
 	if err := rules.Check(); err != nil {
 		return cliutil.Usage("%v", err)
 	}
-	servers, err := timelinecmd.ParseServers(o.Servers)
+	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
@@ -195,7 +202,7 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 
 func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) (*diff.Capture, error) {
 	b := diff.NewBuilder(filepath.Base(path), rules)
-	_, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: []string{path}, Servers: servers,
+	_, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: []string{path}, Servers: servers,
 		Quiet: o.Quiet, Record: b.Add, Session: session.Options{}, Capture: o.Checksums.Options()},
 		func(_ string, s *session.Session) error { b.AddSession(s); return nil })
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := NewCmdDiff(&report.IO{Out: &out, Err: &errb})
+	cmd := NewCmdDiff(&report.IO{Out: &out, Err: &errb}, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(&errb)
 	cmd.SetErr(&errb)

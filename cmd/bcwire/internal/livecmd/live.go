@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -54,8 +53,9 @@ type Options struct {
 	Ready func()
 }
 
-// NewCmdLive builds the cobra command.
-func NewCmdLive(io *report.IO) *cobra.Command {
+// NewCmdLive builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdLive(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE [flags]",
@@ -102,6 +102,9 @@ permission, or an I/O error.`,
   sudo bcwire live -i eth0 -f "udp port 22101 and not host 10.0.0.7"`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o)
+			}
 			return Run(o)
 		},
 	}
@@ -138,7 +141,7 @@ func Run(o *Options) error {
 	if o.Snaplen < 64 || o.Snaplen > 262144 {
 		return cliutil.Usage("--snaplen %d: use 64-262144", o.Snaplen)
 	}
-	servers, err := timelinecmd.ParseServers(o.Servers)
+	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -31,8 +30,9 @@ type Options struct {
 	MaxDamageLines int
 }
 
-// NewCmdReport builds the cobra command.
-func NewCmdReport(io *report.IO) *cobra.Command {
+// NewCmdReport builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdReport(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "report [flags] FILE...",
@@ -61,6 +61,9 @@ same), 2 for usage or I/O errors.`,
 			if len(o.Files) == 0 {
 				return cliutil.Usage("give one or more capture files (see --help)")
 			}
+			if runF != nil {
+				return runF(o)
+			}
 			return Run(o)
 		},
 	}
@@ -77,7 +80,7 @@ same), 2 for usage or I/O errors.`,
 
 // Run reads the captures and writes the page.
 func Run(o *Options) error {
-	servers, err := timelinecmd.ParseServers(o.Servers)
+	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
@@ -92,7 +95,7 @@ func Run(o *Options) error {
 		o.MaxDamageLines = 20
 	}
 	rep := report.NewHTMLReport(report.HTMLOptions{Title: o.Title})
-	res, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
 		Record: rep.Record, Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {

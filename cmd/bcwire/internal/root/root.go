@@ -41,10 +41,10 @@ Start with:
 	}
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
-	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
-		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
-		reportcmd.NewCmdReport(io), livecmd.NewCmdLive(io))
-	root.AddCommand(servecmd.NewCmdServe(io), verifycmd.NewCmdVerify(io), diffcmd.NewCmdDiff(io))
+	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
+		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
+		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil))
+	root.AddCommand(servecmd.NewCmdServe(io, nil), verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
 	prof.addFlags(root)
 	return root
 }

@@ -1,5 +1,5 @@
 // Package servecmd implements `bcwire serve`. Without --replay it runs the
-// native server (package nativecmd, server/native); with --replay CAPTURE
+// native server (native.go, server/native); with --replay CAPTURE
 // it stands in for the captured server and answers live clients byte for
 // byte from the capture (package server/replay).
 package servecmd
@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/nativecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/spf13/cobra"
@@ -40,6 +39,8 @@ type Options struct {
 	Server     string // the captured server to replay, when there are several
 	Quiet      bool
 	ExitOnDone bool
+	// Native holds the native server's flags (and --listen, --port).
+	Native *NativeOptions
 
 	// Ready, when set, is called with the bound address once the server
 	// listens (tests use it with --listen 127.0.0.1:0).
@@ -47,10 +48,11 @@ type Options struct {
 }
 
 // NewCmdServe builds the cobra command: the native server, or with
-// --replay the stand-in for a captured server. Both share --listen.
-func NewCmdServe(io *report.IO) *cobra.Command {
+// --replay the stand-in for a captured server. Both share --listen. runF,
+// when set, is called with the parsed options instead of running.
+func NewCmdServe(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
-	var no *nativecmd.Options
+	var no *NativeOptions
 	cmd := &cobra.Command{
 		Use:   "serve [--replay CAPTURE] [flags]",
 		Short: "Run a dedicated server: the native one, or a stand-in that answers from a capture",
@@ -136,6 +138,25 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.Replay == "" {
+				if name := firstChanged(c, replayOnly); name != "" {
+					return cliutil.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
+				}
+			} else {
+				if name := firstChanged(c, nativeOnly); name != "" {
+					return cliutil.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
+				}
+				o.Listen = no.Listen
+				if o.Listen == "" {
+					o.Listen = ":" + strconv.Itoa(no.Port)
+				} else if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+					o.Listen = net.JoinHostPort(o.Listen, strconv.Itoa(no.Port))
+				}
+			}
+			o.Native = no
+			if runF != nil {
+				return runF(o)
+			}
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -143,25 +164,13 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if o.Replay == "" {
-				if name := firstChanged(c, replayOnly); name != "" {
-					return cliutil.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
-				}
-				return nativecmd.Run(ctx, io, no)
-			}
-			if name := firstChanged(c, nativeOnly); name != "" {
-				return cliutil.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
-			}
-			o.Listen = no.Listen
-			if o.Listen == "" {
-				o.Listen = ":" + strconv.Itoa(no.Port)
-			} else if _, _, err := net.SplitHostPort(o.Listen); err != nil {
-				o.Listen = net.JoinHostPort(o.Listen, strconv.Itoa(no.Port))
+				return RunNative(ctx, io, no)
 			}
 			return RunReplay(ctx, o)
 		},
 	}
 	f := cmd.Flags()
-	no = nativecmd.AddFlags(f) // --listen and --port are shared
+	no = AddNativeFlags(f) // --listen and --port are shared
 	no.Flags = f
 	f.StringVar(&o.Replay, "replay", "", "stand in for the server captured in `FILE` instead of running the native server")
 	f.StringVar(&o.Timing, "timing", "capture", "replay: capture keeps the captured timing; asap goes as fast as the script allows")

@@ -31,8 +31,9 @@ type Options struct {
 	Quiet    bool
 }
 
-// NewCmdSynth builds the cobra command.
-func NewCmdSynth(io *report.IO) *cobra.Command {
+// NewCmdSynth builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdSynth(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "synth -w FILE [flags]",
@@ -56,7 +57,12 @@ pcap) unless --format says otherwise.`,
   bcwire synth -w lossy.pcapng --loss 0.05 --seed 7
   bcwire synth -w join.pcap --players 1 --duration 10s --link sll`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return Run(o) },
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return Run(o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Write, "write", "w", "", "write the capture to `FILE` (required)")

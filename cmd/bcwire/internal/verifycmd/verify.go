@@ -46,8 +46,9 @@ type Options struct {
 	Listen func() (net.PacketConn, error)
 }
 
-// NewCmdVerify builds the cobra command.
-func NewCmdVerify(io *report.IO) *cobra.Command {
+// NewCmdVerify builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdVerify(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "verify --target ADDR [flags] CAPTURE",
@@ -113,6 +114,9 @@ differed, 2 for usage or I/O errors and when the target never answers.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
+			if runF != nil {
+				return runF(o)
+			}
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()

@@ -1,4 +1,4 @@
-package nativecmd
+package servecmd
 
 import (
 	"bytes"
@@ -41,10 +41,10 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func parse(t *testing.T, args ...string) *Options {
+func parse(t *testing.T, args ...string) *NativeOptions {
 	t.Helper()
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	o := AddFlags(fs)
+	o := AddNativeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRunServesAndWritesCapture(t *testing.T) {
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	rio := &report.IO{Out: out, Err: logs}
 	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), rio, o) }()
+	go func() { done <- RunNative(context.Background(), rio, o) }()
 
 	cl, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
@@ -173,7 +173,7 @@ func TestRunStopsAfter(t *testing.T) {
 	defer pc.Close()
 	o.Conn = pc
 	start := time.Now()
-	if err := Run(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o); err != nil {
+	if err := RunNative(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o); err != nil {
 		t.Fatal(err)
 	}
 	if el := time.Since(start); el > 3*time.Second {
@@ -196,7 +196,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--config", cfg, "-w", cfg}, // an input
 	} {
 		o := parse(t, args...)
-		err := Run(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o)
+		err := RunNative(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o)
 		if exitCode(err) != cliutil.ExitUsage {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, exitCode(err))
 		}
@@ -205,7 +205,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestPrintManifest(t *testing.T) {
 	var out bytes.Buffer
-	if err := Run(context.Background(), &report.IO{Out: &out, Err: io.Discard}, parse(t, "--print-manifest")); err != nil {
+	if err := RunNative(context.Background(), &report.IO{Out: &out, Err: io.Discard}, parse(t, "--print-manifest")); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "m.toml")

@@ -1,8 +1,7 @@
-// Package nativecmd implements the native mode of `bcwire serve`: a Bridge
-// Commander dedicated server (server/native) that speaks the stock protocol
-// on its own. It exports its flag set and runner so the serve command can
-// offer them beside its other modes.
-package nativecmd
+package servecmd
+
+// The native mode of `bcwire serve`: a Bridge Commander dedicated server
+// (server/native) that speaks the stock protocol on its own.
 
 import (
 	"bufio"
@@ -27,8 +26,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Options of the native server command.
-type Options struct {
+// NativeOptions are the flags of the native server.
+type NativeOptions struct {
 	ConfigFile    string
 	Listen        string
 	Port          int
@@ -58,10 +57,10 @@ type Options struct {
 	Stdin io.Reader
 }
 
-// AddFlags adds the native server's flags to fs.
-func AddFlags(fs *pflag.FlagSet) *Options {
+// AddNativeFlags adds the native server's flags to fs.
+func AddNativeFlags(fs *pflag.FlagSet) *NativeOptions {
 	d := native.DefaultConfig()
-	o := &Options{Flags: fs}
+	o := &NativeOptions{Flags: fs}
 	fs.StringVar(&o.ConfigFile, "config", "", "read settings from a TOML (.toml) or YAML (.yaml) file; flags override it")
 	fs.StringVar(&o.Listen, "listen", "", "address to listen on (default all interfaces, --port)")
 	fs.IntVar(&o.Port, "port", d.Port, "UDP port for game traffic and GameSpy queries")
@@ -85,10 +84,10 @@ func AddFlags(fs *pflag.FlagSet) *Options {
 	return o
 }
 
-func (o *Options) changed(name string) bool { return o.Flags != nil && o.Flags.Changed(name) }
+func (o *NativeOptions) changed(name string) bool { return o.Flags != nil && o.Flags.Changed(name) }
 
 // config merges the defaults, the file and the flags given.
-func (o *Options) config() (native.Config, error) {
+func (o *NativeOptions) config() (native.Config, error) {
 	cfg := native.DefaultConfig()
 	if o.ConfigFile != "" {
 		c, err := native.LoadConfig(o.ConfigFile, cfg)
@@ -120,9 +119,9 @@ func (o *Options) config() (native.Config, error) {
 
 func ioErr(err error) error { return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err} }
 
-// Run runs the server until ctx is done, "quit" on the console, or
+// RunNative runs the server until ctx is done, "quit" on the console, or
 // --stop-after.
-func Run(ctx context.Context, io *report.IO, o *Options) error {
+func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	if o.PrintManifest {
 		if err := native.WriteManifest(io.Out, native.StockManifest()); err != nil {
 			return ioErr(err)

@@ -1,0 +1,86 @@
+package cliutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+)
+
+// CaptureFile is a capture file opened for reading by a command: errors
+// name the file once, and the bytes read so far are counted (for progress).
+type CaptureFile struct {
+	R    *capture.Reader // pass this to flow.Run, which special-cases it
+	Path string
+	Size int64
+	f    *os.File
+	cr   *countingReader
+}
+
+// OpenCapture opens path as a pcap or pcapng capture. The error is an
+// *ExitError (exit 2) that names the file once and says what is wrong in
+// terms a person can act on (a directory, a compressed file).
+func OpenCapture(path string, opts capture.Options) (*CaptureFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, IOError(path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, IOError(path, err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
+	}
+	cr := &countingReader{r: f}
+	rd, err := capture.NewReaderWithOptions(cr, opts)
+	if err != nil {
+		f.Close()
+		if kind := captureKind(path); kind == "gzip" || kind == "zstd" {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: a %s-compressed file; decompress it first", path, kind)}
+		}
+		return nil, IOError(path, err)
+	}
+	return &CaptureFile{R: rd, Path: path, Size: st.Size(), f: f, cr: cr}, nil
+}
+
+// Read is the number of bytes read from the file so far; safe to call
+// while another goroutine reads.
+func (c *CaptureFile) Read() int64 { return c.cr.n.Load() }
+
+// Close closes the file.
+func (c *CaptureFile) Close() error { return c.f.Close() }
+
+// IOError wraps an I/O error (exit 2), naming path once: an os error about
+// path already names it (its text is kept without the wrappers that
+// repeat the name); any other error gets the name prefixed once.
+func IOError(path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) && (pe.Path == path || path == "") {
+		return &ExitError{Code: ExitUsage, Err: pe}
+	}
+	if path == "" || strings.HasPrefix(err.Error(), path+": ") {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+}
+
+// countingReader counts the bytes read, for the progress indicator; the
+// count is atomic because with workers the reading runs on another
+// goroutine.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
