@@ -13,6 +13,9 @@ type ScanOptions struct {
 	// Workers > 1 decrypts and splits datagrams on that many goroutines
 	// (flow.RunParallel); the records, and so the sessions, are the same.
 	Workers int
+	// Keep, when set, chooses the records the sessions are built from (the
+	// rest are still counted as damage when damaged, and seen by Record).
+	Keep func(r *flow.Record) bool
 	// Record, when set, sees every record after the builder (reports count
 	// message rates from them, commands list the damaged ones). Returning
 	// false stops the scan.
@@ -49,7 +52,9 @@ func Scan(src flow.Source, o ScanOptions, emit func(*Session) error) (*ScanResul
 		if r.Err != nil {
 			res.Damaged++
 		}
-		b.Add(r)
+		if o.Keep == nil || o.Keep(r) {
+			b.Add(r)
+		}
 		if o.Record != nil && !o.Record(r) {
 			stopped = true
 		}

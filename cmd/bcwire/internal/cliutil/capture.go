@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/flow"
 )
 
 // CaptureFile is a capture file opened for reading by a command: errors
@@ -84,3 +85,45 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n.Add(int64(n))
 	return n, err
 }
+
+// FirstPackets is src cut after its first n capture records (-c N): the
+// record that would be the n+1st is not delivered, and the counts stay
+// those of the first n records.
+func FirstPackets(src flow.Source, n int) flow.Source {
+	return &firstPackets{src: src, limit: n}
+}
+
+type firstPackets struct {
+	src   flow.Source
+	limit int
+	done  bool
+	stats capture.Stats // at the end
+}
+
+func (l *firstPackets) Next() (*capture.Packet, error) {
+	if l.done {
+		return nil, io.EOF
+	}
+	before := l.src.Stats()
+	if before.Records >= l.limit {
+		l.done, l.stats = true, before
+		return nil, io.EOF
+	}
+	p, err := l.src.Next()
+	if l.src.Stats().Records > l.limit {
+		// This datagram was completed by a record past the limit (an IPv4
+		// fragment, or the records skipped before it).
+		l.done, l.stats = true, before
+		return nil, io.EOF
+	}
+	return p, err
+}
+
+func (l *firstPackets) Stats() capture.Stats {
+	if l.done {
+		return l.stats
+	}
+	return l.src.Stats()
+}
+
+func (l *firstPackets) Incomplete() []capture.FragmentSetInfo { return l.src.Incomplete() }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses, the same for every command.
@@ -61,6 +63,12 @@ func ParseHex(s string) ([]byte, error) {
 	return b, nil
 }
 
+// AddServerFlag registers --server, which means the same in every command
+// that reads captures: the captured server(s) to look at.
+func AddServerFlag(f *pflag.FlagSet, servers *[]string) {
+	f.StringSliceVar(servers, "server", nil, "look only at the captured server `HOST:PORT` (repeatable), found on any port (default: every server found)")
+}
+
 // ParseServers reads --server values: HOST:PORT with a numeric address.
 func ParseServers(list []string) ([]netip.AddrPort, error) {
 	var out []netip.AddrPort
@@ -81,4 +89,12 @@ func ParseServer(s string) (netip.AddrPort, error) {
 		return ap, Usage("--server %q: want HOST:PORT with a numeric IPv4 address, e.g. 10.0.0.1:22101", s)
 	}
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
+}
+
+// QuietUsage is what -q means in every command.
+const QuietUsage = "print no summary, progress or log lines on stderr (damage and errors still are)"
+
+// AddQuietFlag registers -q, --quiet.
+func AddQuietFlag(f *pflag.FlagSet, quiet *bool) {
+	f.BoolVarP(quiet, "quiet", "q", false, QuietUsage)
 }

@@ -91,13 +91,16 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	listed, n := 0, 0
 	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers}
 	sopts.Flow.Servers = o.Servers
+	if len(o.Servers) > 0 {
+		sopts.Keep = KeepServers(o.Servers)
+	}
 	sopts.Record = func(r *flow.Record) bool {
 		if r.Err != nil && listed < o.MaxDamageLines {
 			listed++
 			prog.Clear()
 			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, DamageText(r))
 		}
-		if o.Record != nil {
+		if o.Record != nil && (sopts.Keep == nil || sopts.Keep(r)) {
 			o.Record(r)
 		}
 		if n++; n&1023 == 0 {
@@ -163,4 +166,13 @@ func DamageText(r *flow.Record) string {
 		where += fmt.Sprintf(" %s -> %s", r.Src, r.Dst)
 	}
 	return where + ": " + r.Err.Error()
+}
+
+// KeepServers chooses the records of the --server servers.
+func KeepServers(servers []netip.AddrPort) func(r *flow.Record) bool {
+	set := make(map[netip.AddrPort]bool, len(servers))
+	for _, s := range servers {
+		set[s] = true
+	}
+	return func(r *flow.Record) bool { return set[r.Server] }
 }

@@ -55,9 +55,10 @@ Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged (the damage is in the output), 2 for usage or I/O
 errors.`,
 		Example: `  bcwire decode testdata/pcaps/battle.pcap
-  bcwire decode -V --opcode StateUpdate -c 5 capture.pcapng
+  bcwire decode -V --opcode StateUpdate -c 100 capture.pcapng
   bcwire decode --json capture.pcap | jq 'select(.name == "CHAT")'
-  bcwire decode --dir S->C --server 10.0.0.1:22101 capture.pcap
+  bcwire decode --dir s2c --server 10.0.0.1:22101 capture.pcap
+  bcwire decode --dir 'C->S' --opcode CHAT capture.pcap
   bcwire decode --hex "01 02 03 06 C0 00 00 02 32 1B 80 ..." --plain
   bcwire decode --hex "FF D7 33 66 4C 5F 96 67 DF 00"`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -80,11 +81,11 @@ errors.`,
 	f.StringVar(&o.Hex, "hex", "", "decode one datagram given as hex (as captured, i.e. encrypted, unless --plain)")
 	f.BoolVar(&o.Plain, "plain", false, "with --hex: the hex is already decrypted")
 	f.StringSliceVar(&o.Opcodes, "opcode", nil, "only game messages with these opcodes (names like StateUpdate or CHAT, or numbers like 0x1C); repeatable")
-	f.StringVar(&o.Dir, "dir", "", "only one direction: C->S (client to server) or S->C")
+	f.StringVar(&o.Dir, "dir", "", "only one direction: c2s (client to server) or s2c; 'C->S' and 'S->C' (quoted) too")
 	f.IntVar(&o.Peer, "peer", -1, "only datagrams with this peer id (1 = server, 2 = first client, 255 = connecting)")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as the server, and show only its flows (default: detect servers)")
-	f.IntVarP(&o.Count, "count", "c", 0, "stop after printing COUNT lines")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Caps.AddFlags(f, false)
 	return cmd
 }
@@ -121,7 +122,7 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	case "S->C", "S2C", "SC", "SERVER":
 		f.dir = game.ServerToClient
 	default:
-		return nil, nil, cliutil.Usage("--dir %q: use C->S or S->C", o.Dir)
+		return nil, nil, cliutil.Usage("--dir %q: use c2s or s2c (or 'C->S', 'S->C' in quotes)", o.Dir)
 	}
 	if o.Peer > 255 || o.Peer < -1 {
 		return nil, nil, cliutil.Usage("--peer %d: peer ids are 0-255", o.Peer)
@@ -149,6 +150,9 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	return f, servers, nil
 }
 
+// maxDamageLines caps the damaged records listed on stderr per file.
+const maxDamageLines = 20
+
 // Run decodes and prints.
 func Run(o *Options) error {
 	flt, servers, err := parseFilter(o)
@@ -157,6 +161,9 @@ func Run(o *Options) error {
 	}
 	if err := o.Caps.Check(); err != nil {
 		return err
+	}
+	if o.Count < 0 {
+		return cliutil.Usage("-c %d: give the number of packets to read (0 for all)", o.Count)
 	}
 	format := report.DecodeText
 	switch {
@@ -168,9 +175,15 @@ func Run(o *Options) error {
 	p := report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
 	defer p.Flush()
 
-	printed := 0
 	var werr error
+	var damage []string // of the current file, for stderr
+	damagedHere := 0
 	emit := func(r *flow.Record) bool {
+		if r.Err != nil {
+			if damagedHere++; len(damage) < maxDamageLines {
+				damage = append(damage, cliutil.DamageText(r))
+			}
+		}
 		if !flt.keep(r) {
 			return true
 		}
@@ -178,22 +191,26 @@ func Run(o *Options) error {
 			werr = err
 			return false
 		}
-		printed++
-		return o.Count == 0 || printed < o.Count
+		return true
 	}
 
 	if o.Hex != "" {
 		return runHex(o, servers, emit)
 	}
 
-	damaged, badChecksums := 0, 0
+	damaged, badChecksums, read := 0, 0, 0
 	for _, path := range o.Files {
+		damage, damagedHere = damage[:0], 0
 		cf, err := cliutil.OpenCapture(path, o.Caps.Capture())
 		if err != nil {
 			p.Flush()
 			return err
 		}
-		rd := cf.R
+		// -c counts packets read, in all the files together.
+		var rd flow.Source = cf.R
+		if o.Count > 0 {
+			rd = cliutil.FirstPackets(cf.R, o.Count-read)
+		}
 		fopts := o.Caps.Flow()
 		fopts.Servers = servers
 		tr := flow.New(fopts)
@@ -213,11 +230,20 @@ func Run(o *Options) error {
 		}
 		damaged += sum.Damage
 		badChecksums += sum.Capture.BadChecksums
+		p.Flush()
 		if !o.Quiet {
-			p.Flush()
 			printSummary(o.IO, path, sum)
 		}
-		if o.Count > 0 && printed >= o.Count {
+		// The damage goes to stderr too, so that it survives a pipe into
+		// jq or an output sent to /dev/null.
+		for _, d := range damage {
+			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, d)
+		}
+		if damagedHere > len(damage) {
+			fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, damagedHere-len(damage))
+		}
+		read += sum.Capture.Records
+		if o.Count > 0 && read >= o.Count {
 			break
 		}
 	}
@@ -225,7 +251,7 @@ func Run(o *Options) error {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
 	if damaged > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (listed above and in the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
 	}
 	return nil
 }

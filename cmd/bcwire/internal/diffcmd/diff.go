@@ -112,8 +112,8 @@ some do, 2 for usage or I/O errors.`,
 	f.StringSliceVar(&o.Compare, "compare", nil, "compare fields the defaults tolerate again (`PATTERN` exactly as listed in the defaults, e.g. '*.player_name')")
 	f.DurationVar(&o.Latency, "latency", 100*time.Millisecond, "tolerated difference in reply latency")
 	f.Float64Var(&o.RateRatio, "rate-ratio", 1.5, "flag rates whose ratio ours/stock is beyond this or its inverse")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server in both captures (default: detect servers)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Checksums.AddFlag(f)
 	return cmd
 }

@@ -71,9 +71,9 @@ same), 2 for usage or I/O errors.`,
 	f.StringVarP(&o.Output, "output", "o", "report.html", "write the page to `FILE` (\"-\" for stdout)")
 	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
 	f.StringVar(&o.Title, "title", "", "page title (default: the capture file names)")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
-	f.DurationVar(&o.Timeout, "timeout", 45*time.Second, "end a session after this much capture time without traffic")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
@@ -85,7 +85,7 @@ func Run(o *Options) error {
 		return err
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
+		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
 	out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
 	if err := out.Check(o.Files...); err != nil {

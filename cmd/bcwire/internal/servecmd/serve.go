@@ -178,8 +178,8 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 	f.BoolVar(&o.JSON, "json", false, "replay: print the per-session report as JSON instead of a table")
 	f.StringVarP(&o.Output, "output", "o", "", "replay: also write the per-session report as JSON to `FILE` (\"-\" for stdout)")
 	f.BoolVar(&o.Force, "force", false, "replay: let -o replace a file that holds a capture")
-	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for, when the capture has several")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: log nothing while serving; print only the report")
+	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for (needed when the capture has several)")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+cliutil.QuietUsage)
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
 	return cmd
 }

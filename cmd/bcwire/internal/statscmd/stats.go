@@ -63,8 +63,8 @@ usage or I/O errors.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Caps.AddFlags(f, true)
 	return cmd
 }

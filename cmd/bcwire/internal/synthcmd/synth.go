@@ -73,8 +73,8 @@ pcap) unless --format says otherwise.`,
 	f.Float64Var(&o.Loss, "loss", 0, "probability that the link drops a datagram, 0-0.5")
 	f.StringVar(&o.Format, "format", "", "capture format: pcap or pcapng (default: by the file name)")
 	f.StringVar(&o.Link, "link", "ethernet", "link type: ethernet, sll or loopback")
-	f.StringVar(&o.Server, "server", synth.DefaultServer.String(), "the server's IPv4 address and port")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary on stderr")
+	f.StringVar(&o.Server, "server-addr", synth.DefaultServer.String(), "the generated server's IPv4 `ADDR:PORT`")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	return cmd
 }
 
@@ -110,7 +110,7 @@ func Run(o *Options) error {
 	}
 	server, err := netip.ParseAddrPort(o.Server)
 	if err != nil || !server.Addr().Is4() {
-		return cliutil.Usage("--server %q: want IPv4:PORT, e.g. 10.0.0.1:22101", o.Server)
+		return cliutil.Usage("--server-addr %q: want IPv4:PORT, e.g. 10.0.0.1:22101", o.Server)
 	}
 	cfg := synth.Config{Players: o.Players, Duration: o.Duration, Seed: o.Seed, Loss: o.Loss, Server: server}
 	var man synth.Manifest

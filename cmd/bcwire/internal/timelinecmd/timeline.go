@@ -52,7 +52,7 @@ messages were damaged (listed on stderr with file and packet number), 2 for
 usage or I/O errors.`,
 		Example: `  bcwire timeline testdata/pcaps/battle.pcap
   bcwire timeline --json capture.pcapng | jq '.sessions[] | {name, phases}'
-  bcwire timeline --server 10.0.0.1:22101 --timeout 30s capture.pcap`,
+  bcwire timeline --server 10.0.0.1:22101 --idle-timeout 30s capture.pcap`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Files = args
 			if len(o.Files) == 0 {
@@ -66,9 +66,9 @@ usage or I/O errors.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, `print {"sessions":[...]} with every figure, one session per line`)
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
-	f.DurationVar(&o.Timeout, "timeout", 45*time.Second, "end a session after this much capture time without traffic")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
@@ -80,7 +80,7 @@ func Run(o *Options) error {
 		return err
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
+		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
 	p := report.NewTimelinePrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON)
 	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,

@@ -77,7 +77,7 @@ answers before it have arrived. A server replaying a capture with
 
 Each server step is reported as identical (byte for byte), equivalent (same
 decoded content; game time and addresses set aside), different (shown
-decoded side by side), missing (nothing arrived within --timeout) or
+decoded side by side), missing (nothing arrived within --answer-timeout) or
 unexpected (arrived, but the capture has nothing like it). The first
 divergence of each session is shown with its capture frame number. A session
 that gets no answer at all to --give-up datagrams in a row is abandoned.
@@ -133,11 +133,11 @@ differed, 2 for usage or I/O errors and when the target never answers.`,
 	f.BoolVar(&o.JSON, "json", false, "print the report as JSON instead of text")
 	f.StringVarP(&o.Output, "output", "o", "", "also write the report as JSON to `FILE` (\"-\" for stdout)")
 	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
-	f.StringVar(&o.Server, "server", "", "the captured server `HOST:PORT` whose sessions to play, when the capture has several")
-	f.DurationVar(&o.Timeout, "timeout", time.Second, "how long to wait for an expected answer")
+	f.StringVar(&o.Server, "server", "", "the captured server `HOST:PORT` whose sessions to play (needed when the capture has several)")
+	f.DurationVar(&o.Timeout, "answer-timeout", time.Second, "how long to wait for an expected answer")
 	f.IntVar(&o.GiveUp, "give-up", 5, "abandon a session after this many client datagrams in a row get no answer")
-	f.IntVar(&o.MaxShown, "show", 5, "divergences shown per session in the text report (0: only the first)")
-	f.BoolVarP(&o.Verbose, "verbose", "v", false, "list every step in the text report")
+	f.IntVar(&o.MaxShown, "max-divergences", 5, "divergences shown per session in the text report (0: only the first)")
+	f.BoolVar(&o.Verbose, "all-steps", false, "list every step in the text report")
 	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
 	return cmd
 }
@@ -160,7 +160,7 @@ func Run(ctx context.Context, o *Options) error {
 		return cliutil.Usage("--timing: %v", err)
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
+		return cliutil.Usage("--answer-timeout %s: must be positive", o.Timeout)
 	}
 	if o.GiveUp <= 0 {
 		return cliutil.Usage("--give-up %d: must be at least 1", o.GiveUp)
@@ -286,7 +286,7 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 				continue
 			}
 			if shown == maxShown {
-				fmt.Fprintf(w, "  ... and more (--show N, or -o FILE for every step)\n")
+				fmt.Fprintf(w, "  ... and more (--max-divergences N, --all-steps, or -o FILE for every step)\n")
 				break
 			}
 			shown++

@@ -103,7 +103,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 		o.Output = serveJSON
 	})
 	jsonPath := filepath.Join(t.TempDir(), "v.json")
-	out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--timeout", "300ms", "-o", jsonPath, corpus+"lossy.pcap")
+	out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--answer-timeout", "300ms", "-o", jsonPath, corpus+"lossy.pcap")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -185,7 +185,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 func TestVerifyCommandDifferences(t *testing.T) {
 	noLeaks(t)
 	addr, stop, _ := replayServer(t, corpus+"duel.pcapng", nil)
-	out, _, code := run(t, "verify", "--target", addr, "--timing", "asap", "--timeout", "150ms", corpus+"join.pcap")
+	out, _, code := run(t, "verify", "--target", addr, "--timing", "asap", "--answer-timeout", "150ms", corpus+"join.pcap")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
@@ -243,7 +243,7 @@ func TestCommandErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer silent.Close()
-	_, errs, code := run(t, "verify", "--target", silent.LocalAddr().String(), "--timing", "asap", "--timeout", "200ms", corpus+"join.pcap")
+	_, errs, code := run(t, "verify", "--target", silent.LocalAddr().String(), "--timing", "asap", "--answer-timeout", "200ms", corpus+"join.pcap")
 	if code != 2 || !strings.Contains(errs, "target unreachable: no answer from "+silent.LocalAddr().String()) {
 		t.Errorf("unreachable: exit %d %q", code, errs)
 	}
