@@ -170,7 +170,7 @@ func Run(o *Options) error {
 			return cliutil.IOError(o.Write, err)
 		}
 		defer f.Abort() // after a failure; a clean end commits first
-		w, err := capture.NewWriter(f, capture.PCAPNG, h.LinkType())
+		w, err := capture.NewWriterInterface(f, capture.PCAPNG, h.LinkType(), o.Iface)
 		if err != nil {
 			return cliutil.IOError(o.Write, err)
 		}

@@ -224,6 +224,16 @@ func TestLiveMatchesFile(t *testing.T) {
 			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*.partial")); len(left) > 0 {
 				t.Errorf("temporary files left: %v", left)
 			}
+			// ... and names the interface it was captured on.
+			if rd, err := capture.Open(out); err != nil {
+				t.Error(err)
+			} else {
+				rd.Next()
+				if info, _ := rd.Interface(0); info.Name != "lo" {
+					t.Errorf("-w file names interface %q, want lo", info.Name)
+				}
+				rd.Close()
+			}
 
 			liveLines := splitLines(stdout.String())
 			want := opcodeCounts(t, decodeLines(t, path, nil))
