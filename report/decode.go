@@ -467,7 +467,9 @@ func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes) []byte {
 			b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
 			b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
 		}
-		b = appendHexMember(b, "raw", r.Raw)
+		if len(r.Raw) > 0 {
+			b = appendHexMember(b, "raw", r.Raw)
+		}
 	case flow.KindMessage:
 		b = appendMessageJSON(b, r)
 	}

@@ -112,9 +112,11 @@ func oldAppendRecordJSON(b []byte, r *flow.Record) []byte {
 			b = append(b, `,"msg":`...)
 			b = strconv.AppendInt(b, int64(r.MsgIndex), 10)
 		}
-		b = append(b, `,"raw":"`...)
-		b = hex.AppendEncode(b, r.Raw)
-		b = append(b, '"')
+		if len(r.Raw) > 0 {
+			b = append(b, `,"raw":"`...)
+			b = hex.AppendEncode(b, r.Raw)
+			b = append(b, '"')
+		}
 	case flow.KindMessage:
 		b = oldAppendMessageJSON(b, r)
 	}

@@ -127,3 +127,19 @@ func (l *firstPackets) Stats() capture.Stats {
 }
 
 func (l *firstPackets) Incomplete() []capture.FragmentSetInfo { return l.src.Incomplete() }
+
+// CheckCapturePath refuses, before a library opens it, a capture path that
+// is a directory or a compressed file, with the message OpenCapture gives.
+func CheckCapturePath(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return IOError(path, err)
+	}
+	if st.IsDir() {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
+	}
+	if kind := captureKind(path); kind == "gzip" || kind == "zstd" {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: a %s-compressed file; decompress it first", path, kind)}
+	}
+	return nil
+}

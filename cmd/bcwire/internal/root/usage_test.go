@@ -90,7 +90,7 @@ func TestDecodeDamageOnStderr(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatal(err)
 		}
-		for _, bad := range []string{"0001-01-01", "invalid AddrPort", `"dir":"?"`} {
+		for _, bad := range []string{"0001-01-01", "invalid AddrPort", `"dir":"?"`, `"raw":""`} {
 			if strings.Contains(line, bad) {
 				t.Errorf("zero value %s in %s", bad, line)
 			}

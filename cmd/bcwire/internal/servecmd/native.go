@@ -259,7 +259,7 @@ func console(ctx context.Context, out io.Writer, srv *native.Server, in io.Reade
 	}
 }
 
-// captureFile is the --write capture. It grows under a temporary name
+// captureFile is the -w capture. It grows under a temporary name
 // beside its target and is renamed over it when the server stops cleanly;
 // after a crash the traffic so far is in the .partial file.
 type captureFile struct {

@@ -235,12 +235,15 @@ func RunReplay(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
+	if err := cliutil.CheckCapturePath(o.Replay); err != nil {
+		return err
+	}
 	c, err := replay.Load(o.Replay, lo)
 	if err != nil {
 		if errors.Is(err, replay.ErrManyServers) {
 			return cliutil.Usage("%v with --server", err)
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return cliutil.IOError(o.Replay, err)
 	}
 	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {

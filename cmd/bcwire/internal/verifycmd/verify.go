@@ -179,12 +179,15 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
+	if err := cliutil.CheckCapturePath(o.File); err != nil {
+		return err
+	}
 	c, err := replay.Load(o.File, lo)
 	if err != nil {
 		if errors.Is(err, replay.ErrManyServers) {
 			return cliutil.Usage("%v with --server", err)
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return cliutil.IOError(o.File, err)
 	}
 	var cmp replay.Comparer
 	if o.Rules != "" {
