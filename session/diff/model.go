@@ -8,7 +8,6 @@ package diff
 // message, everything else is counted.
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
@@ -99,8 +98,7 @@ func (m *Msg) String() string {
 			s += " " + t
 		}
 	case m.Control != nil:
-		b, _ := json.Marshal(m.Control)
-		s += "  " + string(b)
+		s += "  " + m.Control.String() // as decode prints it
 	}
 	return s
 }
