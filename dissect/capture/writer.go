@@ -74,10 +74,10 @@ func NewWriterInterface(w io.Writer, format Format, link LinkType, ifName string
 	default:
 		return nil, fmt.Errorf("capture: cannot write link type %v", link)
 	}
-	return newWriter(w, format, link)
+	return newWriter(w, format, link, ifName)
 }
 
-func newWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
+func newWriter(w io.Writer, format Format, link LinkType, ifName string) (*Writer, error) {
 	wr := &Writer{MTU: defaultMTU, link: link, format: format, bw: bufio.NewWriter(w)}
 	var h []byte
 	switch format {
