@@ -22,41 +22,55 @@ type CaptureFile struct {
 	cr   *countingReader
 }
 
-// OpenCapture opens path as a pcap or pcapng capture. The error is an
-// *ExitError (exit 2) that names the file once and says what is wrong in
-// terms a person can act on (a directory, a compressed file).
+// OpenCapture opens path as a pcap or pcapng capture, gzip- or
+// zstd-compressed or not; "-" (capture.Stdin) reads standard input. The
+// error is an *ExitError (exit 2) that names the file once and says what
+// is wrong in terms a person can act on (a directory, not a capture).
 func OpenCapture(path string, opts capture.Options) (*CaptureFile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, IOError(path, err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, IOError(path, err)
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
+	f := os.Stdin
+	var size int64
+	if path != capture.Stdin {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return nil, IOError(path, err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, IOError(path, err)
+		}
+		if st.IsDir() {
+			f.Close()
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
+		}
+		size = st.Size()
 	}
 	cr := &countingReader{r: f}
 	rd, err := capture.NewReaderWithOptions(cr, opts)
 	if err != nil {
-		f.Close()
-		if kind := captureKind(path); kind == "gzip" || kind == "zstd" {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: a %s-compressed file; decompress it first", path, kind)}
+		if f != os.Stdin {
+			f.Close()
 		}
 		return nil, IOError(path, err)
 	}
-	return &CaptureFile{R: rd, Path: path, Size: st.Size(), f: f, cr: cr}, nil
+	return &CaptureFile{R: rd, Path: path, Size: size, f: f, cr: cr}, nil
 }
 
-// Read is the number of bytes read from the file so far; safe to call
-// while another goroutine reads.
+// Read is the number of bytes read from the file so far (compressed bytes
+// for a compressed file, as Size is); safe to call while another goroutine
+// reads.
 func (c *CaptureFile) Read() int64 { return c.cr.n.Load() }
 
-// Close closes the file.
-func (c *CaptureFile) Close() error { return c.f.Close() }
+// Close releases the reader (its decompressor) and closes the file.
+func (c *CaptureFile) Close() error {
+	err := c.R.Close()
+	if c.f != os.Stdin {
+		if cerr := c.f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
 
 // IOError wraps an I/O error (exit 2), naming path once: an os error about
 // path already names it (its text is kept without the wrappers that
@@ -129,17 +143,17 @@ func (l *firstPackets) Stats() capture.Stats {
 func (l *firstPackets) Incomplete() []capture.FragmentSetInfo { return l.src.Incomplete() }
 
 // CheckCapturePath refuses, before a library opens it, a capture path that
-// is a directory or a compressed file, with the message OpenCapture gives.
+// is a directory or missing, with the message OpenCapture gives.
 func CheckCapturePath(path string) error {
+	if path == capture.Stdin {
+		return nil
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return IOError(path, err)
 	}
 	if st.IsDir() {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
-	}
-	if kind := captureKind(path); kind == "gzip" || kind == "zstd" {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: a %s-compressed file; decompress it first", path, kind)}
 	}
 	return nil
 }
