@@ -99,7 +99,7 @@ Exit status: 0 when every step was identical or equivalent, 1 when some
 differed, 2 for usage or I/O errors and when the target never answers.`,
 		Example: `  # check a replay server (or any server) against the 4-player battle
   bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
-  # as fast as answers allow, against 'bcwire serve --timing asap'
+  # as fast as answers allow, against 'bcwire serve --replay lossy.pcap --timing asap'
   bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
   # a server of your own: compare decoded messages, keep every step as JSON
   bcwire verify --target 192.168.1.20:22101 --mode adaptive -o steps.json capture.pcap`,
