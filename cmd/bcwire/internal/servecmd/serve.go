@@ -11,7 +11,6 @@ import (
 	"fmt"
 	stdio "io"
 	"net"
-	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -223,9 +222,9 @@ func RunReplay(ctx context.Context, o *Options) error {
 	}
 	var lo replay.LoadOptions
 	if o.Server != "" {
-		ap, err := netip.ParseAddrPort(o.Server)
+		ap, err := cliutil.ParseServer(o.Server)
 		if err != nil {
-			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
+			return err
 		}
 		lo.Server = ap
 	}

@@ -167,9 +167,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	var lo replay.LoadOptions
 	if o.Server != "" {
-		ap, err := netip.ParseAddrPort(o.Server)
+		ap, err := cliutil.ParseServer(o.Server)
 		if err != nil {
-			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
+			return err
 		}
 		lo.Server = ap
 	}
