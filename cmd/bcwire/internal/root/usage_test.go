@@ -22,6 +22,8 @@ func TestUsageMessages(t *testing.T) {
 		{[]string{"decode", "--workers", "0", "x.pcap"}, "--workers 0"},
 		{[]string{"stats", "--workers", "0", "x.pcap"}, "--workers 0"},
 		{[]string{"decode", "--dir", "C", "x.pcap"}, "s2c"},
+		{[]string{"synth", "-w", filepath.Join(dir, "s.pcap"), "--players", "0"}, "--players 0"},
+		{[]string{"verify", "--target", "127.0.0.1:1", "--max-divergences", "-1", "x.pcap"}, "--max-divergences -1"},
 	} {
 		_, errs, code := run(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

@@ -86,6 +86,9 @@ func Run(o *Options) error {
 	if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
 		return err
 	}
+	if o.Players < 1 || o.Players > 16 {
+		return cliutil.Usage("--players %d: use 1 to 16", o.Players)
+	}
 	var format capture.Format
 	switch strings.ToLower(o.Format) {
 	case "":

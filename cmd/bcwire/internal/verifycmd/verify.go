@@ -162,6 +162,9 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Timeout <= 0 {
 		return cliutil.Usage("--answer-timeout %s: must be positive", o.Timeout)
 	}
+	if o.MaxShown < 0 {
+		return cliutil.Usage("--max-divergences %d: cannot be negative", o.MaxShown)
+	}
 	if o.GiveUp <= 0 {
 		return cliutil.Usage("--give-up %d: must be at least 1", o.GiveUp)
 	}
