@@ -206,6 +206,18 @@ func (l *live) event(r *flow.Record, kind, text string) {
 	l.eventAt(r.Time, r.Frame, kind, text)
 }
 
+// eventsFull reports whether the session's event list is full, counting
+// the event that does not fit, so that the caller need not make its text:
+// in steady state a session's list is full and events are only counted,
+// which must not allocate.
+func (l *live) eventsFull() bool {
+	if len(l.s.Events) >= l.opts.MaxEvents {
+		l.s.EventsDropped++
+		return true
+	}
+	return false
+}
+
 func (l *live) eventAt(t time.Time, frame int, kind, text string) {
 	s := l.s
 	if len(s.Events) >= l.opts.MaxEvents {
