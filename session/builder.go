@@ -86,8 +86,8 @@ type Builder struct {
 	// of an open session is counted once, in the session's Traffic, and
 	// Totals adds those up.
 	total Counts
-	view  Counts // Totals' result
-	first stamp  // of total.First; total.Last is at clock
+	view  *Counts // Totals' result, made on its first use (a Builder is then small)
+	first stamp   // of total.First; total.Last is at clock
 
 	clock     stamp // latest capture time seen
 	lastSweep stamp
@@ -124,14 +124,17 @@ func (b *Builder) Totals() *Counts {
 	if b.live == 0 {
 		return &b.total
 	}
-	b.view = b.total
+	if b.view == nil {
+		b.view = new(Counts)
+	}
+	*b.view = b.total
 	for _, l := range b.opened[b.head:] {
 		if l != nil && !l.closed {
 			b.view.mergeCounts(&l.s.Traffic)
-			l.common.addTo(&b.view)
+			l.common.addTo(b.view)
 		}
 	}
-	return &b.view
+	return b.view
 }
 
 // Live is the number of sessions open now; Peak the most open at once;

@@ -102,11 +102,18 @@ func NewReader(r io.Reader) (*Reader, error) {
 // capture file at all. A gzip or zstd stream (known by its magic) is
 // decompressed on the way; Close then releases the decompressor.
 func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
+	size := -1 // what the source says it holds, read before decompress wraps it
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = l.Len()
+	}
 	r, compression, closer, err := decompress(r)
 	if err != nil {
 		return nil, err
 	}
-	rd, err := newReader(r, opts)
+	if compression != Uncompressed {
+		size = -1
+	}
+	rd, err := newReader(r, opts, size)
 	if err != nil {
 		if closer != nil {
 			closer.Close()
@@ -120,8 +127,8 @@ func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
 	return rd, nil
 }
 
-func newReader(r io.Reader, opts Options) (*Reader, error) {
-	in := newInput(r)
+func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
+	in := newInput(r, size)
 	magic, err := in.peek(4)
 	if len(magic) < 4 {
 		if err == nil || err == io.EOF {
@@ -262,13 +269,14 @@ type input struct {
 	spare   []byte
 }
 
-// newInput sizes the buffer down to the source when the source says it
-// holds less (a capture in memory, as the fuzz targets read: a whole
-// bufSize per capture of a few hundred bytes made them slow).
-func newInput(r io.Reader) *input {
+// newInput sizes the buffer down to size, what the source said it holds
+// (-1 when it did not), when that is less (a capture in memory, as the
+// fuzz targets read: a whole bufSize per capture of a few hundred bytes
+// made them slow).
+func newInput(r io.Reader, size int) *input {
 	n := bufSize
-	if l, ok := r.(interface{ Len() int }); ok {
-		n = min(n, max(l.Len()+1, 4096))
+	if size >= 0 {
+		n = min(n, max(size+1, 4096))
 	}
 	return &input{r: r, buf: make([]byte, n)}
 }

@@ -51,11 +51,13 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	// Stats' result).
 	reader, _ := src.(*capture.Reader)
 	var (
-		held [readAhead]heldDatagram
+		// held grows to readAhead as batches need it (a capture of a few
+		// datagrams, as the fuzz targets make, then costs little).
+		held []heldDatagram
 		// statsBefore[k] is the capture counters before held[k] was read:
 		// if emit stops the run before a datagram's turn, it was never read
 		// as far as the caller can tell.
-		statsBefore [readAhead + 1]capture.Stats
+		statsBefore = make([]capture.Stats, 1, 8)
 		plain, raw  [readAhead][]byte
 		rec         Record
 		damagedRaw  []byte // reused for checksum-damaged datagrams
@@ -75,6 +77,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 					if reader.Buffered() == 0 {
 						break
 					}
+					statsBefore = growTo(statsBefore, n)
 					reader.StatsTo(&statsBefore[n])
 				}
 				p, err = reader.Next()
@@ -83,6 +86,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 					if buffered == nil || buffered.Buffered() == 0 {
 						break
 					}
+					statsBefore = growTo(statsBefore, n)
 					statsBefore[n] = src.Stats()
 				}
 				p, err = src.Next()
@@ -90,6 +94,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			if err != nil {
 				break
 			}
+			held = growTo(held, n)
 			h := &held[n]
 			h.hold(p, reader != nil)
 			size += len(h.raw)
@@ -152,6 +157,15 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	sum.Capture = src.Stats()
 	sum.Flow = t.Stats()
 	return sum, nil
+}
+
+// growTo returns s with index n in range, grown (by append, keeping what
+// it holds) when it is not.
+func growTo[T any](s []T, n int) []T {
+	for len(s) <= n {
+		s = append(s, *new(T))
+	}
+	return s
 }
 
 // readAhead is how many datagrams Run reads at once from a buffered source:
