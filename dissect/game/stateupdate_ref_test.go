@@ -1,7 +1,6 @@
 package game
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"testing"
 
@@ -140,11 +139,7 @@ func FuzzStateUpdateMatchesReference(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {
-		d := NewDecoder()
-		if spec := ShipBySpecies(Species(species)); spec != nil && len(body) >= 4 {
-			d.Ships.Add(ObjectID(binary.LittleEndian.Uint32(body)), spec)
-		}
-		msg := append([]byte{byte(OpStateUpdate)}, body...)
+		d, msg := stateUpdateFuzzInput(species, body)
 		for _, dir := range []Direction{ClientToServer, ServerToClient} {
 			refCompare(t, d, msg, dir)
 		}

@@ -2,7 +2,6 @@ package game
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -429,11 +428,7 @@ func FuzzStateUpdate(f *testing.F) {
 	m.FillSubsystems(wb, 8, nil, false)
 	f.Add(uint8(8), m.Append(nil)[1:])
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {
-		d := NewDecoder()
-		if spec := ShipBySpecies(Species(species)); spec != nil && len(body) >= 4 {
-			d.Ships.Add(ObjectID(binary.LittleEndian.Uint32(body)), spec)
-		}
-		msg := append([]byte{byte(OpStateUpdate)}, body...)
+		d, msg := stateUpdateFuzzInput(species, body)
 		for _, dir := range []Direction{ClientToServer, ServerToClient} {
 			lcCheck(t, d, msg, dir)
 		}
