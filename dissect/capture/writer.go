@@ -60,13 +60,24 @@ type Writer struct {
 }
 
 // NewWriter writes the file header and returns a Writer. link must be
-// Ethernet, LinuxSLL, Loopback or RawIPv4.
+// Ethernet, LinuxSLL, Loopback or RawIPv4. A pcapng file names its one
+// interface bcwire0 (a generated capture has no real one).
 func NewWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
+	return NewWriterInterface(w, format, link, "bcwire0")
+}
+
+// NewWriterInterface is NewWriter for packets captured on the interface
+// ifName (eth0, lo), which a pcapng file names in its interface block.
+func NewWriterInterface(w io.Writer, format Format, link LinkType, ifName string) (*Writer, error) {
 	switch link {
 	case Ethernet, LinuxSLL, Loopback, RawIPv4:
 	default:
 		return nil, fmt.Errorf("capture: cannot write link type %v", link)
 	}
+	return newWriter(w, format, link, ifName)
+}
+
+func newWriter(w io.Writer, format Format, link LinkType, ifName string) (*Writer, error) {
 	wr := &Writer{MTU: defaultMTU, link: link, format: format, bw: bufio.NewWriter(w)}
 	var h []byte
 	switch format {
@@ -94,8 +105,10 @@ func NewWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
 			b = binary.LittleEndian.AppendUint16(b, uint16(link))
 			b = binary.LittleEndian.AppendUint16(b, 0)
 			b = binary.LittleEndian.AppendUint32(b, writerSnapLen)
-			b = appendNgOption(b, 2, []byte("bcwire0")) // if_name
-			b = appendNgOption(b, 9, []byte{9})         // if_tsresol: nanoseconds
+			if ifName != "" {
+				b = appendNgOption(b, 2, []byte(ifName)) // if_name
+			}
+			b = appendNgOption(b, 9, []byte{9}) // if_tsresol: nanoseconds
 			return appendNgOption(b, 0, nil)
 		})
 	default:
@@ -135,6 +148,11 @@ func (w *Writer) Flush() error { return w.bw.Flush() }
 // WriteRaw writes one record holding data as-is (it must start with the
 // Writer's link-layer header). A zero t is written as the Unix epoch.
 func (w *Writer) WriteRaw(t time.Time, data []byte) error {
+	return w.writeRecord(t, data, len(data))
+}
+
+// writeRecord writes one record of data, from a frame of origLen bytes.
+func (w *Writer) writeRecord(t time.Time, data []byte, origLen int) error {
 	if t.IsZero() {
 		t = time.Unix(0, 0)
 	}
@@ -142,12 +160,12 @@ func (w *Writer) WriteRaw(t time.Time, data []byte) error {
 		return fmt.Errorf("capture: record of %d bytes exceeds the snap length %d", len(data), writerSnapLen)
 	}
 	h := w.hdr[:0]
-	n := uint32(len(data))
+	n, orig := uint32(len(data)), uint32(origLen)
 	if w.format == PCAP {
 		h = binary.LittleEndian.AppendUint32(h, uint32(t.Unix()))
 		h = binary.LittleEndian.AppendUint32(h, uint32(t.Nanosecond()))
 		h = binary.LittleEndian.AppendUint32(h, n)
-		h = binary.LittleEndian.AppendUint32(h, n)
+		h = binary.LittleEndian.AppendUint32(h, orig)
 		w.bw.Write(h)
 		_, err := w.bw.Write(data)
 		return err
@@ -160,7 +178,7 @@ func (w *Writer) WriteRaw(t time.Time, data []byte) error {
 	h = binary.LittleEndian.AppendUint32(h, uint32(ts>>32))
 	h = binary.LittleEndian.AppendUint32(h, uint32(ts))
 	h = binary.LittleEndian.AppendUint32(h, n)
-	h = binary.LittleEndian.AppendUint32(h, n)
+	h = binary.LittleEndian.AppendUint32(h, orig)
 	w.bw.Write(h)
 	w.bw.Write(data)
 	h = append(w.hdr[:0], make([]byte, pad4(len(data)))...)

@@ -4,7 +4,6 @@
 package verifycmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/bcwire/bcwire/session/diff"
 	"github.com/spf13/cobra"
@@ -32,21 +32,27 @@ type Options struct {
 	Target   string
 	Mode     string
 	Timing   string
-	JSON     string
+	JSON     bool   // the report as JSON on stdout instead of text
+	Output   string // also write the JSON report to this file
+	Force    bool
 	Server   string
 	Timeout  time.Duration
 	GiveUp   int
 	MaxShown int
 	Verbose  bool
 	Rules    string
+	Manifest string
+	Sources  []string
+	FailOn   []string
 
 	// Listen, when set, opens each session's socket (tests); the default
 	// listens on the local address that routes to the target.
 	Listen func() (net.PacketConn, error)
 }
 
-// NewCmdVerify builds the cobra command.
-func NewCmdVerify(io *report.IO) *cobra.Command {
+// NewCmdVerify builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdVerify(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "verify --target ADDR [flags] CAPTURE",
@@ -68,6 +74,17 @@ server's messages one by one after decoding - so a server that numbers,
 bundles or times its datagrams differently is still compared message by
 message instead of derailing the replay.
 
+--manifest FILE answers each checksum request from a checksum manifest
+instead of the capture, so that a server checking the answers against its
+own manifest accepts them: bcwire's TOML (see 'bcwire serve
+--print-manifest') or OpenBC's hash-manifest JSON.
+
+Each session sends from its own socket. Against a loopback target each
+session also has its own source address (127.0.0.2, 127.0.0.3, ...), so
+that a server limiting reconnects per address sees one client per address,
+as in the capture; --source chooses the addresses. Sessions that share an
+address start no sooner after each other than in the capture.
+
 --timing capture (the default) sends each client datagram at its captured
 offset from the session's start; --timing asap sends it as soon as the
 answers before it have arrived. A server replaying a capture with
@@ -75,15 +92,16 @@ answers before it have arrived. A server replaying a capture with
 
 Each server step is reported as identical (byte for byte), equivalent (same
 decoded content; game time and addresses set aside), different (shown
-decoded side by side), missing (nothing arrived within --timeout) or
+decoded side by side), missing (nothing arrived within --answer-timeout) or
 unexpected (arrived, but the capture has nothing like it). The first
 divergence of each session is shown with its capture frame number. A session
 that gets no answer at all to --give-up datagrams in a row is abandoned.
 
---json FILE writes {"target", "mode", "timing", "sessions": [{"session",
+--json prints the report as JSON on stdout instead of text; -o FILE
+writes the same JSON to FILE ("-" for stdout): {"target", "mode", "timing", "sessions": [{"session",
 "client", "captured", "joined", "phases", "identical", "equivalent",
 "different", "missing", "unexpected", "sent", "not_sent", "abandoned",
-"first_divergence", "steps": [...]}], "summary": {...}} ("-" for stdout).
+"first_divergence", "steps": [...]}], "summary": {...}}.
 "joined" means the session reached the lobby: Settings and GameInit
 arrived. "phases" are the join phases of the live exchange, as in
 'bcwire timeline --json'.
@@ -92,22 +110,36 @@ A server replaying a capture taken at its own interface loses nothing on
 loopback, so against 'serve --replay' of the same capture every captured
 server datagram - retransmissions included - must arrive identical.
 
-Exit status: 0 when every step was identical or equivalent, 1 when some
-differed, 2 for usage or I/O errors and when the target never answers.`,
+A difference only in how the server is set up - GameSpy name, mission,
+map, limits, game mode and player list, Settings values, MISSION_INIT's
+match settings - is "config": every such key is listed, and it is never
+the first divergence nor counted in the exit status unless --fail-on
+config. A session the server stops answering opens with the client step
+after which nothing came ("no answer after frame 5 (ChecksumResponse round
+0)"); the rest of an abandoned session is "not reached".
+
+Exit status: 0 when every step was identical, equivalent or config, 1 when
+some differed, 2 for usage or I/O errors and when the target never answers.`,
 		Example: `  # check a replay server (or any server) against the 4-player battle
   bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
-  # as fast as answers allow, against 'bcwire serve --timing asap'
+  # as fast as answers allow, against 'bcwire serve --replay lossy.pcap --timing asap'
   bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
   # a server of your own: compare decoded messages, keep every step as JSON
-  bcwire verify --target 192.168.1.20:22101 --mode adaptive --json steps.json capture.pcap`,
+  bcwire verify --target 192.168.1.20:22101 --mode adaptive -o steps.json capture.pcap`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) == 0 {
 				return cliutil.Usage("give exactly one capture file (see --help)")
+			}
+			if len(args) > 1 {
+				return cliutil.Usage("give exactly one capture file, not %q (--json is a switch; -o FILE writes the JSON report)", args)
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
+			if runF != nil {
+				return runF(o)
+			}
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -121,13 +153,18 @@ differed, 2 for usage or I/O errors and when the target never answers.`,
 	f.StringVar(&o.Target, "target", "", "the server under test, `HOST:PORT` (required)")
 	f.StringVar(&o.Mode, "mode", "exact", "exact: datagrams byte for byte; adaptive: a protocol-aware client comparing decoded messages")
 	f.StringVar(&o.Timing, "timing", "capture", "capture: captured offsets; asap: as soon as the answers allow")
-	f.StringVar(&o.JSON, "json", "", "write the report as JSON to `FILE` (- for stdout)")
-	f.StringVar(&o.Server, "server", "", "the captured server `HOST:PORT` whose sessions to play, when the capture has several")
-	f.DurationVar(&o.Timeout, "timeout", time.Second, "how long to wait for an expected answer")
+	f.BoolVar(&o.JSON, "json", false, "print the report as JSON instead of text")
+	f.StringVarP(&o.Output, "output", "o", "", "also write the report as JSON to `FILE` (\"-\" for stdout)")
+	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
+	f.StringVar(&o.Server, "server", "", "the captured server `HOST:PORT` whose sessions to play (needed when the capture has several)")
+	f.DurationVar(&o.Timeout, "answer-timeout", time.Second, "how long to wait for an expected answer")
 	f.IntVar(&o.GiveUp, "give-up", 5, "abandon a session after this many client datagrams in a row get no answer")
-	f.IntVar(&o.MaxShown, "show", 5, "divergences shown per session in the text report (0: only the first)")
-	f.BoolVarP(&o.Verbose, "verbose", "v", false, "list every step in the text report")
+	f.IntVar(&o.MaxShown, "max-divergences", 5, "divergences shown per session in the text report (0: only the first)")
+	f.BoolVar(&o.Verbose, "all-steps", false, "list every step in the text report")
 	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
+	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
+	f.StringSliceVar(&o.FailOn, "fail-on", nil, "also count these `CLASSES` of difference in the exit status: config (how the server is set up)")
+	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
 }
 
@@ -149,25 +186,37 @@ func Run(ctx context.Context, o *Options) error {
 		return cliutil.Usage("--timing: %v", err)
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
+		return cliutil.Usage("--answer-timeout %s: must be positive", o.Timeout)
+	}
+	if o.MaxShown < 0 {
+		return cliutil.Usage("--max-divergences %d: cannot be negative", o.MaxShown)
 	}
 	if o.GiveUp <= 0 {
 		return cliutil.Usage("--give-up %d: must be at least 1", o.GiveUp)
 	}
 	var lo replay.LoadOptions
 	if o.Server != "" {
-		ap, err := netip.ParseAddrPort(o.Server)
+		ap, err := cliutil.ParseServer(o.Server)
 		if err != nil {
-			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
+			return err
 		}
 		lo.Server = ap
+	}
+	if o.Output != "" {
+		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		if err := out.Check(o.File, o.Rules); err != nil {
+			return err
+		}
+	}
+	if err := cliutil.CheckCapturePath(o.File); err != nil {
+		return err
 	}
 	c, err := replay.Load(o.File, lo)
 	if err != nil {
 		if errors.Is(err, replay.ErrManyServers) {
 			return cliutil.Usage("%v with --server", err)
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return cliutil.IOError(o.File, err)
 	}
 	var cmp replay.Comparer
 	if o.Rules != "" {
@@ -180,8 +229,32 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		cmp = replay.NewRulesComparer(r)
 	}
-	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: target, Mode: mode, Timing: timing,
-		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp})
+	var mf manifest.Manifest
+	if o.Manifest != "" {
+		if mode != replay.ModeAdaptive {
+			return cliutil.Usage("--manifest applies to --mode adaptive (exact mode sends the captured bytes)")
+		}
+		if mf, err = manifest.Load(o.Manifest); err != nil {
+			return cliutil.Usage("--manifest: %v", err)
+		}
+	}
+	var sources []netip.Addr
+	for _, s := range o.Sources {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil || !a.Is4() {
+			return cliutil.Usage("--source %q: want IPv4 addresses, e.g. 127.0.0.2,127.0.0.3", s)
+		}
+		sources = append(sources, a)
+	}
+	failConfig := false
+	for _, class := range o.FailOn {
+		if strings.TrimSpace(class) != "config" {
+			return cliutil.Usage("--fail-on %q: the only class is config", class)
+		}
+		failConfig = true
+	}
+	res, err := replay.Verify(ctx, c, replay.VerifyOptions{FailOnConfig: failConfig, Target: target, Mode: mode, Timing: timing,
+		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp, Manifest: mf, Sources: sources})
 	if err != nil {
 		if errors.Is(err, replay.ErrUnreachable) {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
@@ -191,23 +264,23 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	if o.JSON != "-" {
-		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
-	}
-	if o.JSON != "" {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
+	encode := func(w io.Writer) error {
+		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+		return enc.Encode(res)
+	}
+	switch {
+	case o.Output == "-": // the JSON is stdout
+	case o.JSON:
+		if err := encode(o.IO.Out); err != nil {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 		}
-		if o.JSON == "-" {
-			_, err = o.IO.Out.Write(buf.Bytes())
-		} else {
-			err = os.WriteFile(o.JSON, buf.Bytes(), 0o644)
-		}
-		if err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--json: %w", err)}
+	default:
+		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
+	}
+	if o.Output != "" {
+		if err := cliutil.WriteFile(o.Output, o.IO.Out, encode); err != nil {
+			return cliutil.IOError(o.Output, err)
 		}
 	}
 	if !res.Summary.OK {
@@ -243,14 +316,20 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 		if s.Joined {
 			joined = "joined"
 		}
-		fmt.Fprintf(w, "session %d  %s as %s  %s  %d identical, %d equivalent, %d different, %d missing, %d unexpected%s  (%d client datagrams sent)\n",
-			s.Session, s.Captured, s.Client, joined, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, notDue(s.NotDue), s.Sent)
+		fmt.Fprintf(w, "session %d  %s as %s  %s  %d identical, %d equivalent, %d different, %d missing, %d unexpected%s%s  (%d client datagrams sent)\n",
+			s.Session, s.Captured, s.Client, joined, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, notDue(s.NotDue), extraCounts(s.Counts), s.Sent)
 		if r.Mode == replay.ModeAdaptive.String() {
 			fmt.Fprintf(w, "  join: %d checksum rounds, 0x28+Settings+GameInit in one datagram: %s, MISSION_INIT: %s; %d relayed game messages received\n",
 				s.ChecksumRounds, yes(s.Bundle), yes(s.MissionInit), s.Relayed)
 		}
 		if s.Abandoned != "" {
 			fmt.Fprintf(w, "  abandoned: %s; %d client datagrams not sent\n", s.Abandoned, s.NotSent)
+		}
+		if cfg := configLines(s); len(cfg) > 0 {
+			fmt.Fprintf(w, "  configuration differs (not a protocol divergence; --fail-on config counts it):\n")
+			for _, l := range cfg {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
 		}
 		if verbose {
 			for i := range s.Steps {
@@ -269,7 +348,7 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 				continue
 			}
 			if shown == maxShown {
-				fmt.Fprintf(w, "  ... and more (--show N or --json FILE for every step)\n")
+				fmt.Fprintf(w, "  ... and more (--max-divergences N, --all-steps, or -o FILE for every step)\n")
 				break
 			}
 			shown++
@@ -284,8 +363,37 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 	case sm.Equivalent > 0:
 		verdict = "all identical or equivalent"
 	}
-	fmt.Fprintf(w, "total: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected%s: %s\n",
-		sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, notDue(sm.NotDue), verdict)
+	fmt.Fprintf(w, "total: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected%s%s: %s\n",
+		sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, notDue(sm.NotDue), extraCounts(sm.Counts), verdict)
+}
+
+// extraCounts shows configuration differences and steps never reached,
+// when there are any.
+func extraCounts(c replay.Counts) string {
+	s := ""
+	if c.Config > 0 {
+		s += fmt.Sprintf(", %d config", c.Config)
+	}
+	if c.NotReached > 0 {
+		s += fmt.Sprintf(", %d not reached", c.NotReached)
+	}
+	return s
+}
+
+// configLines lists a session's configuration differences, each once, in
+// the order they first appear.
+func configLines(s *replay.SessionResult) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range s.Steps {
+		for _, c := range s.Steps[i].Config {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // notDue shows the messages an asap run ended before (adaptive mode).
