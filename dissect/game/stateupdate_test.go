@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/testutil"
@@ -484,7 +483,7 @@ func BenchmarkStateUpdateAppend(b *testing.B) {
 func TestStateUpdateResetClearsEveryField(t *testing.T) {
 	var m StateUpdate
 	v := reflect.ValueOf(&m).Elem()
-	fillNonZero(t, v)
+	testutil.FillNonZero(t, v)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {
 			t.Fatalf("field %s not filled", v.Type().Field(i).Name)
@@ -504,37 +503,5 @@ func TestStateUpdateResetClearsEveryField(t *testing.T) {
 				t.Errorf("%s is not zero after reset", name)
 			}
 		}
-	}
-}
-
-// fillNonZero sets every field of v, unexported ones too, to a value that
-// is not zero.
-func fillNonZero(t *testing.T, v reflect.Value) {
-	if !v.CanSet() {
-		v = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
-	}
-	switch v.Kind() {
-	case reflect.Struct:
-		for i := range v.NumField() {
-			fillNonZero(t, v.Field(i))
-		}
-	case reflect.Array:
-		for i := range v.Len() {
-			fillNonZero(t, v.Index(i))
-		}
-	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 1, 4))
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(1)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(1)
-	case reflect.Float32, reflect.Float64:
-		v.SetFloat(1)
-	default:
-		t.Fatalf("fillNonZero: no value for a %s", v.Kind())
 	}
 }
