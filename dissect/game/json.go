@@ -406,10 +406,19 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	switch s.Format {
-	case SubsystemPowered:
+	case SubsystemPowered, SubsystemShield:
 		b = jsonenc.Bool(append(b, `,"has_power":`...), s.HasPower)
 		if s.HasPower {
 			b = appendUint(append(b, `,"power":`...), uint64(s.Power))
+		}
+		if s.Off {
+			b = append(b, `,"off":true`...)
+		}
+		if s.Format == SubsystemShield {
+			b = appendByteList(append(b, `,"facings":`...), s.Facings)
+		}
+		if s.Extra != nil {
+			b = jsonenc.Hex(append(b, `,"extra":`...), s.Extra)
 		}
 	case SubsystemPower:
 		b = appendUint(append(b, `,"main_battery":`...), uint64(s.MainBattery))

@@ -95,6 +95,8 @@ type StateUpdate struct {
 	dir      Direction
 	whyRaw   uint8     // undecodedUnknownClass or undecodedMismatch
 	tried    *ShipSpec // the class whose list the bytes did not fit
+	// openbcShield: Subsystems fit only OpenBC's form (warnOpenBCShield).
+	openbcShield bool
 	leadBuf  [5]bool   // backing array of SubsystemLeadBits
 	childBuf []uint8   // backing array of children built by FillSubsystems
 }
@@ -172,7 +174,7 @@ func (m *StateUpdate) reset() {
 func (m *StateUpdate) resetFast() {
 	m.Position, m.HasHash, m.Hash, m.Cloaked = dissect.Vec3{}, false, 0, false
 	m.Subsystems, m.Weapons = m.Subsystems[:0], m.Weapons[:0]
-	m.SubsystemsUndecoded, m.whyRaw = false, 0
+	m.SubsystemsUndecoded, m.whyRaw, m.openbcShield = false, 0, false
 	if m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
 		m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil
 	}
@@ -351,6 +353,9 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 			warning = warnClientSubsystems
 		}
 		_, ok = m.statesByClass(rest, dissect.BitGroup{}, class)
+		if ok && m.openbcShield {
+			warning = m.warning() // rare: OpenBC's servers and our old captures
+		}
 		return warning, ok
 	case f&StateWeapons != 0:
 		if len(rest)%2 != 0 {
@@ -443,7 +448,7 @@ func (m *StateUpdate) warning() string {
 		w = warnServerWeapons
 	}
 	both := m.Flags&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons
-	if !both && m.whyRaw != undecodedMismatch {
+	if !both && m.whyRaw != undecodedMismatch && !m.openbcShield {
 		return w // the common cases allocate nothing
 	}
 	ws := make([]string, 0, 3)
@@ -455,6 +460,12 @@ func (m *StateUpdate) warning() string {
 	}
 	if m.whyRaw == undecodedMismatch {
 		ws = append(ws, "subsystem states do not fit the "+m.tried.Name+" subsystem list; kept undecoded")
+	}
+	if m.openbcShield && !m.SubsystemsUndecoded {
+		if w == "" && !both {
+			return warnOpenBCShield // a constant: no allocation
+		}
+		ws = append(ws, warnOpenBCShield)
 	}
 	return strings.Join(ws, "; ")
 }

@@ -85,7 +85,18 @@ func refReadSubsystems(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spe
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
+// refReadByClass tries the stock form, then OpenBC's (the shield generator
+// as a base subsystem, only when a shield state is among the bytes).
 func refReadByClass(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *ShipSpec) bool {
+	if refReadByForm(m, r, bits, spec, false) {
+		return true
+	}
+	m.openbcShield = refReadByForm(m, r, bits, spec, true)
+	return m.openbcShield
+}
+
+func refReadByForm(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *ShipSpec, openbc bool) bool {
+	shield := false
 	n := len(spec.Subsystems)
 	i := int(m.SubsystemStart)
 	if i >= n {
@@ -98,13 +109,18 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *
 		s := SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children}
 		s.Condition = tr.U8("subsystem condition")
 		s.Children = tr.Bytes(len(sp.Children), "child conditions")
-		switch sp.Format {
-		case SubsystemPowered:
+		switch {
+		case sp.Format == SubsystemShield && openbc:
+			s.Format, shield = SubsystemBase, true
+		case sp.Format == SubsystemPowered || sp.Format == SubsystemShield:
 			s.HasPower = tb.read(&tr, "subsystem power bit")
 			if s.HasPower {
 				s.Power = tr.U8("subsystem power percentage")
 			}
-		case SubsystemPower:
+			if sp.Format == SubsystemShield {
+				s.Facings = tr.Bytes(ShieldFacings, "shield facings")
+			}
+		case sp.Format == SubsystemPower:
 			s.MainBattery = tr.U8("main battery")
 			s.BackupBattery = tr.U8("backup battery")
 		}
@@ -113,7 +129,7 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *
 			i = 0
 		}
 	}
-	if tr.Err() != nil || tb.pending() != 0 {
+	if tr.Err() != nil || tb.pending() != 0 || openbc && !shield {
 		return false
 	}
 	m.Subsystems = list
@@ -253,10 +269,13 @@ func TestStateUpdateLongSectionsMatchReference(t *testing.T) {
 						w.U8(uint8(100 + c))
 					}
 					switch sp.Format {
-					case SubsystemPowered:
+					case SubsystemPowered, SubsystemShield:
 						w.Bit(k%3 != 0)
 						if k%3 != 0 {
 							w.U8(uint8(k))
+						}
+						if sp.Format == SubsystemShield {
+							w.Raw([]byte{1, 2, 3, 4, 5, uint8(k)})
 						}
 					case SubsystemPower:
 						w.U8(0xFE)

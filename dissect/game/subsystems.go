@@ -14,8 +14,10 @@ import (
 // SubsystemState is one top-level subsystem's state in the StateUpdate
 // subsystem round-robin (its WriteState output): the condition byte, one
 // condition byte per child, then by format the packed power bit and power
-// byte (powered) or the two battery bytes (power). Conditions are the
-// fraction of full health times 255, truncated: 0xFF full, 0x00 destroyed.
+// byte (powered), the two battery bytes (power), or the power bit and byte
+// and six facing bytes (shield). Conditions are the fraction of full
+// health times 255, truncated: 0xFF full, 0x00 destroyed. ObjCreate ship
+// bodies carry the same states in another form (see createStates).
 type SubsystemState struct {
 	// Index is the entry's position in the class's subsystem list.
 	Index int `json:"index"`
@@ -32,6 +34,15 @@ type SubsystemState struct {
 	// host sets it for every receiver except the ship's owner.
 	HasPower bool  `json:"has_power"`
 	Power    uint8 `json:"power"`
+	// Off is an ObjCreate state's switch: there the power byte is signed,
+	// and zero or negative (Power then holds its magnitude) means off.
+	Off bool `json:"off"`
+	// Facings are the shield generator's six facing bytes (0xFF in every
+	// stock sample; aliases the input when decoded).
+	Facings []uint8 `json:"-"`
+	// Extra are the bytes a weapon system writes after its power byte in
+	// an ObjCreate state (their meaning is not known; see createExtra).
+	Extra []uint8 `json:"-"`
 	// MainBattery and BackupBattery are the power format's battery levels
 	// (255 = full).
 	MainBattery   uint8 `json:"main_battery"`
@@ -61,6 +72,11 @@ func (m *StateUpdate) readSubsystems(r *dissect.Reader, c *shipClass) {
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
+// warnOpenBCShield names the one known way OpenBC's subsystem states
+// differ from stock: a shield generator written as a base subsystem.
+const warnOpenBCShield = "OpenBC form: the shield generator's state is its condition byte alone " +
+	"(stock writes it as a powered subsystem: condition, has-power bit, power byte when set, six facing bytes)"
+
 // readByClass decodes the states with c's list when they fit (see
 // statesByClass), and otherwise reports false and leaves r as it was.
 func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
@@ -80,7 +96,21 @@ func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
 // then kept as bytes), so the states are read straight from b by offset,
 // with no error bookkeeping: this is the innermost loop of game decoding.
 // Each state is what the subsystem's WriteState wrote (see SubsystemState).
+// Bytes that do not fit the stock form are tried in OpenBC's form (the
+// shield generator as a base subsystem); m.openbcShield then says so.
 func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClass) (dissect.BitGroup, bool) {
+	m.openbcShield = false
+	if after, ok := m.statesByForm(b, bits, c, false); ok {
+		return after, true
+	}
+	after, ok := m.statesByForm(b, bits, c, true)
+	m.openbcShield = ok
+	return after, ok
+}
+
+// statesByForm is statesByClass in one form: stock, or with openbc set
+// OpenBC's (shield generator as a base subsystem).
+func (m *StateUpdate) statesByForm(b []byte, bits dissect.BitGroup, c *shipClass, openbc bool) (dissect.BitGroup, bool) {
 	m.Subsystems = m.Subsystems[:0]
 	if int(m.SubsystemStart) >= len(c.entries) {
 		return bits, false
@@ -105,6 +135,7 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 	}
 	list := m.Subsystems[:size]
 	var n, p uint
+	shield := false // a shield generator's state was read in OpenBC's form
 	for p < size {
 		e := &t.state
 		end := p + 1 + uint(len(e.ChildNames)) // condition and child conditions
@@ -119,7 +150,11 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 		n++
 		s.Condition, s.Children = cond, kids
 		switch e.Format {
-		case SubsystemPowered:
+		case SubsystemPowered, SubsystemShield:
+			if e.Format == SubsystemShield && openbc {
+				s.Format, shield = SubsystemBase, true
+				break
+			}
 			if bits.Empty() {
 				ok := p < size
 				if ok {
@@ -137,6 +172,13 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 				s.Power = b[p]
 				p++
 			}
+			if e.Format == SubsystemShield {
+				if p+ShieldFacings > size {
+					return bits, false
+				}
+				s.Facings = b[p : p+ShieldFacings : p+ShieldFacings]
+				p += ShieldFacings
+			}
 		case SubsystemPower:
 			if p+2 > size {
 				return bits, false
@@ -146,25 +188,43 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 		}
 		t = t.next
 	}
-	if !bits.Empty() {
+	if !bits.Empty() || openbc && !shield {
+		// OpenBC's form differs only where a shield state is: a batch
+		// without one fits both or neither, and stock has then spoken.
 		return bits, false
 	}
 	m.Subsystems = m.Subsystems[:n] // list's array: only the length changes
 	return bits, true
 }
 
+// append writes s in its StateUpdate form.
 func (s *SubsystemState) append(w *dissect.Writer) {
 	w.U8(s.Condition)
 	w.Raw(s.Children)
 	switch s.Format {
-	case SubsystemPowered:
+	case SubsystemPowered, SubsystemShield:
 		w.Bit(s.HasPower)
 		if s.HasPower {
 			w.U8(s.Power)
 		}
+		if s.Format == SubsystemShield {
+			appendFacings(w, s.Facings)
+		}
 	case SubsystemPower:
 		w.U8(s.MainBattery)
 		w.U8(s.BackupBattery)
+	}
+}
+
+// appendFacings writes the six facing bytes: f's, then 0xFF (full) for
+// any that f lacks.
+func appendFacings(w *dissect.Writer, f []uint8) {
+	for i := range ShieldFacings {
+		if i < len(f) {
+			w.U8(f[i])
+		} else {
+			w.U8(0xFF)
+		}
 	}
 }
 
@@ -201,11 +261,32 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 		b = append(b, ')')
 	}
 	switch s.Format {
-	case SubsystemPowered:
-		if s.HasPower {
+	case SubsystemPowered, SubsystemShield:
+		switch {
+		case s.Off:
+			b = strconv.AppendUint(append(b, " power=off/"...), uint64(s.Power), 10)
+		case s.HasPower:
 			b = strconv.AppendUint(append(b, " power="...), uint64(s.Power), 10)
-		} else {
+		default:
 			b = append(b, " power=-"...)
+		}
+		if s.Format == SubsystemShield {
+			b = append(b, " facings="...)
+			for i, c := range s.Facings {
+				if i > 0 {
+					b = append(b, '/')
+				}
+				b = strconv.AppendUint(b, uint64(c), 10)
+			}
+		}
+		if s.Extra != nil {
+			b = append(b, " extra="...)
+			for i, c := range s.Extra {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				b = appendHex(b, uint64(c), 2)
+			}
 		}
 	case SubsystemPower:
 		b = strconv.AppendUint(append(b, " battery="...), uint64(s.MainBattery), 10)
@@ -229,6 +310,9 @@ type SubsystemValues struct {
 	Power uint8
 	// MainBattery and BackupBattery are the reactor's battery levels.
 	MainBattery, BackupBattery uint8
+	// Facings are the shield generator's facing bytes; missing entries
+	// are sent as 0xFF.
+	Facings []uint8
 }
 
 // FullHealth returns values for every entry of s's list with everything at
@@ -282,7 +366,7 @@ func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals
 		}
 		written += 1 + len(sp.Children)
 		switch sp.Format {
-		case SubsystemPowered:
+		case SubsystemPowered, SubsystemShield:
 			if openBits == 0 || openBits == 5 {
 				written++ // a new bit group byte
 				openBits = 1
@@ -292,6 +376,16 @@ func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals
 			if !ownShip {
 				st.HasPower, st.Power = true, v.Power
 				written++
+			}
+			if sp.Format == SubsystemShield {
+				for f := range ShieldFacings {
+					if f < len(v.Facings) {
+						buf = append(buf, v.Facings[f])
+					} else {
+						buf = append(buf, 0xFF)
+					}
+				}
+				written += ShieldFacings
 			}
 		case SubsystemPower:
 			st.MainBattery, st.BackupBattery = v.MainBattery, v.BackupBattery
@@ -305,12 +399,17 @@ func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals
 			break
 		}
 	}
-	// Children slices are cut only now: appends may have moved buf.
+	// Children and facing slices are cut only now: appends may have
+	// moved buf.
 	pos := firstBuf
 	for k := first; k < len(dst); k++ {
 		c := len(dst[k].ChildNames)
 		dst[k].Children = buf[pos : pos+c : pos+c]
 		pos += c
+		if dst[k].Format == SubsystemShield {
+			dst[k].Facings = buf[pos : pos+ShieldFacings : pos+ShieldFacings]
+			pos += ShieldFacings
+		}
 	}
 	return dst, buf, i
 }
@@ -368,4 +467,16 @@ func (s *ShipSpec) AppendSubsystemStates(b []byte, start int, vals []SubsystemVa
 		states[i].append(w)
 	}
 	return w.Bytes(), next
+}
+
+// appendByteList appends v as a JSON array of numbers.
+func appendByteList(b []byte, v []uint8) []byte {
+	b = append(b, '[')
+	for i, c := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(c), 10)
+	}
+	return append(b, ']')
 }
