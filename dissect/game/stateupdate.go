@@ -92,13 +92,14 @@ type StateUpdate struct {
 	// Weapons (0x80) are weapon health reports.
 	Weapons []WeaponHealth `json:"weapons"`
 
-	dir    Direction
-	whyRaw uint8     // undecodedUnknownClass or undecodedMismatch
-	tried  *ShipSpec // the class whose list the bytes did not fit
 	// openbcShield: Subsystems fit only OpenBC's form (warnOpenBCShield).
 	openbcShield bool
-	leadBuf      [5]bool // backing array of SubsystemLeadBits
-	childBuf     []uint8 // backing array of children built by FillSubsystems
+
+	dir      Direction
+	whyRaw   uint8     // undecodedUnknownClass or undecodedMismatch
+	tried    *ShipSpec // the class whose list the bytes did not fit
+	leadBuf  [5]bool   // backing array of SubsystemLeadBits
+	childBuf []uint8   // backing array of children built by FillSubsystems
 }
 
 const (
