@@ -286,7 +286,21 @@ func (m *ObjCreate) AppendJSON(b []byte) []byte {
 		b = jsonenc.Hex(append(b, `,"reserved":`...), m.Reserved[:])
 		b = jsonenc.String(append(b, `,"player_name":`...), m.PlayerName)
 		b = jsonenc.String(append(b, `,"set_name":`...), m.SetName)
-		b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
+		if m.SubsystemData == nil && len(m.Subsystems) > 0 {
+			b = append(b, `,"subsystems":[`...)
+			for i := range m.Subsystems {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = m.Subsystems[i].AppendJSON(b)
+			}
+			b = append(b, ']')
+		} else {
+			b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
+			if m.SubsystemsNote != "" {
+				b = jsonenc.String(append(b, `,"subsystems_undecoded":`...), m.SubsystemsNote)
+			}
+		}
 	case ClassTorpedo:
 		b = m.TorpedoType.AppendJSON(append(b, `,"torpedo_type":`...))
 	}

@@ -450,7 +450,14 @@ func (m oldObjCreate) MarshalJSON() ([]byte, error) {
 		j.addRaw("reserved", oldLcHex(m.Reserved[:]))
 		j.add("player_name", m.PlayerName)
 		j.add("set_name", m.SetName)
-		j.addRaw("subsystem_data", oldLcHex(m.SubsystemData))
+		if m.SubsystemData == nil && len(m.Subsystems) > 0 {
+			j.add("subsystems", m.Subsystems)
+		} else {
+			j.addRaw("subsystem_data", oldLcHex(m.SubsystemData))
+			if m.SubsystemsNote != "" {
+				j.add("subsystems_undecoded", m.SubsystemsNote)
+			}
+		}
 	case ClassTorpedo:
 		j.add("torpedo_type", oldTorpedoTypeIndex(m.TorpedoType))
 	}
