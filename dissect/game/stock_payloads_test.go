@@ -397,5 +397,3 @@ func TestStockPayloads(t *testing.T) {
 		})
 	}
 }
-
-
