@@ -295,7 +295,7 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	st := objState{ship: -1}
 	if len(s.Ships) < l.opts.MaxShips {
 		st.ship = len(s.Ships)
-		s.Ships = append(s.Ships, Ship{ID: m.Object, Class: class, Created: r.Time})
+		s.Ships = append(s.Ships, Ship{ID: m.Object, Class: class, Created: r.Time, Subsystems: m.SubsystemSummary()})
 	}
 	l.remember(m.Object, st)
 	l.current, l.flying = m.Object, true
@@ -307,6 +307,9 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	}
 	if s.Name == "" && m.PlayerName != "" {
 		s.Name = m.PlayerName
+	}
+	if sum := m.SubsystemSummary(); sum != "" {
+		text += " (" + sum + ")"
 	}
 	setOnce(&s.Phases.InGame, r.Time)
 	if l.lost {

@@ -69,6 +69,7 @@ func TestObjCreateStockSovereignStates(t *testing.T) {
 	lcWant(t, "main battery", m.Subsystems[3].MainBattery, uint8(0xFF))
 	lcWant(t, "backup battery", m.Subsystems[3].BackupBattery, uint8(0xFF))
 	lcWant(t, "child name", m.Subsystems[7].ChildNames[0], "Ventral Phaser 3")
+	lcWant(t, "summary", m.SubsystemSummary(), "11 subsystems, all full")
 
 	if got := m.Append(nil); !bytes.Equal(got, msg) {
 		t.Errorf("re-encoded\n% X\nwant\n% X", got, msg)

@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -285,3 +286,31 @@ func (m *ObjCreate) String() string {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m ObjCreate) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// SubsystemSummary sums up a ship's subsystem states in a line for
+// session facts: "11 subsystems, all full" when every condition, battery
+// and facing is full and every powered subsystem on at 100%; otherwise the
+// ones that are not, conditions as a percentage ("Phasers 50%, Sensor Array
+// off at 80%; 9 others full"). Undecoded states give "subsystems
+// undecoded: " and the reason; a body without states gives "".
+func (m *ObjCreate) SubsystemSummary() string {
+	if m.Class != ClassShip {
+		return ""
+	}
+	if len(m.Subsystems) == 0 || m.SubsystemData != nil {
+		if m.SubsystemsNote == "" {
+			return ""
+		}
+		return "subsystems undecoded: " + m.SubsystemsNote
+	}
+	var odd []string
+	for i := range m.Subsystems {
+		if d := m.Subsystems[i].notFull(); d != "" {
+			odd = append(odd, d)
+		}
+	}
+	if len(odd) == 0 {
+		return strconv.Itoa(len(m.Subsystems)) + " subsystems, all full"
+	}
+	return strings.Join(odd, ", ") + "; " + strconv.Itoa(len(m.Subsystems)-len(odd)) + " others full"
+}

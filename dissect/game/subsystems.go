@@ -7,6 +7,7 @@ package game
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
 )
@@ -480,3 +481,43 @@ func appendByteList(b []byte, v []uint8) []byte {
 	}
 	return append(b, ']')
 }
+
+// notFull describes what of s is not full ("Phasers 50% (a child at 0%)",
+// "Sensor Array off at 80%"), or returns "" when all is: condition,
+// children, facings and batteries 0xFF, power on at 100%.
+func (s *SubsystemState) notFull() string {
+	var parts []string
+	if s.Condition != 0xFF {
+		parts = append(parts, pct(s.Condition))
+	}
+	low := 0xFF
+	for _, c := range s.Children {
+		low = min(low, int(c))
+	}
+	for _, c := range s.Facings {
+		low = min(low, int(c))
+	}
+	if low != 0xFF {
+		parts = append(parts, "(a part at "+pct(uint8(low))+")")
+	}
+	switch s.Format {
+	case SubsystemPowered, SubsystemShield:
+		switch {
+		case s.Off:
+			parts = append(parts, "off at "+strconv.Itoa(int(s.Power))+"% power")
+		case s.HasPower && s.Power != 100:
+			parts = append(parts, strconv.Itoa(int(s.Power))+"% power")
+		}
+	case SubsystemPower:
+		if s.MainBattery != 0xFF || s.BackupBattery != 0xFF {
+			parts = append(parts, "batteries "+pct(s.MainBattery)+"/"+pct(s.BackupBattery))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return s.Name + " " + strings.Join(parts, " ")
+}
+
+// pct is a condition byte as a whole percentage of full.
+func pct(c uint8) string { return strconv.Itoa(int(c)*100/255) + "%" }
