@@ -416,10 +416,23 @@ func (s oldSubsystemState) MarshalJSON() ([]byte, error) {
 		j.add("children", cs)
 	}
 	switch s.Format {
-	case SubsystemPowered:
+	case SubsystemPowered, SubsystemShield:
 		j.add("has_power", s.HasPower)
 		if s.HasPower {
 			j.add("power", s.Power)
+		}
+		if s.Off {
+			j.add("off", true)
+		}
+		if s.Format == SubsystemShield {
+			fs := make([]int, len(s.Facings))
+			for i, c := range s.Facings {
+				fs[i] = int(c)
+			}
+			j.add("facings", fs)
+		}
+		if s.Extra != nil {
+			j.addRaw("extra", oldLcHex(s.Extra))
 		}
 	case SubsystemPower:
 		j.add("main_battery", s.MainBattery)
@@ -451,7 +464,11 @@ func (m oldObjCreate) MarshalJSON() ([]byte, error) {
 		j.add("player_name", m.PlayerName)
 		j.add("set_name", m.SetName)
 		if m.SubsystemData == nil && len(m.Subsystems) > 0 {
-			j.add("subsystems", m.Subsystems)
+			ss := make([]oldSubsystemState, len(m.Subsystems))
+			for i := range ss {
+				ss[i] = oldSubsystemState(m.Subsystems[i])
+			}
+			j.add("subsystems", ss)
 		} else {
 			j.addRaw("subsystem_data", oldLcHex(m.SubsystemData))
 			if m.SubsystemsNote != "" {
