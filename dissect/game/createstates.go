@@ -38,23 +38,40 @@ import (
 )
 
 // createFormKnown reports whether every entry of spec has a create form
-// that stock bytes show, and otherwise names the first that has none.
+// that stock bytes show, and otherwise says which has none.
 func createFormKnown(spec *ShipSpec) (string, bool) {
+	if why, ok := stockCreateUnknown[spec]; ok {
+		return why, why == "" // worked out once: no allocation per message
+	}
+	return createUnknown(spec)
+}
+
+func createUnknown(spec *ShipSpec) (string, bool) {
 	for i := range spec.Subsystems {
 		if _, ok := spec.Subsystems[i].Kind.createExtra(); !ok {
-			return spec.Subsystems[i].Name + " (a " + spec.Subsystems[i].Kind.String() + ")", false
+			return "no stock bytes show the ObjCreate state of " + spec.Subsystems[i].Name +
+				" (a " + spec.Subsystems[i].Kind.String() + ")", false
 		}
 	}
 	return "", true
 }
+
+// stockCreateUnknown is createUnknown's answer for each stock class.
+var stockCreateUnknown = func() map[*ShipSpec]string {
+	t := make(map[*ShipSpec]string, len(stockShips))
+	for _, s := range stockShips {
+		t[s], _ = createUnknown(s)
+	}
+	return t
+}()
 
 // createStates decodes b, the rest of a ship body after the set name, as
 // the create-form states of spec's whole list, into dst's array when it
 // has room. It returns the states (children, facings and extras alias b)
 // or, when b does not fit, nil and the reason.
 func createStates(dst []SubsystemState, b []byte, spec *ShipSpec) ([]SubsystemState, string) {
-	if what, ok := createFormKnown(spec); !ok {
-		return nil, "no stock bytes show the ObjCreate state of " + what
+	if why, ok := createFormKnown(spec); !ok {
+		return nil, why
 	}
 	states := dst[:0]
 	if cap(states) < len(spec.Subsystems) {
