@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // stockSovereignCreateHex is the collision test's stock Sovereign
@@ -22,7 +24,7 @@ const stockSovereignStatesHex = "FF FF 64 FF FF FF FF FF FF FF 64 FF FF FF FF FF
 // The stock ObjCreateTeam's subsystem states decode as the Sovereign's
 // eleven entries in list order, every byte accounted for, with no warning.
 func TestObjCreateStockSovereignStates(t *testing.T) {
-	msg := unhex(t, stockSovereignCreateHex)
+	msg := testutil.Unhex(t, stockSovereignCreateHex)
 	res := lcDecodeClean(t, NewDecoder(), msg, ClientToServer)
 	m := lcAs[*ObjCreate](t, res.Msg)
 	if m.SubsystemData != nil || m.SubsystemsNote != "" || len(m.Subsystems) != 11 {
@@ -63,9 +65,9 @@ func TestObjCreateStockSovereignStates(t *testing.T) {
 			lcWant(t, w.name+" power", int(s.Power), w.power)
 			lcWant(t, w.name+" off", s.Off, false)
 		}
-		lcWant(t, w.name+" extra", string(s.Extra), string(unhex(t, w.extra)))
+		lcWant(t, w.name+" extra", string(s.Extra), string(testutil.Unhex(t, w.extra)))
 	}
-	lcWant(t, "facings", string(m.Subsystems[1].Facings), string(unhex(t, "FF FF FF FF FF FF")))
+	lcWant(t, "facings", string(m.Subsystems[1].Facings), string(testutil.Unhex(t, "FF FF FF FF FF FF")))
 	lcWant(t, "main battery", m.Subsystems[3].MainBattery, uint8(0xFF))
 	lcWant(t, "backup battery", m.Subsystems[3].BackupBattery, uint8(0xFF))
 	lcWant(t, "child name", m.Subsystems[7].ChildNames[0], "Ventral Phaser 3")
@@ -95,7 +97,7 @@ func TestObjCreateStockSovereignStates(t *testing.T) {
 
 	// A stock Sovereign at spawn is what the encoder writes for full health.
 	b, ok := ShipByName("Sovereign").AppendCreateStates(nil, nil)
-	if !ok || !bytes.Equal(b, unhex(t, stockSovereignStatesHex)) {
+	if !ok || !bytes.Equal(b, testutil.Unhex(t, stockSovereignStatesHex)) {
 		t.Errorf("AppendCreateStates = % X, %v", b, ok)
 	}
 }
@@ -107,7 +109,7 @@ func TestObjCreateStatesPowerOff(t *testing.T) {
 	vals := sov.FullHealth()
 	vals[2].Condition, vals[2].Power = 0x80, 50 // Sensor Array
 	b, _ := sov.AppendCreateStates(nil, vals)
-	b[len(unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = uint8(0x100 - 50) // -50: off, 50% wanted
+	b[len(testutil.Unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = uint8(0x100 - 50) // -50: off, 50% wanted
 	states, why := createStates(nil, b, sov)
 	if states == nil {
 		t.Fatal(why)
@@ -122,7 +124,7 @@ func TestObjCreateStatesPowerOff(t *testing.T) {
 		t.Errorf("round trip: %s", got)
 	}
 	// Zero is off too.
-	b[len(unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = 0
+	b[len(testutil.Unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = 0
 	if states, _ := createStates(nil, b, sov); !states[2].Off || states[2].Power != 0 {
 		t.Errorf("zero power byte: %+v", states[2])
 	}
@@ -132,7 +134,7 @@ func TestObjCreateStatesPowerOff(t *testing.T) {
 // form no stock bytes show is not guessed at.
 func TestObjCreateStatesUndecoded(t *testing.T) {
 	sov := ShipByName("Sovereign")
-	full := unhex(t, stockSovereignStatesHex)
+	full := testutil.Unhex(t, stockSovereignStatesHex)
 	for _, c := range []struct {
 		b    []byte
 		spec *ShipSpec
@@ -194,7 +196,7 @@ func TestAppendCreateStatesRoundTrip(t *testing.T) {
 // FuzzObjCreateStates: any bytes after the set name decode or stay bytes,
 // never panic, and decoded states re-encode to exactly the input.
 func FuzzObjCreateStates(f *testing.F) {
-	f.Add(uint8(5), unhex(f, stockSovereignStatesHex))
+	f.Add(uint8(5), testutil.Unhex(f, stockSovereignStatesHex))
 	f.Add(uint8(1), []byte{0xFF, 0xFF, 0x9C})
 	f.Add(uint8(9), []byte{})
 	f.Fuzz(func(t *testing.T, species uint8, b []byte) {
@@ -216,3 +218,16 @@ func FuzzObjCreateStates(f *testing.F) {
 		}
 	})
 }
+
+var _ = addReal(realCase{
+	name:   "ObjCreateTeam stock Sovereign spawn (collision test), subsystems by name",
+	source: "../shared/vectors/stock-payloads.json (STBC-Dedicated-Server collision-trace-comparison.md)",
+	dir:    ClientToServer,
+	hex:    stockSovereignCreateHex,
+	check: func(t *testing.T, m Message) {
+		c := lcAs[*ObjCreate](t, m)
+		lcWant(t, "subsystems", len(c.Subsystems), 11)
+		lcWant(t, "summary", c.SubsystemSummary(), "11 subsystems, all full")
+		lcWant(t, "warning", c.warning(), "")
+	},
+})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bcwire/bcwire/internal/testutil"
+
 	"github.com/bcwire/bcwire/dissect"
 )
 
@@ -294,7 +296,7 @@ func stockCut(t *testing.T, d *stockDecoded, offset int, what string) {
 // fields before the cut are there to compare.
 func decodeStock(t *testing.T, dec *Decoder, e stockPayload) *stockDecoded {
 	t.Helper()
-	b := unhex(t, e.Hex)
+	b := testutil.Unhex(t, e.Hex)
 	if e.Label == "MISSION_INIT (0x35) body without opcode byte, stock 2026-02-10 session" {
 		b = append([]byte{byte(OpMissionInit)}, b...)
 	}

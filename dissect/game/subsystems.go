@@ -229,11 +229,25 @@ func appendFacings(w *dissect.Writer, f []uint8) {
 	}
 }
 
+func misfitNote(s *ShipSpec) string { return "bytes do not fit the " + s.Name + " subsystem list" }
+
+// misfitNotes holds misfitNote of each stock class.
+var misfitNotes = func() map[*ShipSpec]string {
+	t := make(map[*ShipSpec]string, len(stockShips))
+	for _, s := range stockShips {
+		t[s] = misfitNote(s)
+	}
+	return t
+}()
+
 // subsystemNote says why the subsystem section is undecoded.
 func (m *StateUpdate) subsystemNote() string {
 	switch m.whyRaw {
 	case undecodedMismatch:
-		return "bytes do not fit the " + m.tried.Name + " subsystem list"
+		if note, ok := misfitNotes[m.tried]; ok {
+			return note // no allocation for the stock classes
+		}
+		return misfitNote(m.tried)
 	case undecodedUnknownClass:
 		return "ship class unknown: no ObjCreate seen for this object"
 	}
