@@ -231,3 +231,55 @@ var _ = addReal(realCase{
 		lcWant(t, "warning", c.warning(), "")
 	},
 })
+
+// OpenBC's server (a build of SandboxServers/OpenBC, its traffic captured on
+// loopback while bcwire verify replayed duel.pcapng against it) writes a
+// Nebula's states unlike stock in two ways: the shield generator as a lone
+// condition byte, and a new bit group byte for a power bit after a group
+// of fewer than five bits. Both decode by name, each deviation named, and
+// re-encode to the same bytes. These bytes are evidence about OpenBC only.
+func TestStateUpdateOpenBCForms(t *testing.T) {
+	d := NewDecoder()
+	d.Ships.Add(PlayerObjectID(0), ShipByName("Nebula"))
+	for _, c := range []struct {
+		start   uint8
+		section string
+		names   string
+		groups  bool
+	}{
+		// To the ship's own player: Repair and Tractors share the group
+		// 40; Bridge, Hull and the shield generator (one byte) come
+		// between; the Sensor Array's bit opens the group 20.
+		{8, "FF 40 FF FF FF FF FF FF FF 20", "Repair Tractors Bridge Hull Shield Generator Sensor Array", true},
+		// To the other player: the Sensor Array's group 21 and power 64,
+		// the Warp Core between, the Impulse Engines' own group 21.
+		{0, "FF FF FF 21 64 FF FF FF FF FF FF 21 64", "Hull Shield Generator Sensor Array Warp Core Impulse Engines", true},
+		// A batch whose only deviation is the shield generator's byte.
+		{10, "FF FF FF", "Bridge Hull Shield Generator", false},
+	} {
+		msg := append(testutil.Unhex(t, "1C FF FF FF 3F 00 00 C8 41 20"), c.start)
+		msg = append(msg, testutil.Unhex(t, c.section)...)
+		res := lcCheck(t, d, msg, ServerToClient)
+		u := lcAs[*StateUpdate](t, res.Msg)
+		var names []string
+		for _, s := range u.Subsystems {
+			names = append(names, s.Name)
+		}
+		want := warnOpenBCShield
+		if c.groups {
+			want += "; " + warnOpenBCGroups
+		}
+		if res.Err != nil || u.SubsystemsUndecoded || strings.Join(names, " ") != c.names || res.Warning != want {
+			t.Errorf("@%d: err %v, warning %q, %s", c.start, res.Err, res.Warning, u)
+		}
+		if got := u.Append(nil); !bytes.Equal(got, msg) {
+			t.Errorf("@%d re-encoded % X, want % X", c.start, got, msg)
+		}
+	}
+	// A stock batch is never read in OpenBC's form.
+	d.Ships.Add(PlayerObjectID(0), ShipByName("Sovereign"))
+	res := lcCheck(t, d, testutil.Unhex(t, "1C FF FF FF 3F 80 EC 04 42 20 00 FF FF 20 FF FF FF FF FF FF"), ServerToClient)
+	if res.Warning != "" {
+		t.Errorf("stock batch: warning %q", res.Warning)
+	}
+}

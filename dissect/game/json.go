@@ -141,6 +141,9 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 		if s.Extra != nil {
 			b = jsonenc.Hex(append(b, `,"extra":`...), s.Extra)
 		}
+		if s.NewBitGroup {
+			b = append(b, `,"new_bit_group":true`...)
+		}
 	case SubsystemPower:
 		b = appendUint(append(b, `,"main_battery":`...), uint64(s.MainBattery))
 		b = appendUint(append(b, `,"backup_battery":`...), uint64(s.BackupBattery))

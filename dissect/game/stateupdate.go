@@ -91,8 +91,9 @@ type StateUpdate struct {
 	// Weapons (0x80) are weapon health reports.
 	Weapons []WeaponHealth `json:"weapons"`
 
-	// openbcShield: Subsystems fit only OpenBC's form (warnOpenBCShield).
-	openbcShield bool
+	// openbc: Subsystems fit only OpenBC's form; its bits say how
+	// (openbcShield, openbcGroups).
+	openbc uint8
 
 	dir      Direction
 	whyRaw   uint8     // undecodedUnknownClass or undecodedMismatch
@@ -302,7 +303,7 @@ func (m *StateUpdate) warning() string {
 		w = warnServerWeapons
 	}
 	both := m.Flags&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons
-	if !both && m.whyRaw != undecodedMismatch && !m.openbcShield {
+	if !both && m.whyRaw != undecodedMismatch && m.openbc == 0 {
 		return w // the common cases allocate nothing
 	}
 	ws := make([]string, 0, 3)
@@ -315,11 +316,11 @@ func (m *StateUpdate) warning() string {
 	if m.whyRaw == undecodedMismatch {
 		ws = append(ws, "subsystem states do not fit the "+m.tried.Name+" subsystem list; kept undecoded")
 	}
-	if m.openbcShield && !m.SubsystemsUndecoded {
+	if m.openbc != 0 && !m.SubsystemsUndecoded {
 		if w == "" && !both {
-			return warnOpenBCShield // a constant: no allocation
+			return openbcWarnings[m.openbc] // a constant: no allocation
 		}
-		ws = append(ws, warnOpenBCShield)
+		ws = append(ws, openbcWarnings[m.openbc])
 	}
 	return strings.Join(ws, "; ")
 }

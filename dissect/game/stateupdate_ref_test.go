@@ -62,12 +62,11 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
 	if refReadByForm(m, r, spec, false) {
 		return true
 	}
-	m.openbcShield = refReadByForm(m, r, spec, true)
-	return m.openbcShield
+	return refReadByForm(m, r, spec, true)
 }
 
 func refReadByForm(m *StateUpdate, r *dissect.Reader, spec *ShipSpec, openbc bool) bool {
-	shield := false
+	var dev uint8
 	n := len(spec.Subsystems)
 	i := int(m.SubsystemStart)
 	if i >= n {
@@ -82,8 +81,21 @@ func refReadByForm(m *StateUpdate, r *dissect.Reader, spec *ShipSpec, openbc boo
 		s.Children = tr.Bytes(len(sp.Children), "child conditions")
 		switch {
 		case sp.Format == SubsystemShield && openbc:
-			s.Format, shield = SubsystemBase, true
+			s.Format = SubsystemBase
+			dev |= openbcShield
 		case sp.Format == SubsystemPowered || sp.Format == SubsystemShield:
+			if probe := tr; openbc && tr.BitsLeft() == 0 && tr.Len() > 0 {
+				// OpenBC may open a group after a short one, which
+				// the strict Reader refuses: open it by hand.
+				if probe.Bit(""); probe.Err() != nil {
+					rest := tr.Rest()
+					if g, ok := (dissect.BitGroup{}).Opened(rest[0]); ok {
+						tr.Commit(rest[1:], g)
+						dev |= openbcGroups
+						s.NewBitGroup = true
+					}
+				}
+			}
 			s.HasPower = tr.Bit("subsystem power bit")
 			if s.HasPower {
 				s.Power = tr.U8("subsystem power percentage")
@@ -100,9 +112,10 @@ func refReadByForm(m *StateUpdate, r *dissect.Reader, spec *ShipSpec, openbc boo
 			i = 0
 		}
 	}
-	if tr.Err() != nil || tr.BitsLeft() != 0 || openbc && !shield {
+	if tr.Err() != nil || tr.BitsLeft() != 0 || openbc && dev == 0 {
 		return false
 	}
+	m.openbc = dev
 	m.Subsystems = list
 	*r = tr
 	return true

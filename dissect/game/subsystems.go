@@ -44,6 +44,10 @@ type SubsystemState struct {
 	// Extra are the bytes a weapon system writes after its power byte in
 	// an ObjCreate state (their meaning is not known; see createExtra).
 	Extra []uint8 `json:"-"`
+	// NewBitGroup marks a power bit that opened a new bit group byte
+	// while the open group had room, which stock never does (OpenBC's
+	// server does: warnOpenBCGroups).
+	NewBitGroup bool `json:"new_bit_group"`
 	// MainBattery and BackupBattery are the power format's battery levels
 	// (255 = full).
 	MainBattery   uint8 `json:"main_battery"`
@@ -73,10 +77,23 @@ func (m *StateUpdate) readSubsystems(r *dissect.Reader, c *shipClass) {
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
-// warnOpenBCShield names the one known way OpenBC's subsystem states
-// differ from stock: a shield generator written as a base subsystem.
-const warnOpenBCShield = "OpenBC form: the shield generator's state is its condition byte alone " +
-	"(stock writes it as a powered subsystem: condition, has-power bit, power byte when set, six facing bytes)"
+// The ways OpenBC's server writes subsystem states unlike stock, seen in
+// its traffic (docs/protocol-notes.md): the shield generator as a base
+// subsystem, and a new bit group byte for a power bit where stock would
+// have put it in the open group (after a group of fewer than five bits,
+// once a non-powered state came between).
+const (
+	warnOpenBCShield = "OpenBC form: the shield generator's state is its condition byte alone " +
+		"(stock writes it as a powered subsystem: condition, has-power bit, power byte when set, six facing bytes)"
+	warnOpenBCGroups = "OpenBC form: a power bit opens a new bit group byte while the open group has room " +
+		"(stock fills a group to five bits before opening another)"
+
+	openbcShield uint8 = 1 // m.openbc's bits
+	openbcGroups uint8 = 2
+)
+
+// openbcWarnings[m.openbc] is the warning for the deviations m.openbc holds.
+var openbcWarnings = [4]string{"", warnOpenBCShield, warnOpenBCGroups, warnOpenBCShield + "; " + warnOpenBCGroups}
 
 // readByClass decodes the states with c's list when they fit (see
 // statesByClass), and otherwise reports false and leaves r as it was.
@@ -98,19 +115,20 @@ func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
 // with no error bookkeeping: this is the innermost loop of game decoding.
 // Each state is what the subsystem's WriteState wrote (see SubsystemState).
 // Bytes that do not fit the stock form are tried in OpenBC's form (the
-// shield generator as a base subsystem); m.openbcShield then says so.
+// shield generator as a base subsystem, bit groups closed early);
+// m.openbc then says which of those the bytes have.
 func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClass) (dissect.BitGroup, bool) {
-	m.openbcShield = false
+	m.openbc = 0
 	if after, ok := m.statesByForm(b, bits, c, false); ok {
 		return after, true
 	}
-	after, ok := m.statesByForm(b, bits, c, true)
-	m.openbcShield = ok
-	return after, ok
+	return m.statesByForm(b, bits, c, true)
 }
 
 // statesByForm is statesByClass in one form: stock, or with openbc set
-// OpenBC's (shield generator as a base subsystem).
+// OpenBC's (shield generator as a base subsystem, and a new bit group
+// allowed after a short one); it sets m.openbc to what the OpenBC form
+// needed, and fails when it needed neither (stock has then spoken).
 func (m *StateUpdate) statesByForm(b []byte, bits dissect.BitGroup, c *shipClass, openbc bool) (dissect.BitGroup, bool) {
 	m.Subsystems = m.Subsystems[:0]
 	if int(m.SubsystemStart) >= len(c.entries) {
@@ -136,7 +154,7 @@ func (m *StateUpdate) statesByForm(b []byte, bits dissect.BitGroup, c *shipClass
 	}
 	list := m.Subsystems[:size]
 	var n, p uint
-	shield := false // a shield generator's state was read in OpenBC's form
+	var dev uint8 // the OpenBC deviations used
 	for p < size {
 		e := &t.state
 		end := p + 1 + uint(len(e.ChildNames)) // condition and child conditions
@@ -153,13 +171,23 @@ func (m *StateUpdate) statesByForm(b []byte, bits dissect.BitGroup, c *shipClass
 		switch e.Format {
 		case SubsystemPowered, SubsystemShield:
 			if e.Format == SubsystemShield && openbc {
-				s.Format, shield = SubsystemBase, true
+				s.Format = SubsystemBase
+				dev |= openbcShield
 				break
 			}
 			if bits.Empty() {
 				ok := p < size
 				if ok {
-					bits, ok = bits.Opened(b[p])
+					var g dissect.BitGroup
+					if g, ok = bits.Opened(b[p]); !ok && openbc {
+						// After a short group: a fresh group has no
+						// size rule to break.
+						if g, ok = (dissect.BitGroup{}).Opened(b[p]); ok {
+							dev |= openbcGroups
+							s.NewBitGroup = true
+						}
+					}
+					bits = g
 				}
 				if !ok {
 					return bits, false
@@ -189,11 +217,10 @@ func (m *StateUpdate) statesByForm(b []byte, bits dissect.BitGroup, c *shipClass
 		}
 		t = t.next
 	}
-	if !bits.Empty() || openbc && !shield {
-		// OpenBC's form differs only where a shield state is: a batch
-		// without one fits both or neither, and stock has then spoken.
+	if !bits.Empty() || openbc && dev == 0 {
 		return bits, false
 	}
+	m.openbc = dev
 	m.Subsystems = m.Subsystems[:n] // list's array: only the length changes
 	return bits, true
 }
@@ -204,6 +231,9 @@ func (s *SubsystemState) append(w *dissect.Writer) {
 	w.Raw(s.Children)
 	switch s.Format {
 	case SubsystemPowered, SubsystemShield:
+		if s.NewBitGroup {
+			w.EndBits()
+		}
 		w.Bit(s.HasPower)
 		if s.HasPower {
 			w.U8(s.Power)
