@@ -236,6 +236,12 @@ func ssCloak(name string) SubsystemSpec                     { return ssKind(Kind
 // scripts build them (facts from OpenBC's data/vanilla-1.1/ships/*/
 // serialization.json and ship.json, re-expressed here). A list's order is
 // the order the hardpoint script adds its systems; every ship has its own.
+// Where stock bytes overrule those files: the shield generator is
+// SubsystemShield, not base (see SubsystemShield); the weapon systems'
+// kinds (ssBeams, ssTorpedoes, ssTractors, ssPulse, ssCloak) decide their
+// ObjCreate bytes (createExtra). The stock Sovereign's ObjCreateTeam fits
+// its list below entry for entry, which also confirms that list's order
+// and child counts (docs/protocol-notes.md).
 var sovereignSubsystems = []SubsystemSpec{
 	ssBase("Hull"),
 	ssShield("Shield Generator"),
