@@ -84,8 +84,8 @@ func TestObjCreateStockSovereignStates(t *testing.T) {
 		}
 	}
 	j, _ := json.Marshal(m)
-	for _, want := range []string{`"subsystems":[{"index":0,"name":"Hull","format":"base","condition":255}`,
-		`"format":"shield","condition":255,"has_power":true,"power":100,"facings":[255,255,255,255,255,255]`,
+	for _, want := range []string{`"subsystems":[{"index":0,"name":"Hull","format":"base","condition":255,"fraction":1}`,
+		`"format":"shield","condition":255,"fraction":1,"has_power":true,"power":100,"facings":[255,255,255,255,255,255]`,
 		`{"name":"Aft Torpedo 2","condition":255}],"has_power":true,"power":100,"extra":"6000"}`} {
 		if !strings.Contains(string(j), want) {
 			t.Errorf("json lacks %s: %s", want, j)
@@ -117,6 +117,10 @@ func TestObjCreateStatesPowerOff(t *testing.T) {
 	s := states[2]
 	if s.Condition != 0x80 || !s.Off || s.Power != 50 || !strings.Contains(string(s.appendString(nil)), "power=off/50") {
 		t.Errorf("sensor state %+v", s)
+	}
+	// The condition as a fraction of full health, in JSON.
+	if j := string(s.AppendJSON(nil)); !strings.Contains(j, `"condition":128,"fraction":0.502,`) || !strings.Contains(j, `"power":50,"off":true`) {
+		t.Errorf("sensor json %s", j)
 	}
 	m := &ObjCreate{HasTeam: true, Class: ClassShip, Species: 5, Subsystems: states}
 	res := lcDecodeClean(t, NewDecoder(), m.Append(nil), ServerToClient)

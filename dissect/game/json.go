@@ -110,6 +110,7 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 		b = jsonenc.String(append(b, `,"format":`...), s.Format.String())
 	}
 	b = appendUint(append(b, `,"condition":`...), uint64(s.Condition))
+	b = appendConditionFraction(append(b, `,"fraction":`...), s.Condition)
 	if len(s.Children) > 0 {
 		b = append(b, `,"children":[`...)
 		for i, c := range s.Children {

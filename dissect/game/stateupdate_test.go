@@ -142,7 +142,7 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	lcWant(t, "tractor child name", u.Subsystems[1].ChildNames[1], "Aft Tractor")
 	j, _ := json.Marshal(u)
 	if !strings.Contains(string(j), `"name":"Aft Tractor","condition":255`) || !strings.Contains(string(j), `"class":"Akira"`) ||
-		!strings.Contains(string(j), `"format":"shield","condition":255,"has_power":false,"facings":[255,255,255,255,255,255]`) {
+		!strings.Contains(string(j), `"format":"shield","condition":255,"fraction":1,"has_power":false,"facings":[255,255,255,255,255,255]`) {
 		t.Errorf("json %s", j)
 	}
 

@@ -6,6 +6,7 @@ package game
 // text; stateupdate.go holds the rest of the message.
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -565,3 +566,9 @@ func (s *SubsystemState) notFull() string {
 
 // pct is a condition byte as a whole percentage of full.
 func pct(c uint8) string { return strconv.Itoa(int(c)*100/255) + "%" }
+
+// appendConditionFraction appends a condition byte as the fraction of full
+// health it stands for (condition/255, three decimals: 1, 0.502, 0).
+func appendConditionFraction(b []byte, c uint8) []byte {
+	return strconv.AppendFloat(b, math.Round(float64(c)/255*1000)/1000, 'f', -1, 64)
+}
