@@ -173,7 +173,7 @@ func (m *StateUpdate) reset() {
 	if m.Class != nil || m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
 		m.Class, m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil, nil
 	}
-	m.dir, m.whyRaw = 0, 0
+	m.dir, m.whyRaw, m.openbc = 0, 0, 0
 }
 
 func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
