@@ -42,6 +42,10 @@ type Filter struct {
 	rec       *flow.Record
 	json      []byte
 	jsonState int // 0 not made yet, 1 made, 2 the record has no game message
+	// The last fields.PATH looked up in the record: a comparison's nil
+	// check and the comparison ask for the same path in turn.
+	lastPath string
+	lastVal  any
 }
 
 // Error is a display filter that does not compile. Column counts runes
@@ -157,6 +161,7 @@ func (f *Filter) field(params ...any) (any, error) {
 			if f.json, ok = gameJSON(f.json[:0], f.rec); ok {
 				f.jsonState = 1
 			}
+			f.lastPath = ""
 		}
 	}
 	if f.jsonState != 1 {
@@ -165,7 +170,11 @@ func (f *Filter) field(params ...any) (any, error) {
 	if path == "" {
 		return string(f.json), nil
 	}
-	return jsonValue(lookupJSON(f.json, path)), nil
+	if f.jsonState == 1 && path == f.lastPath && f.lastPath != "" {
+		return f.lastVal, nil
+	}
+	f.lastPath, f.lastVal = path, jsonValue(lookupJSON(f.json, path))
+	return f.lastVal, nil
 }
 
 // patcher rewrites expr's syntax tree (see the package comment) and notes
