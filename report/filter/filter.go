@@ -150,6 +150,16 @@ func (f *Filter) Match(r *flow.Record, c *Context) bool {
 	return ok
 }
 
+// GameJSON is the JSON form of the game message of the record Match saw
+// last, when the filter made it (it looked into fields.PATH); nil
+// otherwise. It is valid until the next Match.
+func (f *Filter) GameJSON() []byte {
+	if f.jsonState != 1 {
+		return nil
+	}
+	return f.json
+}
+
 // field is fields.PATH at run time: the value at path in the game message's
 // JSON form, or nil.
 func (f *Filter) field(params ...any) (any, error) {
