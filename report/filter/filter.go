@@ -46,6 +46,7 @@ type Filter struct {
 	// check and the comparison ask for the same path in turn.
 	lastPath string
 	lastVal  any
+	paths    map[string]jsonPath // compiled on first use
 }
 
 // Error is a display filter that does not compile. Column counts runes
@@ -183,7 +184,15 @@ func (f *Filter) field(params ...any) (any, error) {
 	if f.jsonState == 1 && path == f.lastPath && f.lastPath != "" {
 		return f.lastVal, nil
 	}
-	f.lastPath, f.lastVal = path, jsonValue(lookupJSON(f.json, path))
+	jp, ok := f.paths[path]
+	if !ok {
+		jp = compilePath(path)
+		if f.paths == nil {
+			f.paths = map[string]jsonPath{}
+		}
+		f.paths[path] = jp
+	}
+	f.lastPath, f.lastVal = path, jsonValue(jp.lookup(f.json))
 	return f.lastVal, nil
 }
 
