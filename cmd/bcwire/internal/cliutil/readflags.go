@@ -24,6 +24,12 @@ type ReadFlags struct {
 // AddReadFlags registers -r and -Y, and -t when withTime.
 func AddReadFlags(f *pflag.FlagSet, r *ReadFlags, withTime bool) {
 	f.StringArrayVarP(&r.Reads, "read", "r", nil, "read the capture `FILE` (repeatable; - reads standard input); gzip and zstd captures are read as they are")
+	AddFilterFlags(f, r, withTime)
+}
+
+// AddFilterFlags registers -Y, and -t when withTime (live, which reads no
+// file).
+func AddFilterFlags(f *pflag.FlagSet, r *ReadFlags, withTime bool) {
 	f.StringVarP(&r.Filter, "display-filter", "Y", "", "only the messages `EXPR` holds for, e.g. 'name == \"CHAT\" and fields.text contains \"gg\"' (fields as decode --json names them)")
 	if withTime {
 		f.StringVarP(&r.Time, "time-format", "t", "r", "the time column: "+report.TimeFormatNames)
