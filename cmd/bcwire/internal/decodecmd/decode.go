@@ -225,6 +225,7 @@ func Run(o *Options) error {
 		cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 	}
 	var p recordPrinter
+	var dp *report.DecodePrinter
 	if fields {
 		if p, err = report.NewFieldsPrinter(o.IO.Out, fieldsOpts, tf); err != nil {
 			return cliutil.Usage("%v", err)
@@ -237,7 +238,7 @@ func Run(o *Options) error {
 		case o.Verbose:
 			format = report.DecodeVerbose
 		}
-		dp := report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+		dp = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
 		dp.SetTimeFormat(tf)
 		dp.SetHexDump(o.Print.Hex)
 		p = dp
@@ -268,7 +269,13 @@ func Run(o *Options) error {
 			}
 			return true
 		}
-		if err := p.Print(r); err != nil {
+		var err error
+		if dp != nil && yflt != nil {
+			err = dp.PrintWithGameJSON(r, yflt.GameJSON())
+		} else {
+			err = p.Print(r)
+		}
+		if err != nil {
 			werr = err
 			return false
 		}

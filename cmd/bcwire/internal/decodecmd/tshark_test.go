@@ -90,6 +90,31 @@ func TestDisplayFilterKeepsTheCaptureClock(t *testing.T) {
 	}
 }
 
+// TestDisplayFilterJSON: the JSON of the messages a fields.PATH filter
+// keeps is byte for byte that of plain --json (the filter's JSON of the
+// game message is reused).
+func TestDisplayFilterJSON(t *testing.T) {
+	all, _, _ := decodeArgs(t, "-q", "--json", battle)
+	kept, _, code := decodeArgs(t, "-q", "--json", "-Y", "fields.speed > 7.4 or fields.text contains \"gg\"", battle)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	have := map[string]bool{}
+	for _, l := range lines(all) {
+		have[l] = true
+	}
+	n := 0
+	for _, l := range lines(kept) {
+		if !have[l] {
+			t.Fatalf("a kept object differs from plain --json's: %s", l)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Errorf("%d objects kept", n)
+	}
+}
+
 // TestDisplayFilterErrors: a bad -Y exits 2 before reading anything and
 // points at the column.
 func TestDisplayFilterErrors(t *testing.T) {
