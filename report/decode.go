@@ -614,3 +614,10 @@ func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 	}
 	return b
 }
+
+// AppendValueJSON appends v as decode --json writes a member's value (a
+// game message's "fields", a control message, a GameSpy datagram).
+func AppendValueJSON(b []byte, v any) []byte {
+	out, _ := appendJSON(b, v)
+	return out
+}
