@@ -168,3 +168,69 @@ func TestGameSpyReply(t *testing.T) {
 		t.Errorf("DefaultMatch.ServerInfo() = %+v", in)
 	}
 }
+
+// TestValidate checks the \secure\ answer. OpenBC's GameSpy document gives
+// the algorithm but no worked value (its "XyZ12345" is a placeholder), so
+// the expected answers are the ones OpenBC's running server (commit
+// 52a8f62, build/openbc-server) sent to these three challenges on
+// loopback: \validate\kmbZGkkf and so on, in a reply of
+// \gamename\bcommander\gamever\60\location\0\validate\...\final\\queryid\1.1.
+func TestValidate(t *testing.T) {
+	for _, c := range []struct{ challenge, want string }{
+		{"abc123", "kmbZGkkf"},
+		{"MOCKCH", "ZYDxvBjd"},
+		{"ABCDEF", "zfmiAycI"},
+		{"", ""},
+	} {
+		if got := stock.Validate(c.challenge, stock.GameSpyKey); got != c.want {
+			t.Errorf("Validate(%q) = %q, want %q", c.challenge, got, c.want)
+		}
+	}
+	// Seven bytes pad to nine: twelve characters.
+	if got := stock.Validate("ABCDEFG", ""); len(got) != 12 {
+		t.Errorf("Validate of 7 bytes: %q", got)
+	}
+}
+
+// TestGameSpyAnswer: queryid echoed, echo echoed, secure answered with
+// info and validate as in the master handshake of OpenBC's GameSpy
+// document, several words answered in one reply, each group once.
+func TestGameSpyAnswer(t *testing.T) {
+	info := stock.ServerInfo{Hostname: "H", MaxPlayers: 8, TimeLimit: -1, FragLimit: -1, Players: []string{"P"}}
+	const infoF = `\gamename\bcommander\gamever\60\location\0`
+	const basicF = `\hostname\H\missionscript\Multiplayer.Episode.Mission1.Mission1\mapname\Mission1\numplayers\0\maxplayers\8\gamemode\settings`
+	const rulesF = `\timelimit\-1\fraglimit\-2\system\Multi1\password\0`
+	for _, c := range []struct{ query, want string }{
+		{`\status\\queryid\99.1\`, infoF + basicF + rulesF + `\player_0\P\final\\queryid\99.1`},
+		{`\echo\hello there`, `\echo\hello there\final\\queryid\1.1`},
+		{`\secure\MOCKCH`, infoF + `\validate\ZYDxvBjd\final\\queryid\1.1`},
+		{`\basic\\info\`, basicF + infoF + `\final\\queryid\1.1`},
+		{`\info\\status\\info\`, infoF + basicF + rulesF + `\player_0\P\final\\queryid\1.1`},
+		{`\basic\\secure\abc123`, basicF + infoF + `\validate\kmbZGkkf\final\\queryid\1.1`},
+	} {
+		q, err := dissect.ParseGameSpy([]byte(c.query))
+		if err != nil || !q.Query {
+			t.Fatalf("%s: not a query: %+v %v", c.query, q, err)
+		}
+		if got := string(stock.GameSpyAnswer(&q, info)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.query, got, c.want)
+		}
+	}
+}
+
+// TestHeartbeat checks the three heartbeats of OpenBC's GameSpy document
+// ("Heartbeat Protocol").
+func TestHeartbeat(t *testing.T) {
+	for _, c := range []struct {
+		kind int
+		want string
+	}{
+		{stock.HeartbeatPlain, `\heartbeat\22101\gamename\bcommander\`},
+		{stock.HeartbeatStateChange, `\heartbeat\22101\gamename\bcommander\statechanged\1`},
+		{stock.HeartbeatFinal, `\heartbeat\22101\gamename\bcommander\final\`},
+	} {
+		if got := string(stock.Heartbeat(22101, c.kind)); got != c.want {
+			t.Errorf("kind %d: %s, want %s", c.kind, got, c.want)
+		}
+	}
+}
