@@ -20,7 +20,7 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 	s.tap(now, from, s.local, b)
 	s.rel(now)
 	if len(b) == 0 {
-		s.stats.Dropped++
+		s.dropDatagram(now, from, DropEmpty)
 		return
 	}
 	if dissect.IsGameSpy(b) {
@@ -34,10 +34,19 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 	dissect.Decrypt(plain, b)
 
 	p := s.peers[from]
-	if p == nil || (p.phase >= phLobby && p.phase != phClosing && plain[0] == stock.ConnectingPeer && s.isConnect(plain)) {
+	if p == nil || (p.phase >= phLobby && p.phase != phClosing && plain[0] == stock.ConnectingPeer &&
+		(s.isConnect(plain) || (s.o.AcceptLegacyFraming && s.isLegacyConnect(plain)))) {
+		legacy := false
 		if !s.isConnect(plain) {
-			s.stats.Dropped++
-			return
+			switch {
+			case !s.isLegacyConnect(plain):
+				s.dropDatagram(now, from, DropNotConnect)
+				return
+			case !s.o.AcceptLegacyFraming:
+				s.dropDatagram(now, from, DropLegacyFraming)
+				return
+			}
+			legacy = true
 		}
 		if p != nil {
 			// The same address connects again: the client restarted.
@@ -47,11 +56,15 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 		if p = s.admit(now, from, plain); p == nil {
 			return
 		}
+		if legacy {
+			p.legacy = true
+			s.log.Warn("client connects with the legacy [type][len][flags] framing, which stock clients never use: accepted (--accept-legacy-framing)", "client", from, "slot", p.slot)
+		}
 	}
 	if plain[0] != stock.ConnectingPeer && (plain[0] < stock.FirstClientPeer || plain[0] >= stock.FirstClientPeer+stock.MaxPlayers) {
 		// No client's peer id: garbage. (A client's own id is not insisted
 		// on: a replaying tool may keep the ids of the capture it replays.)
-		s.stats.Dropped++
+		s.dropDatagram(now, from, DropBadPeer)
 		return
 	}
 	s.receive(now, p, plain)
@@ -82,7 +95,7 @@ func (s *Server) receive(now time.Time, p *peer, plain []byte) {
 		s.log.Debug("damaged datagram", "client", p.addr, "err", err)
 	}
 	if len(ds) == 0 && err != nil && p.phase == 0 {
-		s.stats.Dropped++
+		s.dropDatagram(now, p.addr, DropDamaged)
 	}
 	p.lastHeard = now
 	p.dirty = p.dirty || p.conn.Pending()
@@ -109,7 +122,7 @@ func (s *Server) receive(now time.Time, p *peer, plain []byte) {
 func (s *Server) deliver(now time.Time, p *peer, d *transport.Delivery) (holdAcks bool) {
 	switch d.Type {
 	case dissect.TypeConnect, dissect.TypeConnectAck:
-		if len(d.Payload) < 6 || p.phase != 0 {
+		if (len(d.Payload) < 6 && !p.legacy) || p.phase != 0 {
 			return false
 		}
 		if c, err := dissect.ParseControl(&dissect.Message{Type: d.Type, Payload: d.Payload}); err == nil && c.Addr.Is4() && !c.Addr.IsUnspecified() {
@@ -143,6 +156,11 @@ func (s *Server) deliver(now time.Time, p *peer, d *transport.Delivery) (holdAck
 	case dissect.TypeData:
 		if len(d.Payload) > 0 {
 			s.gameMessage(now, p, d)
+		}
+	case legacyDisconnect:
+		if p.legacy {
+			s.log.Info("client left (legacy transport type 0x06)", "client", p.addr, "slot", p.slot, "name", p.name)
+			s.drop(now, p, "disconnect")
 		}
 	}
 	return false
