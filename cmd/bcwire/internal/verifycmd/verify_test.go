@@ -107,7 +107,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	if !strings.Contains(out, "total: 3 sessions (3 joined), 1387 identical, 0 equivalent, 0 different, 0 missing, 0 unexpected: all identical") {
+	if !strings.Contains(out, "total: 3 sessions (3 joined), 942 identical, 0 equivalent, 0 different, 0 missing, 0 unexpected: all identical") {
 		t.Errorf("text report:\n%s", out)
 	}
 	var rep struct {
@@ -137,7 +137,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Sessions) != 3 || !rep.Summary.OK || rep.Summary.Identical != 1387 {
+	if len(rep.Sessions) != 3 || !rep.Summary.OK || rep.Summary.Identical != 942 {
 		t.Fatalf("JSON summary %+v, %d sessions", rep.Summary, len(rep.Sessions))
 	}
 	for i, s := range rep.Sessions {
