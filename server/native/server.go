@@ -123,6 +123,7 @@ type Stats struct {
 	Drops                     Drops // Dropped by reason
 	Joined                    int   // clients that reached the game
 	Relayed                   int   // copies of client game messages forwarded
+	ObjectsSent               int   // ObjNotFound/RequestObject answered with an ObjCreate(Team)
 	HostUpdates               int   // the host's own StateUpdates sent
 	Refused                   int   // connects refused (server full)
 	Retransmits               int

@@ -234,3 +234,26 @@ func TestHeartbeat(t *testing.T) {
 		}
 	}
 }
+
+// TestHostRoute pins the stock host's policy: what it keeps (its own
+// StateUpdates replace the clients'; collision damage is its own; 0x0D and
+// 0x13 appear client to server only in the stock trace; the join
+// messages), answers (0x1D/0x1E, OpenBC's objnotfound-requestobj
+// document), sends to a team (0x2D), and relays (the rest, such as
+// ObjCreateTeam per objcreate-wire-format/09-host-relay-behavior.md).
+func TestHostRoute(t *testing.T) {
+	for op, want := range map[game.Opcode]stock.Route{
+		game.OpStateUpdate: stock.RouteKeep, game.OpCollisionEffect: stock.RouteKeep,
+		game.OpPythonEvent2: stock.RouteKeep, game.OpHostMsg: stock.RouteKeep,
+		game.OpChecksumResponse: stock.RouteKeep, game.OpNewPlayerInGame: stock.RouteKeep,
+		game.OpObjNotFound: stock.RouteAnswer, game.OpRequestObject: stock.RouteAnswer,
+		game.OpTeamChat: stock.RouteTeam, game.OpChat: stock.RouteRelay,
+		game.OpObjCreateTeam: stock.RouteRelay, game.OpObjCreate: stock.RouteRelay,
+		game.OpTorpedoFire: stock.RouteRelay, game.OpBeamFire: stock.RouteRelay,
+		game.OpPythonEvent: stock.RouteRelay, game.OpDestroyObject: stock.RouteRelay,
+	} {
+		if got := stock.HostRoute(op); got != want {
+			t.Errorf("%v: %v, want %v", op, got, want)
+		}
+	}
+}
