@@ -262,7 +262,7 @@ func TestMasterRegistration(t *testing.T) {
 	}
 	changed := false
 	for i := 0; i < 5 && !changed; i++ {
-		changed = hb("state-change") == port(`\heartbeat\PORT\gamename\bcommander\statechanged\1`)
+		changed = hb("state-change") == `\heartbeat\0\gamename\bcommander\statechanged\1`
 	}
 	if !changed {
 		t.Fatal("no state-change heartbeat when the game started")

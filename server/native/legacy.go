@@ -13,9 +13,12 @@ import (
 // Options.AcceptLegacyFraming, for a replacement-server team that runs its
 // own client tests against a stock-behaving server.
 
-// legacyDisconnect is the transport type with which OpenBC's test clients
-// leave.
-const legacyDisconnect dissect.TransportType = 0x06
+// isLegacyDisconnect reports whether plain is OpenBC's test-client
+// disconnect: [peer][count 1][type 0x06][len 2], a message the transport
+// parser does not know.
+func isLegacyDisconnect(plain []byte) bool {
+	return len(plain) >= 4 && plain[1] >= 1 && plain[2] == 0x06 && plain[3] == 2
+}
 
 // isLegacyConnect reports whether plain is a connecting client's datagram
 // that carries a connect in the legacy framing.

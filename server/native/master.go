@@ -2,6 +2,7 @@ package native
 
 import (
 	"net/netip"
+	"strconv"
 	"time"
 
 	"github.com/bcwire/bcwire/server/stock"
@@ -20,7 +21,7 @@ type masterState struct {
 	byAddr map[netip.AddrPort]*master
 	lim    limiter
 	next   time.Time // the next periodic heartbeat; zero before the first
-	mode   string    // the game mode the last heartbeat reported
+	state  string    // the game state the last heartbeat reported
 }
 
 type master struct {
@@ -43,23 +44,26 @@ func newMasterState(addrs []netip.AddrPort) masterState {
 }
 
 // heartbeats sends what is due at now: the first heartbeat, the periodic
-// one, or a state-change one when the game mode (settings, openplaying)
-// has changed since the last.
+// one, or a state-change one when the game state, its mode (settings,
+// openplaying) or its number of players, has changed since the last (the
+// stock server sent one after a player left: OpenBC
+// docs/network-flows/disconnect-flow.md, 7.3).
 func (s *Server) heartbeats(now time.Time) {
 	ms := &s.master
 	if len(ms.list) == 0 {
 		return
 	}
-	mode := s.serverInfo().GameMode
+	in := s.serverInfo()
+	state := in.GameMode + "/" + strconv.Itoa(in.NumPlayers)
 	switch {
 	case ms.next.IsZero() || !now.Before(ms.next):
 		s.sendHeartbeats(now, stock.HeartbeatPlain)
-	case mode != ms.mode:
+	case state != ms.state:
 		s.sendHeartbeats(now, stock.HeartbeatStateChange)
 	default:
 		return
 	}
-	ms.mode = mode
+	ms.state = state
 	ms.next = now.Add(s.t.Heartbeat)
 	ms.lim.prune(now)
 }

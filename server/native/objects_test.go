@@ -22,12 +22,13 @@ const sovereign = "03 00 02 08 80 00 00 FF FF FF 3F 05 00 00 18 42 00 00 44 C2 0
 
 // TestObjectRequests: ObjNotFound (0x1D) and RequestObject (0x1E) go to the
 // host only, which answers the requester alone with the ObjCreateTeam of a
-// ship it has and with nothing for one it does not (OpenBC
-// docs/wire-formats/objnotfound-requestobj-wire-format.md: "The host
-// responds with a standard ObjCreate packet - NOT with a 0x1E wrapper",
-// "If not found, drop silently"). 1D FF FF FF 3F is a stock ObjNotFound
-// (shared/vectors, datagram #52 of a stock trace); 1E's five bytes follow
-// the document's layout, [0x1E][objectID i32 LE].
+// ship it has (OpenBC docs/wire-formats/objnotfound-requestobj-wire-format.md:
+// "The host responds with a standard ObjCreate packet - NOT with a 0x1E
+// wrapper"), a RequestObject for one it has not with ObjNotFound (the stock
+// host sends 0x1D to clients: 12 times in the stock 2-player trace), and an
+// ObjNotFound for one it has not with nothing. 1D FF FF FF 3F is a stock
+// ObjNotFound (shared/vectors, datagram #52 of a stock trace); 1E's five
+// bytes follow the document's layout, [0x1E][objectID i32 LE].
 func TestObjectRequests(t *testing.T) {
 	n := newSim(t, native.Options{})
 	a, _ := n.join("Cady2")
@@ -40,9 +41,11 @@ func TestObjectRequests(t *testing.T) {
 	notFound := testutil.Unhex(t, "1D FF FF FF 3F")
 	request := testutil.Unhex(t, "1E FF FF FF 3F")
 	unknown := testutil.Unhex(t, "1E FF FF 03 40") // player 1's ship: none created
+	unknownNF := testutil.Unhex(t, "1D FF FF 03 40")
 	b.Send(n.now, notFound, true)
 	b.Send(n.now, request, true)
 	b.Send(n.now, unknown, true)
+	b.Send(n.now, unknownNF, true)
 	n.run(200 * time.Millisecond)
 
 	sa, sb, sc := a.Snapshot(), b.Snapshot(), c.Snapshot()
@@ -53,9 +56,15 @@ func TestObjectRequests(t *testing.T) {
 		t.Errorf("C got the Sovereign %d times, want only the relayed creation", got)
 	}
 	for _, req := range [][]byte{notFound, request, unknown} {
-		if got := received(sa, req) + received(sb, req) + received(sc, req); got != 0 {
+		if got := received(sa, req) + received(sc, req); got != 0 {
 			t.Errorf("% X was relayed (%d copies)", req, got)
 		}
+	}
+	if got := received(sb, unknownNF); got != 1 {
+		t.Errorf("B got ObjNotFound for the unknown object %d times, want once (for its RequestObject only)", got)
+	}
+	if got := received(sa, unknownNF) + received(sc, unknownNF); got != 0 {
+		t.Errorf("ObjNotFound went to others")
 	}
 	if st := n.srv.Stats(); st.ObjectsSent != 2 {
 		t.Errorf("ObjectsSent %d, want 2", st.ObjectsSent)
@@ -68,6 +77,20 @@ func TestObjectRequests(t *testing.T) {
 	n.run(200 * time.Millisecond)
 	if got := received(b.Snapshot(), ship); got != 3 {
 		t.Errorf("B got the Sovereign %d times after it was destroyed, want still 3", got)
+	}
+	if got := received(b.Snapshot(), notFound); got != 1 {
+		t.Errorf("B got ObjNotFound for the destroyed ship %d times, want 1", got)
+	}
+
+	// An object that is no ship (here: a class the decoder does not know,
+	// as OpenBC's test clients send) is answered from its envelope.
+	odd := testutil.Unhex(t, "03 00 00 01 00 00 00 FF FF 07 40 01 00 00 00 00 00 00 00 00 00 00 00 00")
+	c.Send(n.now, odd, true)
+	n.run(100 * time.Millisecond)
+	b.Send(n.now, testutil.Unhex(t, "1E FF FF 07 40"), true)
+	n.run(200 * time.Millisecond)
+	if got := received(b.Snapshot(), odd); got != 2 {
+		t.Errorf("B got the other object %d times, want 2 (relayed, then the answer)", got)
 	}
 }
 

@@ -113,6 +113,11 @@ func (s *Server) drop(now time.Time, p *peer, reason string) {
 			delete(s.ships, id)
 		}
 	}
+	for id, o := range s.objects {
+		if o.owner == p {
+			delete(s.objects, id)
+		}
+	}
 	if wasInGame {
 		for _, q := range s.peers {
 			if q != p && q.phase == phGame {

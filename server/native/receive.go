@@ -90,6 +90,12 @@ func (s *Server) isConnect(plain []byte) bool {
 // receive hands one datagram to p's connection and acts on what it
 // delivers.
 func (s *Server) receive(now time.Time, p *peer, plain []byte) {
+	if p.legacy && isLegacyDisconnect(plain) && p.phase != phClosing {
+		s.log.Info("client left (legacy transport type 0x06)", "client", p.addr, "slot", p.slot, "name", p.name)
+		s.drop(now, p, "disconnect")
+		delete(s.peers, p.addr) // nothing to ACK: the message is not reliable
+		return
+	}
 	ds, err := p.conn.Receive(plain, s.rel(now))
 	if err != nil {
 		s.log.Debug("damaged datagram", "client", p.addr, "err", err)
@@ -157,11 +163,7 @@ func (s *Server) deliver(now time.Time, p *peer, d *transport.Delivery) (holdAck
 		if len(d.Payload) > 0 {
 			s.gameMessage(now, p, d)
 		}
-	case legacyDisconnect:
-		if p.legacy {
-			s.log.Info("client left (legacy transport type 0x06)", "client", p.addr, "slot", p.slot, "name", p.name)
-			s.drop(now, p, "disconnect")
-		}
+
 	}
 	return false
 }

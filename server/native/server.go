@@ -141,6 +141,10 @@ type Server struct {
 	send  func(to netip.AddrPort, wire []byte)
 	peers map[netip.AddrPort]*peer
 	ships map[game.ObjectID]*ship
+	// objects are the other objects clients created (an ObjCreate(Team)
+	// whose class is no ship, or whose body does not decode), kept by id
+	// to answer object requests; at most maxObjects.
+	objects map[game.ObjectID]*object
 	lim   limiter
 	dg    dissect.Datagram
 	plain []byte
@@ -171,7 +175,7 @@ func New(o Options) (*Server, error) {
 		lg = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{o: o, t: o.Timing.withDefaults(), match: o.Config.match(), log: lg,
-		peers: map[netip.AddrPort]*peer{}, ships: map[game.ObjectID]*ship{}, dec: game.NewDecoder(),
+		peers: map[netip.AddrPort]*peer{}, ships: map[game.ObjectID]*ship{}, objects: map[game.ObjectID]*object{}, dec: game.NewDecoder(),
 		send: func(netip.AddrPort, []byte) {}}
 	s.lim = limiter{perSecond: o.RepliesPerSecond, interval: time.Second, last: map[netip.AddrPort]time.Time{}}
 	s.master = newMasterState(o.Masters)

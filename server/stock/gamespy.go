@@ -238,8 +238,15 @@ const MasterPort = 27900
 
 // Heartbeat is a heartbeat to a master server from a server whose game
 // port is gamePort: \heartbeat\<port>\gamename\bcommander\, with
-// statechanged\1 or final\ after it for those kinds.
+// statechanged\1 or final\ after it for those kinds. The state-change
+// heartbeat carries port 0, as the stock server's does on the wire
+// (\heartbeat\0\gamename\bcommander\statechanged\1 in the stock loopback
+// trace of OpenBC docs/network-flows/disconnect-flow.md, 7.3; the master
+// knows the port from the first heartbeat).
 func Heartbeat(gamePort uint16, kind int) []byte {
+	if kind == HeartbeatStateChange {
+		gamePort = 0
+	}
 	b := append([]byte(`\heartbeat\`), strconv.Itoa(int(gamePort))...)
 	b = append(b, `\gamename\bcommander\`...)
 	switch kind {

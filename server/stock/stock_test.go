@@ -219,14 +219,15 @@ func TestGameSpyAnswer(t *testing.T) {
 }
 
 // TestHeartbeat checks the three heartbeats of OpenBC's GameSpy document
-// ("Heartbeat Protocol").
+// ("Heartbeat Protocol"); the state-change one with port 0 as the stock
+// server sent it (disconnect-flow.md 7.3).
 func TestHeartbeat(t *testing.T) {
 	for _, c := range []struct {
 		kind int
 		want string
 	}{
 		{stock.HeartbeatPlain, `\heartbeat\22101\gamename\bcommander\`},
-		{stock.HeartbeatStateChange, `\heartbeat\22101\gamename\bcommander\statechanged\1`},
+		{stock.HeartbeatStateChange, `\heartbeat\0\gamename\bcommander\statechanged\1`},
 		{stock.HeartbeatFinal, `\heartbeat\22101\gamename\bcommander\final\`},
 	} {
 		if got := string(stock.Heartbeat(22101, c.kind)); got != c.want {
