@@ -145,13 +145,13 @@ type Server struct {
 	// whose class is no ship, or whose body does not decode), kept by id
 	// to answer object requests; at most maxObjects.
 	objects map[game.ObjectID]*object
-	lim   limiter
-	dg    dissect.Datagram
-	plain []byte
-	dec   *game.Decoder
-	endAt time.Time
-	ended bool
-	stats Stats
+	lim     limiter
+	dg      dissect.Datagram
+	plain   []byte
+	dec     *game.Decoder
+	endAt   time.Time
+	ended   bool
+	stats   Stats
 
 	dropLog dropLog
 	// master is the master-server registration (Options.Masters).
