@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -318,5 +319,45 @@ func TestDropReasons(t *testing.T) {
 	lines := strings.Count(logBuf.String(), "datagram dropped")
 	if lines != 11 || !strings.Contains(logBuf.String(), "unlogged_before=9990") {
 		t.Errorf("%d drop lines for 10,001 drops:\n%s", lines, logBuf.String())
+	}
+}
+
+// TestMastersConfig: masters come from the config file's masters key and
+// must be HOST:PORT.
+func TestMastersConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/server.toml"
+	if err := os.WriteFile(path, []byte("masters = [\"master.example:27900\", \"127.0.0.1:27901\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := native.LoadConfig(path, native.DefaultConfig())
+	if err != nil || len(c.Masters) != 2 || c.Masters[0] != "master.example:27900" || c.Validate() != nil {
+		t.Errorf("masters from toml: %+v %v", c.Masters, err)
+	}
+	c.Masters = []string{"master.example"}
+	if c.Validate() == nil {
+		t.Error("a master without a port accepted")
+	}
+}
+
+// TestStopLineDrops: the stop line counts drops by reason, in text and in
+// JSON.
+func TestStopLineDrops(t *testing.T) {
+	for _, c := range []struct {
+		json bool
+		want string
+	}{{false, "dropped=2 drops.empty=1 drops.not-connect=1"}, {true, `"dropped":2,"drops":{"empty":1,"not-connect":1}`}} {
+		var buf bytes.Buffer
+		var h slog.Handler = slog.NewTextHandler(&buf, nil)
+		if c.json {
+			h = slog.NewJSONHandler(&buf, nil)
+		}
+		n := newSim(t, native.Options{Logger: slog.New(h)})
+		n.srv.HandleDatagram(n.now, netip.MustParseAddrPort("10.0.0.9:9"), nil)
+		n.srv.HandleDatagram(n.now, netip.MustParseAddrPort("10.0.0.9:9"), []byte{0x42, 0x42})
+		n.srv.Shutdown(n.now)
+		if !strings.Contains(buf.String(), c.want) {
+			t.Errorf("stop line lacks %s:\n%s", c.want, buf.String())
+		}
 	}
 }
