@@ -71,10 +71,17 @@ type dropLog struct {
 }
 
 // dropDatagram counts a dropped datagram and logs it at debug level with its
-// reason and source, within dropLogsPerSecond.
-func (s *Server) dropDatagram(now time.Time, from netip.AddrPort, reason DropReason) {
+// reason, source and any further attributes, within dropLogsPerSecond.
+func (s *Server) dropDatagram(now time.Time, from netip.AddrPort, reason DropReason, args ...any) {
 	s.stats.Drops[reason]++
 	s.stats.Dropped++
+	s.debugLimited(now, "datagram dropped", append([]any{"reason", reason.String(), "source", from}, args...)...)
+}
+
+// debugLimited logs at debug level, at most dropLogsPerSecond lines a
+// second over all callers; the first line after a gap says how many were
+// not written (unlogged_before).
+func (s *Server) debugLimited(now time.Time, msg string, args ...any) {
 	if !s.log.Enabled(context.Background(), slog.LevelDebug) {
 		return
 	}
@@ -88,9 +95,8 @@ func (s *Server) dropDatagram(now time.Time, from netip.AddrPort, reason DropRea
 	}
 	l.logged++
 	if l.suppressed > 0 {
-		s.log.Debug("datagram dropped", "reason", reason.String(), "source", from, "unlogged_before", l.suppressed)
+		args = append(args, "unlogged_before", l.suppressed)
 		l.suppressed = 0
-		return
 	}
-	s.log.Debug("datagram dropped", "reason", reason.String(), "source", from)
+	s.log.Debug(msg, args...)
 }

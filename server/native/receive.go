@@ -97,11 +97,12 @@ func (s *Server) receive(now time.Time, p *peer, plain []byte) {
 		return
 	}
 	ds, err := p.conn.Receive(plain, s.rel(now))
-	if err != nil {
-		s.log.Debug("damaged datagram", "client", p.addr, "err", err)
-	}
-	if len(ds) == 0 && err != nil && p.phase == 0 {
-		s.dropDatagram(now, p.addr, DropDamaged)
+	switch {
+	case err != nil && len(ds) == 0:
+		// Nothing in it could be used: dropped.
+		s.dropDatagram(now, p.addr, DropDamaged, "err", err)
+	case err != nil:
+		s.debugLimited(now, "damaged datagram, its first messages used", "source", p.addr, "err", err)
 	}
 	p.lastHeard = now
 	p.dirty = p.dirty || p.conn.Pending()
