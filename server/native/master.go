@@ -80,5 +80,5 @@ func (s *Server) sendHeartbeats(now time.Time, kind int) {
 	for _, m := range s.master.list {
 		s.sendWire(now, m.addr, hb)
 	}
-	s.log.Debug("master heartbeat", "kind", kind, "masters", len(s.master.list))
+	s.log.Debug("master heartbeat", "kind", [...]string{"plain", "statechanged", "final"}[kind], "masters", len(s.master.list))
 }
