@@ -20,13 +20,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // codec is Snappy, which every Parquet reader has: zstd, even at its
 // fastest level, took a quarter of export's time.
-var codec = &snappy.Codec{}
+var codec fastSnappy
+
+// fastSnappy is parquet-go's Snappy codec with s2's fast Snappy encoder in
+// place of its "better" one, which spent a fifth of export's time for
+// files a few percent smaller. The blocks are plain Snappy either way.
+type fastSnappy struct{ snappy.Codec }
+
+func (fastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
+
+func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
+	return s2.EncodeSnappy(dst, src), nil
+}
 
 // RowGroupRows is how many rows a file holds in memory before it writes
 // them as a row group (parquet.MaxRowsPerRowGroup).
@@ -77,7 +90,7 @@ func openTable[T any](path string) (*table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(codec), parquet.MaxRowsPerRowGroup(RowGroupRows))
+	w := parquet.NewGenericWriter[T](f, parquet.Compression(&codec), parquet.MaxRowsPerRowGroup(RowGroupRows))
 	return &table[T]{path: path, tmp: f.Name(), f: f, w: w, buf: make([]T, 0, 1024)}, nil
 }
 
