@@ -82,7 +82,12 @@ type table[T any] struct {
 	buf       []T
 }
 
-func openTable[T any](path string) (*table[T], error) {
+// textColumns are the messages table's free-text columns: page statistics
+// and column-index bounds (min and max JSON text) prune nothing there and
+// cost export time.
+var textColumns = []string{"fields", "warning", "error"}
+
+func openTable[T any](path string, opts ...parquet.WriterOption) (*table[T], error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -90,7 +95,8 @@ func openTable[T any](path string) (*table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(&codec), parquet.MaxRowsPerRowGroup(RowGroupRows))
+	opts = append(opts, parquet.Compression(&codec), parquet.MaxRowsPerRowGroup(RowGroupRows))
+	w := parquet.NewGenericWriter[T](f, opts...)
 	return &table[T]{path: path, tmp: f.Name(), f: f, w: w, buf: make([]T, 0, 1024)}, nil
 }
 
@@ -191,7 +197,11 @@ func (w *Writer) openMessages(p partition) error {
 			return err
 		}
 	}
-	t, err := openTable[MessageRow](nextPart(filepath.Join(w.dir, "messages", "capture="+p.capture, "date="+p.date)))
+	var opts []parquet.WriterOption
+	for _, c := range textColumns {
+		opts = append(opts, parquet.SkipPageStatistics(c), parquet.SkipPageBounds(c))
+	}
+	t, err := openTable[MessageRow](nextPart(filepath.Join(w.dir, "messages", "capture="+p.capture, "date="+p.date)), opts...)
 	if err != nil {
 		w.msgs = nil
 		return err
