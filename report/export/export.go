@@ -42,8 +42,10 @@ func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 }
 
 // RowGroupRows is how many rows a file holds in memory before it writes
-// them as a row group (parquet.MaxRowsPerRowGroup).
-const RowGroupRows = 32 << 10
+// them as a row group (parquet.MaxRowsPerRowGroup). 16Ki rows keep export
+// of battle ×100 near 56 MiB of peak RSS (32Ki: 63 MiB) at the same CPU
+// time; a row group is still a few MiB, large enough for query engines.
+const RowGroupRows = 16 << 10
 
 // Writer writes the messages and sessions tables under one directory.
 type Writer struct {
