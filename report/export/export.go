@@ -84,10 +84,11 @@ type table[T any] struct {
 	buf       []T
 }
 
-// textColumns are the messages table's free-text columns: page statistics
-// and column-index bounds (min and max JSON text) prune nothing there and
-// cost export time.
-var textColumns = []string{"fields", "warning", "error"}
+// noBoundsColumns are the messages table's columns whose page statistics
+// and column-index bounds prune nothing (the min and max of JSON text, or
+// of a few values that every page holds) and cost export time: a tenth of
+// it went to the dictionary columns' bounds.
+var noBoundsColumns = []string{"fields", "warning", "error", "kind", "src", "dst", "dir", "type_name"}
 
 func openTable[T any](path string, opts ...parquet.WriterOption) (*table[T], error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -200,7 +201,7 @@ func (w *Writer) openMessages(p partition) error {
 		}
 	}
 	var opts []parquet.WriterOption
-	for _, c := range textColumns {
+	for _, c := range noBoundsColumns {
 		opts = append(opts, parquet.SkipPageStatistics(c), parquet.SkipPageBounds(c))
 	}
 	t, err := openTable[MessageRow](nextPart(filepath.Join(w.dir, "messages", "capture="+p.capture, "date="+p.date)), opts...)
