@@ -491,8 +491,7 @@ func (a *adaptive) checksumAnswer(p []byte, st *Step) []byte {
 func (a *adaptive) await(ctx context.Context, floor time.Time) error {
 	v := a.v
 	progress := time.Now()
-	for {
-		now := time.Now()
+	return v.awaitAnswers(ctx, floor, func() (bool, time.Time) {
 		complete := true
 		last := progress
 		if a.lastAnswer.After(last) {
@@ -514,30 +513,8 @@ func (a *adaptive) await(ctx context.Context, floor time.Time) error {
 				}
 			}
 		}
-		wake := floor
-		if !complete {
-			deadline := last.Add(v.opts.AnswerTimeout)
-			if !now.Before(deadline) {
-				if !now.Before(floor) {
-					return nil
-				}
-			} else if wake.IsZero() || deadline.After(wake) {
-				wake = deadline
-			}
-		} else if !now.Before(floor) {
-			return nil
-		}
-		data, err := v.readAnswer(ctx, wake)
-		if err != nil {
-			return err
-		}
-		if data == nil {
-			continue
-		}
-		if err := a.receive(data); err != nil {
-			return err
-		}
-	}
+		return !complete, last.Add(v.opts.AnswerTimeout)
+	}, a.receive)
 }
 
 // receive takes one datagram from the server apart.

@@ -1,0 +1,225 @@
+package session
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+)
+
+// Per-record counting: the live session's state, and live.add, which every
+// message record of a session goes through (traffic counts, reliable
+// delivery, then the game facts of facts.go).
+
+// live is a session being built.
+type live struct {
+	// What most records touch comes first, in as few cache lines as it
+	// fits (a session's lines are out of L1 by its next record): the
+	// pair Add matches records against, then what add reads and counts.
+	server, client netip.AddrPort // s.Server, s.Client
+
+	s    *Session
+	srv  *server
+	opts *Options
+
+	lastSeen   stamp // s.LastSeen
+	quietUntil stamp // silent is false up to here
+	// traffic follows s.Traffic's First and Last, but while lastIsSeen
+	// the Last it holds is only written at the end, as LastSeen: the
+	// latest traffic, when it was a message, is the last message, so the
+	// one time need not be written twice per record.
+	traffic    span
+	lastIsSeen bool
+	ending     bool         // disconnected or booted; lingering
+	closed     bool         // handed to emit
+	done       bool         // emitted: relay entries pointing here are stale
+	common     commonCounts // of s.Traffic, until finish
+	scratch    *[]byte      // the Builder's, for reassembled payloads
+	// ownShip is the id of the client's last StateUpdate; ownShipDone
+	// says stateUpdate has nothing more to note for it than its rate.
+	ownShip     game.ObjectID
+	ownShipDone bool
+
+	streams [2][2]stream // by direction index and dissect.Channel
+	objects map[game.ObjectID]objState
+	rates   rateIndex // of s.StateUpdates
+	burst   burst
+	// known is an id found in objects (they stay there): a client's
+	// StateUpdates are for its own ship, hundreds in a row.
+	known   game.ObjectID
+	isKnown bool
+
+	lingerUntil stamp
+	lost        bool // the player has lost a ship (for respawns)
+	current     game.ObjectID
+	flying      bool // current is alive
+}
+
+// commonCounts holds the counts of s.Traffic that nearly every record
+// adds to, next to the fields live.add touches anyway. In Counts they lie
+// in arrays 4 KB apart, by direction and type or opcode, and the lines
+// of the sessions open at once fall out of the L1 cache between one
+// record of a session and the next: live.add stalled on them.
+type commonCounts struct {
+	datagrams    [2]int   // by direction index
+	data, ack    [2]Tally // transport types TypeData and TypeAck
+	stateUpdates [2]Tally // opcode StateUpdate
+}
+
+// addTo adds the counts to c.
+func (cc *commonCounts) addTo(c *Counts) {
+	for d := range 2 {
+		c.Datagrams[d] += cc.datagrams[d]
+		c.Transport[d][dissect.TypeData].add(cc.data[d])
+		c.Transport[d][dissect.TypeAck].add(cc.ack[d])
+		c.Opcodes[d][game.OpStateUpdate].add(cc.stateUpdates[d])
+	}
+}
+
+// flush moves the counts to c.
+func (cc *commonCounts) flush(c *Counts) {
+	cc.addTo(c)
+	*cc = commonCounts{}
+}
+
+// add takes a message record (Add has counted any damage) and counts it in
+// the session's traffic.
+func (l *live) add(r *flow.Record, now stamp) {
+	s := l.s
+	if now.after(l.lastSeen) {
+		l.lastSeen, s.LastSeen = now, r.Time
+		// The traffic's last time is never before lastSeen (when
+		// positive), so it can only move with it.
+		if now.after(l.traffic.last) {
+			l.traffic.last, l.lastIsSeen = now, true
+		}
+	}
+	if (now.before(l.traffic.first) || l.traffic.first.isZero()) && !now.isZero() {
+		l.traffic.first, s.Traffic.First = now, r.Time
+	}
+	d := int(r.Dir) - 1 // DirIndex, with 0 or 1 known to the compiler
+	if uint(d) > 1 {
+		return // counted nowhere
+	}
+	// (s.Traffic only where it is used: taking its address checks s for
+	// nil, a load from a line of s the common records need not touch.)
+	cc, m := &l.common, r.Msg
+	if r.MsgIndex == 0 {
+		cc.datagrams[d]++
+	}
+	var tt *Tally
+	switch m.Type {
+	case dissect.TypeData:
+		tt = &cc.data[d]
+	case dissect.TypeAck:
+		tt = &cc.ack[d]
+	default:
+		tt = &s.Traffic.Transport[d][m.Type]
+	}
+	tt.Count++
+	tt.Bytes += len(m.Raw)
+	var op game.Opcode
+	var payload []byte // gamePayload, inlined
+	if g := r.Game; g != nil {
+		if payload = m.Payload; r.Reassembled != 0 {
+			payload = reencode(r, l.scratch)
+		}
+		if len(payload) > 0 {
+			// Most are StateUpdates: their opcode without the interface
+			// call (which made every register spill).
+			if _, ok := g.Msg.(*game.StateUpdate); ok {
+				op = game.OpStateUpdate
+				o := &cc.stateUpdates[d]
+				o.Count++
+				o.Bytes += len(payload)
+			} else {
+				op = g.Msg.Opcode()
+				o := &s.Traffic.Opcodes[d][op]
+				o.Count++
+				o.Bytes += len(payload)
+			}
+		}
+	}
+	if m.Type == dissect.TypeAck {
+		l.streams[1-d][m.AckChannel()&1].ack(m, now)
+		return
+	}
+	if st := &l.streams[d][m.Type.Channel()&1]; !m.Reliable {
+		st.st.Unreliable++ // send's first step, without the call
+	} else if st.send(m, now) {
+		l.burst.note(l, r)
+		if r.Reassembled == 0 {
+			return // a copy: its content was handled the first time
+		}
+	}
+	if l.ending {
+		return
+	}
+	if r.Dir == game.ClientToServer && s.Slot < 0 && r.Peer >= 2 && r.Peer != 0xFF {
+		s.Slot = int(r.Peer)
+	}
+	switch {
+	case r.Control != nil:
+		l.control(r)
+	case r.Game != nil:
+		if len(payload) == 0 {
+			op = r.Game.Msg.Opcode()
+		}
+		if op != game.OpStateUpdate {
+			l.game(r, op, payload, now)
+		} else if m, ok := r.Game.Msg.(*game.StateUpdate); ok {
+			// Most messages are StateUpdates: game's only work for them
+			// (they are not relayed).
+			l.stateUpdate(r, m.Object)
+		}
+	}
+}
+
+// silent reports whether now is more than timeout after the session's last
+// traffic. The last traffic only moves forward, so the answer stays no up
+// to the time it gave last, and most records need one comparison.
+func (l *live) silent(now stamp, timeout time.Duration) bool {
+	if !now.after(l.quietUntil) {
+		return false
+	}
+	if now.sub(l.lastSeen) > timeout {
+		return true
+	}
+	// Add saturates rather than wraps: at worst an earlier bound.
+	l.quietUntil = stampOf(l.s.LastSeen.Add(timeout))
+	return false
+}
+
+func (l *live) damaged(r *flow.Record) {
+	l.s.Damaged++
+	if r.Err != nil {
+		l.event(r, EventDamaged, r.Err.Error())
+	}
+}
+
+func (l *live) event(r *flow.Record, kind, text string) {
+	l.eventAt(r.Time, r.Frame, kind, text)
+}
+
+func (l *live) eventAt(t time.Time, frame int, kind, text string) {
+	s := l.s
+	if len(s.Events) >= l.opts.MaxEvents {
+		s.EventsDropped++
+		return
+	}
+	s.Events = append(s.Events, Event{Time: t, Frame: frame, Kind: kind, Text: text})
+}
+
+// setOnce sets *p to t unless it is set. (Allocating only here, not by
+// taking t's address, keeps the per-packet path allocation-free.)
+func setOnce(p **time.Time, t time.Time) bool {
+	if *p != nil {
+		return false
+	}
+	v := new(time.Time)
+	*v = t
+	*p = v
+	return true
+}
