@@ -49,7 +49,7 @@ func (s *Server) gameMessage(now time.Time, p *peer, d *transport.Delivery) {
 		return
 	case game.OpObjCreate, game.OpObjCreateTeam:
 		if r := s.dec.Decode(payload, game.ClientToServer); r.Err == nil {
-			if oc, ok := r.Msg.(*game.ObjCreate); ok && oc.Class == game.ClassShip {
+			if oc, ok := r.Msg.(*game.ObjCreate); ok && oc.Class == game.ClassShip && s.keepShip(p, payload) {
 				s.ships[oc.Object] = &ship{owner: p, payload: append([]byte(nil), payload...),
 					spec: game.ShipBySpecies(oc.Species), rr: map[*peer]int{}, cloakSent: map[*peer]bool{}}
 				if oc.HasTeam {
