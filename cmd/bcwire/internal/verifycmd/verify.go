@@ -92,8 +92,12 @@ A server replaying a capture taken at its own interface loses nothing on
 loopback, so against 'serve --replay' of the same capture every captured
 server datagram - retransmissions included - must arrive identical.
 
+A damaged capture is named at the start (counts and the first frames) and
+in the JSON ("capture_damage").
+
 Exit status: 0 when every step was identical or equivalent, 1 when some
-differed, 2 for usage or I/O errors and when the target never answers.`,
+differed or the replayed sessions' captured traffic was damaged, 2 for
+usage or I/O errors and when the target never answers.`,
 		Example: `  # check a replay server (or any server) against the 4-player battle
   bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
   # as fast as answers allow, against 'bcwire serve --timing asap'
@@ -169,6 +173,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
+	fmt.Fprint(o.IO.Err, c.DamageSummary())
 	var cmp replay.Comparer
 	if o.Rules != "" {
 		if mode != replay.ModeAdaptive {
@@ -191,6 +196,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
+	res.Damage = c.DamageReport()
 	if o.JSON != "-" {
 		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
 	}
@@ -212,6 +218,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if !res.Summary.OK {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
+	}
+	if c.DamageAffects(len(res.Sessions)) {
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s is damaged (listed at the start): its sessions were replayed as far as they could be read", o.File)}
 	}
 	return nil
 }
