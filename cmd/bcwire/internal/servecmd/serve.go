@@ -227,8 +227,8 @@ func RunReplay(ctx context.Context, o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	if o.ExitOnDone && o.WaitLimit <= 0 {
-		return cliutil.Usage("--wait-limit %s: must be positive", o.WaitLimit)
+	if o.WaitLimit <= 0 {
+		o.WaitLimit = time.Minute
 	}
 	fmt.Fprint(o.IO.Err, c.DamageSummary())
 	pc, err := net.ListenPacket("udp", o.Listen)
