@@ -15,24 +15,29 @@ import (
 // spoofed or not, makes the server answer and hold a slot. Without bounds
 // eight made-up sources keep every real player out for the handshake
 // timeout. So a connection that has not finished the checksum rounds is
-// half-open, and half-open connections are bounded:
+// half-open; one that has not acknowledged anything yet is also silent (a
+// spoofed source never can acknowledge). Half-open connections are bounded:
 //
-//   - at most Limits.HalfOpenPerIP from one source address (a connect
-//     beyond it is dropped without a reply; a real client sends it again),
-//     and Limits.HalfOpen in all;
-//   - those that have acknowledged nothing yet (a spoofed source never
-//     can) hold at most MaxPeers-1 slots: one slot is always left for a
-//     peer that answers;
+//   - at most Limits.HalfOpenPerIP from one source address, and
+//     Limits.HalfOpen in all; silent ones hold at most MaxPeers-1 slots,
+//     so one is always left for a peer that answers;
 //   - when a bound is reached, a new connect takes the place of the oldest
-//     half-open connection that has acknowledged nothing, at most
-//     RepliesPerSecond times a second and once a second per source address
-//     (so a flood draws few replies); when there is none, it is refused;
-//   - a half-open connection that acknowledges nothing for
-//     Limits.SilentTimeout (3s) is dropped, long before HandshakeTimeout.
+//     silent connection that has been silent at least Limits.EvictAfter
+//     (250ms, longer than a real client's round trip); when there is none
+//     but younger silent ones, the connect is dropped without a reply (a
+//     real client sends it again after 1s), and when no connection is
+//     silent, it is refused (server full);
+//   - a silent connection is dropped after Limits.SilentTimeout (3s), long
+//     before HandshakeTimeout; one that answers but has not finished the
+//     checksum rounds Limits.HandshakeLimit (30s) after its connect is
+//     dropped too, however much it sends (Timing.HandshakeTimeout counts
+//     only silence).
 //
-// A stock client ACKs the connect reply at once, so it leaves the
-// evictable set within one round trip and is never displaced by a flood
-// that starts after it connected.
+// Since a silent connection gives its slot up only after EvictAfter, a
+// flood of connects draws at most (MaxPeers-1) replies every EvictAfter,
+// whatever its rate: 28 a second on an 8-player server. A stock client
+// ACKs the connect reply at once, so it leaves the silent set within one
+// round trip and is not displaced by a flood that starts after it.
 //
 // What one connected peer can make the server hold is bounded too: its
 // unfinished fragments (Limits.FragSets, Limits.FragBytes, and
@@ -47,6 +52,11 @@ type Limits struct {
 	HalfOpen      int           // half-open connections in all (default MaxPeers)
 	HalfOpenPerIP int           // half-open connections from one address (default MaxPeers/2, at least 2)
 	SilentTimeout time.Duration // a half-open connection that ACKs nothing (3s)
+	EvictAfter    time.Duration // silence before a connect may take its place (250ms)
+	// HandshakeLimit is how long after its connect a connection may stay
+	// half-open (30s); stock clients finish the checksum rounds in about
+	// a second.
+	HandshakeLimit time.Duration
 
 	FragSets       int // unfinished fragmented messages per peer (16)
 	FragBytes      int // their bytes per peer (256 KiB)
@@ -75,6 +85,12 @@ func (l Limits) withDefaults(maxPeers int) Limits {
 	if l.SilentTimeout <= 0 {
 		l.SilentTimeout = 3 * time.Second
 	}
+	if l.EvictAfter <= 0 {
+		l.EvictAfter = 250 * time.Millisecond
+	}
+	if l.HandshakeLimit <= 0 {
+		l.HandshakeLimit = 30 * time.Second
+	}
 	return l
 }
 
@@ -88,13 +104,13 @@ func silent(p *peer) bool { return halfOpen(p) && p.conn.AcksHeard() == 0 }
 // admitted, evicting the oldest silent half-open connection when a bound is
 // reached. It reports whether the connect may be admitted; refuse tells a
 // refusal the client should hear of (server full) from a connect dropped
-// without a word (it is sent again if real).
+// without a word (a real client sends it again).
 func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) {
 	ip := from.Addr().Unmap()
 	sameIP := func(p *peer) bool { return p.addr.Addr().Unmap() == ip }
-	if s.countPeers(func(p *peer) bool { return halfOpen(p) && sameIP(p) }) >= s.lims.HalfOpenPerIP {
-		// Dropped without a reply: a real client sends its connect again
-		// (after 1s, then 2s, ...), by when its neighbours have joined.
+	evictable := func(p *peer) bool { return silent(p) && now.Sub(p.connectedAt) >= s.lims.EvictAfter }
+	if s.countPeers(func(p *peer) bool { return halfOpen(p) && sameIP(p) }) >= s.lims.HalfOpenPerIP &&
+		!s.evictOldest(now, func(p *peer) bool { return evictable(p) && sameIP(p) }) {
 		s.stats.Dropped++
 		return false, false
 	}
@@ -105,44 +121,11 @@ func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) 
 	if s.countPeers(silent) == 0 {
 		return false, true // full of players and of handshakes that answer
 	}
-	if !s.evictions.allow(now, ip) || !s.evictOldest(now, silent) {
+	if !s.evictOldest(now, evictable) {
 		s.stats.Dropped++
 		return false, false
 	}
 	return len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen, true
-}
-
-// evictionLimiter bounds the evictions that new connects cause, and so the
-// connect replies a flood of spoofed connects draws: perSecond in all, and
-// one a second per source address.
-type evictionLimiter struct {
-	perSecond int
-	window    time.Time
-	count     int
-	last      map[netip.Addr]time.Time
-}
-
-func (l *evictionLimiter) allow(now time.Time, ip netip.Addr) bool {
-	if now.Sub(l.window) >= time.Second {
-		l.window, l.count = now, 0
-		for k, t := range l.last {
-			if now.Sub(t) >= time.Second {
-				delete(l.last, k)
-			}
-		}
-	}
-	if l.count >= l.perSecond || len(l.last) >= maxSources {
-		return false
-	}
-	if t, ok := l.last[ip]; ok && now.Sub(t) < time.Second {
-		return false
-	}
-	if l.last == nil {
-		l.last = map[netip.Addr]time.Time{}
-	}
-	l.last[ip] = now
-	l.count++
-	return true
 }
 
 func (s *Server) countPeers(match func(*peer) bool) int {
@@ -175,10 +158,15 @@ func (s *Server) evictOldest(now time.Time, match func(*peer) bool) bool {
 	return true
 }
 
-// silentTooLong reports whether p is a half-open connection that has
-// acknowledged nothing for Limits.SilentTimeout.
-func (s *Server) silentTooLong(now time.Time, p *peer) bool {
-	return silent(p) && now.Sub(p.connectedAt) > s.lims.SilentTimeout
+// handshakeOverdue reports whether p is a half-open connection that has
+// acknowledged nothing for Limits.SilentTimeout, or has not finished the
+// checksum rounds within Limits.HandshakeLimit.
+func (s *Server) handshakeOverdue(now time.Time, p *peer) bool {
+	if !halfOpen(p) {
+		return false
+	}
+	age := now.Sub(p.connectedAt)
+	return age > s.lims.HandshakeLimit || (p.conn.AcksHeard() == 0 && age > s.lims.SilentTimeout)
 }
 
 // newPeerConn is the transport end of a new peer, under the per-peer and

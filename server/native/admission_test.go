@@ -2,7 +2,9 @@ package native_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
 	"net/netip"
 	"runtime"
 	"testing"
@@ -11,7 +13,9 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/server/native"
+	"github.com/bcwire/bcwire/server/native/internal/testclient"
 	"github.com/bcwire/bcwire/server/stock"
+	"github.com/bcwire/bcwire/server/transport"
 )
 
 // spoofedConnect is the connect datagram a client at from would send, as on
@@ -35,18 +39,25 @@ func TestSpoofedConnectsDoNotKeepPlayersOut(t *testing.T) {
 	manyAddrs := func(i int) netip.AddrPort {
 		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}), uint16(30000+i))
 	}
+	// The real client's own address (newSim's first client), other ports.
+	realAddr := func(i int) netip.AddrPort {
+		return netip.AddrPortFrom(netip.MustParseAddr("10.0.1.10"), uint16(20000+i))
+	}
 	for _, tc := range []struct {
 		name string
 		n    int
 		from func(int) netip.AddrPort
-		// wait before the real client connects: a flood from many
-		// addresses uses up a second's eviction budget.
+		// wait before the real client connects: a connection that
+		// answers nothing gives its place up after EvictAfter (250ms)
+		// when the flood has taken every place the real client could use.
 		wait time.Duration
 	}{
 		{"8 from one address", 8, oneAddr, 0},
 		{"1000 from one address", 1000, oneAddr, 0},
-		{"8 from many addresses", 8, manyAddrs, 0},
-		{"1000 from many addresses", 1000, manyAddrs, time.Second},
+		{"8 from many addresses", 8, manyAddrs, 300 * time.Millisecond},
+		{"1000 from many addresses", 1000, manyAddrs, 300 * time.Millisecond},
+		{"8 from the real client's address", 8, realAddr, 300 * time.Millisecond},
+		{"1000 from the real client's address", 1000, realAddr, 300 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := newSim(t, native.Options{})
@@ -86,29 +97,39 @@ func TestSpoofedConnectsDoNotKeepPlayersOut(t *testing.T) {
 }
 
 // Silent half-open connections never hold the last slot, and a connect
-// takes the place of the oldest of them no more often than the eviction
-// rate allows: here one a second, used up by the flood, so the real
-// client gets in on the next second.
+// takes the place of one only after it has been silent for EvictAfter: a
+// flood of any rate draws few replies.
 func TestSilentConnectsLeaveOneSlot(t *testing.T) {
 	cfg := native.DefaultConfig()
 	cfg.MaxPlayers = 4
-	n := newSim(t, native.Options{Config: cfg, RepliesPerSecond: 1})
-	for i := 0; i < 50; i++ {
-		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 18, 0, byte(i)}), 40000)
-		n.srv.HandleDatagram(n.now, from, spoofedConnect(from))
+	n := newSim(t, native.Options{Config: cfg})
+	answered := map[netip.AddrPort]bool{}
+	for step := 0; step < 10; step++ { // 100 connects a step, 10 ms apart
+		for i := 0; i < 100; i++ {
+			from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 18, byte(step), byte(i)}), 40000)
+			n.srv.HandleDatagram(n.now, from, spoofedConnect(from))
+		}
+		for _, p := range n.toClient {
+			answered[p.addr] = true // the connect reply, then its held ACK
+		}
+		n.toClient = nil
+		n.now = n.now.Add(10 * time.Millisecond)
+		n.srv.Tick(n.now)
 	}
-	n.toClient = nil
 	if ps := n.srv.Players(n.now); len(ps) != 3 {
 		t.Fatalf("%d silent connections on a 4-slot server, want 3", len(ps))
 	}
-	if st := n.srv.Stats(); st.Evicted != 1 {
-		t.Fatalf("%d evictions in the first second, the rate allows 1", st.Evicted)
+	if st := n.srv.Stats(); st.Evicted != 0 || len(answered) != 3 {
+		t.Fatalf("1000 connects within 100 ms: %d evictions, %d sources answered; want 0 and 3", st.Evicted, len(answered))
 	}
-	n.run(time.Second)
+	n.run(300 * time.Millisecond)
 	c, _ := n.addClient("real")
-	n.run(500 * time.Millisecond)
+	n.run(time.Second)
 	if !c.Snapshot().InGame {
 		t.Fatalf("the real client did not get in: %+v", c.Snapshot())
+	}
+	if st := n.srv.Stats(); st.Evicted != 1 {
+		t.Errorf("%d evictions, want the one that let the real client in", st.Evicted)
 	}
 }
 
@@ -156,9 +177,11 @@ func TestFragmentFloodBounded(t *testing.T) {
 			if flooders > 1 {
 				sets = 24 // 8 × 24 × 254 datagrams: 100 MB unbounded, in a few seconds
 			}
-			for set := 0; set < sets; set++ {
-				seq := uint16(set * 65000 % 65536)
-				for idx := 0; idx < 254; idx++ {
+			// Interleaved, as in the issue: fragment 0 of every set, then
+			// fragment 1 of every set, ...
+			for idx := 0; idx < 254; idx++ {
+				for set := 0; set < sets; set++ {
+					seq := uint16(set * 65000 % 65536)
 					for _, f := range fs {
 						n.srv.HandleDatagram(n.now, f.addr, fragFlood(f.slot, seq, idx))
 					}
@@ -189,6 +212,95 @@ func TestFragmentFloodBounded(t *testing.T) {
 			if received(b.Snapshot(), chat(game.OpChat, 2, "still here")) != 1 {
 				t.Errorf("relay broken beside the flood")
 			}
+		})
+	}
+}
+
+// A peer that ACKs (so it is no spoofer) but never answers the checksum
+// rounds, while it keeps talking, is dropped HandshakeLimit after its
+// connect; Timing.HandshakeTimeout alone counts only silence.
+func TestHandshakeLimit(t *testing.T) {
+	n := newSim(t, native.Options{Limits: native.Limits{HandshakeLimit: 5 * time.Second}})
+	from := netip.MustParseAddrPort("192.0.2.7:4000")
+	c := transport.NewConn(stock.ConnectingPeer, transport.Options{})
+	req := stock.ConnectRequest(from)
+	c.Queue(dissect.TypeConnectAck, dissect.AppendControl(nil, &req), true, true)
+	send := func() {
+		for _, p := range c.Flush(0) {
+			n.srv.HandleDatagram(n.now, from, encrypt(p))
+		}
+	}
+	send()
+	for i := 0; i < 60; i++ {
+		for _, p := range n.toClient {
+			pl := make([]byte, len(p.wire))
+			dissect.Decrypt(pl, p.wire)
+			_, _ = c.Receive(pl, 0) // ACKs queued, nothing answered
+		}
+		n.toClient = nil
+		c.Queue(dissect.TypePeerInfo, nil, false, false) // keeps talking
+		send()
+		n.now = n.now.Add(100 * time.Millisecond)
+		n.srv.Tick(n.now)
+		if i == 40 && len(n.srv.Players(n.now)) != 1 {
+			t.Fatalf("dropped after 4 s: %+v", n.srv.Players(n.now))
+		}
+	}
+	if ps := n.srv.Players(n.now); len(ps) != 0 {
+		t.Fatalf("still there 6 s after its connect: %+v", ps)
+	}
+}
+
+func encrypt(plain []byte) []byte {
+	w := make([]byte, len(plain))
+	dissect.Encrypt(w, plain)
+	return w
+}
+
+// The same over loopback with real sockets: spoofed connects from
+// 127.0.0.2 or from the real client's own 127.0.0.1, each from a port of
+// its own that never answers (the socket is closed at once), then a real
+// client from 127.0.0.1 joins within a second.
+func TestLiveJoinDuringSpoofedConnects(t *testing.T) {
+	for _, tc := range []struct {
+		count int
+		src   string
+	}{{8, "127.0.0.2"}, {1000, "127.0.0.2"}, {8, "127.0.0.1"}, {1000, "127.0.0.1"}} {
+		count := tc.count
+		t.Run(fmt.Sprint(count, " spoofed from ", tc.src), func(t *testing.T) {
+			ls := startServer(t, native.Options{})
+			dst := net.UDPAddrFromAddrPort(ls.addr)
+			for i := 0; i < count; i++ {
+				pc, err := net.ListenPacket("udp4", tc.src+":0")
+				if err != nil {
+					t.Skipf("no second loopback address: %v", err)
+				}
+				from := pc.LocalAddr().(*net.UDPAddr).AddrPort()
+				_, err = pc.WriteTo(spoofedConnect(from), dst)
+				pc.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i%100 == 99 {
+					time.Sleep(time.Millisecond) // within the socket buffers
+				}
+			}
+			// From the real client's own address, the flood holds every
+			// place that address may have until EvictAfter (250ms).
+			time.Sleep(300 * time.Millisecond)
+			pending := len(ls.srv.Players(time.Now()))
+			if pending == 0 {
+				t.Fatal("no spoofed connect is pending: the test tests nothing")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			start := time.Now()
+			c := dial(t, ctx, ls, "real", 0, 1, testclient.Options{})
+			if err := c.Wait(time.Second, "join", inGame); err != nil {
+				t.Fatalf("%v; %d pending, server stats %+v", err, pending, ls.srv.Stats())
+			}
+			t.Logf("joined in %v beside %d spoofed connects (%d pending); stats %+v",
+				time.Since(start).Round(time.Millisecond), count, pending, ls.srv.Stats())
 		})
 	}
 }

@@ -141,7 +141,6 @@ type Server struct {
 
 	lims       Limits
 	fragBudget transport.FragmentBudget
-	evictions  evictionLimiter
 }
 
 // New returns a server. local is the address it serves on (for Tap; any
@@ -166,7 +165,6 @@ func New(o Options) (*Server, error) {
 	s.lim = limiter{perSecond: o.RepliesPerSecond, last: map[netip.AddrPort]time.Time{}}
 	s.lims = o.Limits.withDefaults(o.MaxPeers)
 	s.fragBudget.MaxBytes = s.lims.FragBytesTotal
-	s.evictions.perSecond = o.RepliesPerSecond
 	return s, nil
 }
 
@@ -269,7 +267,7 @@ func (s *Server) Tick(now time.Time) {
 				s.forget(p)
 				continue
 			}
-		} else if now.Sub(p.lastHeard) > s.t.Timeout || (p.phase == phChecksum && now.Sub(p.lastHeard) > s.t.HandshakeTimeout) || s.silentTooLong(now, p) {
+		} else if now.Sub(p.lastHeard) > s.t.Timeout || (p.phase == phChecksum && now.Sub(p.lastHeard) > s.t.HandshakeTimeout) || s.handshakeOverdue(now, p) {
 			s.log.Info("client timed out", "client", p.addr, "slot", p.slot, "name", p.name, "silent", now.Sub(p.lastHeard).Round(time.Millisecond))
 			s.drop(now, p, "timeout")
 			s.forget(p)

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -35,16 +36,31 @@ func floodSeqs(n int) []uint16 {
 // flood sends c fragment sets that never complete: fragment 0 says 255,
 // fragments 1 to n-1 follow, the rest never comes. The scenario
 // is n 254, each fragment as large as the server's 2,048-byte read allows.
-func flood(t *testing.T, c *Conn, seqs []uint16, n, size int) {
+// interleaved sends fragment 0 of every set, then fragment 1 of every set,
+// and so on (so that every set exists before it grows, which defeated the
+// old cap); otherwise set after set.
+func flood(t *testing.T, c *Conn, seqs []uint16, n, size int, interleaved bool) {
 	t.Helper()
+	add := func(seq uint16, idx int) {
+		ds, err := c.Receive(fragDatagram(seq, uint8(idx), 255, size), 0)
+		if err != nil || len(ds) != 0 {
+			t.Fatalf("seq %d frag %d: delivered %d, err %v", seq, idx, len(ds), err)
+		}
+	}
+	if interleaved {
+		for idx := 0; idx < n; idx++ {
+			for _, seq := range seqs {
+				add(seq, idx)
+			}
+			c.Flush(0) // the ACKs go, as the server's would
+		}
+		return
+	}
 	for _, seq := range seqs {
 		for idx := 0; idx < n; idx++ {
-			ds, err := c.Receive(fragDatagram(seq, uint8(idx), 255, size), 0)
-			if err != nil || len(ds) != 0 {
-				t.Fatalf("seq %d frag %d: delivered %d, err %v", seq, idx, len(ds), err)
-			}
+			add(seq, idx)
 		}
-		c.Flush(0) // the ACKs go, as the server's would
+		c.Flush(0)
 	}
 }
 
@@ -60,9 +76,15 @@ func heapInUse() uint64 {
 // under MaxFragBytes, by its own accounting and by the heap, and a
 // legitimate fragmented message after the flood still arrives.
 func TestFragmentFloodStaysUnderCaps(t *testing.T) {
+	for _, interleaved := range []bool{true, false} {
+		t.Run(fmt.Sprint("interleaved ", interleaved), func(t *testing.T) { fragmentFlood(t, interleaved) })
+	}
+}
+
+func fragmentFlood(t *testing.T, interleaved bool) {
 	before := heapInUse()
 	c := NewConn(0x01, Options{})
-	flood(t, c, floodSeqs(64), 254, 2030)
+	flood(t, c, floodSeqs(64), 254, 2030, interleaved)
 	st := c.FragStats()
 	if st.Bytes > DefaultMaxFragBytes || st.Sets > DefaultMaxFragSets {
 		t.Fatalf("holding %d sets, %d bytes; caps %d, %d", st.Sets, st.Bytes, DefaultMaxFragSets, DefaultMaxFragBytes)
@@ -103,7 +125,7 @@ func TestFragmentBudgetSharedByConns(t *testing.T) {
 	total, evicted := 0, 0
 	for i := 0; i < 8; i++ {
 		c := NewConn(0x01, Options{Budget: budget})
-		flood(t, c, floodSeqs(64), 100, 1000)
+		flood(t, c, floodSeqs(64), 100, 1000, false)
 		st := c.FragStats()
 		total += st.Bytes
 		evicted += st.Evicted
@@ -128,7 +150,7 @@ func TestFragmentBudgetSharedByConns(t *testing.T) {
 func TestFragmentRefusedWhenBudgetFull(t *testing.T) {
 	budget := &FragmentBudget{MaxBytes: 10000}
 	hog := NewConn(0x01, Options{Budget: budget})
-	flood(t, hog, []uint16{1}, 9, 1000) // 9 × 1064 charged
+	flood(t, hog, []uint16{1}, 9, 1000, false) // 9 × 1064 charged
 	late := NewConn(0x01, Options{Budget: budget})
 	if _, err := late.Receive(fragDatagram(1, 0, 2, 1500), 0); err != nil {
 		t.Fatal(err)
