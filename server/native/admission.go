@@ -23,19 +23,22 @@ import (
 //     so one is always left for a peer that answers;
 //   - when a bound is reached, a new connect takes the place of the oldest
 //     silent connection that has been silent at least Limits.EvictAfter
-//     (250ms, longer than a real client's round trip); when there is none
-//     but younger silent ones, the connect is dropped without a reply (a
-//     real client sends it again after 1s), and when no connection is
-//     silent, it is refused (server full);
+//     (250ms, longer than a real client's round trip), or, at most
+//     RepliesPerSecond times a second, of the oldest one silent at least
+//     minSilence (50ms, longer than a client on the same LAN takes to
+//     answer, so that friends joining at once from one address do not
+//     displace each other); otherwise the connect is dropped without a
+//     reply (a real client sends it again after 1s), and when no connection
+//     is silent, it is refused (server full);
 //   - a silent connection is dropped after Limits.SilentTimeout (3s), long
 //     before HandshakeTimeout; one that answers but has not finished the
 //     checksum rounds Limits.HandshakeLimit (30s) after its connect is
 //     dropped too, however much it sends (Timing.HandshakeTimeout counts
 //     only silence).
 //
-// Since a silent connection gives its slot up only after EvictAfter, a
-// flood of connects draws at most (MaxPeers-1) replies every EvictAfter,
-// whatever its rate: 28 a second on an 8-player server. A stock client
+// So a flood of connects, whatever its rate, draws at most (MaxPeers-1)
+// replies every EvictAfter plus RepliesPerSecond: 78 a second on an
+// 8-player server. A stock client
 // ACKs the connect reply at once, so it leaves the silent set within one
 // round trip and is not displaced by a flood that starts after it.
 //
@@ -64,6 +67,10 @@ type Limits struct {
 	HeldBytes      int // messages held for a sequence gap, per peer (256 KiB)
 	ShipsPerPeer   int // ships kept for late joiners, per peer (8)
 }
+
+// minSilence is how long a connection must have been silent before a new
+// connect may take its place under the rate limit (see Limits.EvictAfter).
+const minSilence = 50 * time.Millisecond
 
 // maxShipPayload is the largest ship creation kept for late joiners; a
 // stock one is a few hundred bytes. A larger one is relayed, not kept.
@@ -108,9 +115,18 @@ func silent(p *peer) bool { return halfOpen(p) && p.conn.AcksHeard() == 0 }
 func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) {
 	ip := from.Addr().Unmap()
 	sameIP := func(p *peer) bool { return p.addr.Addr().Unmap() == ip }
-	evictable := func(p *peer) bool { return silent(p) && now.Sub(p.connectedAt) >= s.lims.EvictAfter }
+	evicted := false
+	evict := func(match func(*peer) bool) bool {
+		if evicted {
+			return false
+		}
+		old := func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= s.lims.EvictAfter }
+		young := func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= minSilence }
+		evicted = s.evictOldest(now, old) || (s.countPeers(young) > 0 && s.youngEvictions.take(now) && s.evictOldest(now, young))
+		return evicted
+	}
 	if s.countPeers(func(p *peer) bool { return halfOpen(p) && sameIP(p) }) >= s.lims.HalfOpenPerIP &&
-		!s.evictOldest(now, func(p *peer) bool { return evictable(p) && sameIP(p) }) {
+		!evict(func(p *peer) bool { return silent(p) && sameIP(p) }) {
 		s.stats.Dropped++
 		return false, false
 	}
@@ -121,11 +137,33 @@ func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) 
 	if s.countPeers(silent) == 0 {
 		return false, true // full of players and of handshakes that answer
 	}
-	if !s.evictOldest(now, evictable) {
+	if !evict(silent) {
 		s.stats.Dropped++
 		return false, false
 	}
 	return len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen, true
+}
+
+// tokenBucket allows perSecond events a second, in bursts of up to
+// perSecond.
+type tokenBucket struct {
+	perSecond int
+	tokens    float64
+	at        time.Time
+}
+
+func (b *tokenBucket) take(now time.Time) bool {
+	if b.at.IsZero() {
+		b.tokens = float64(b.perSecond)
+	} else if d := now.Sub(b.at); d > 0 {
+		b.tokens = min(float64(b.perSecond), b.tokens+d.Seconds()*float64(b.perSecond))
+	}
+	b.at = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
 }
 
 func (s *Server) countPeers(match func(*peer) bool) int {

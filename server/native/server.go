@@ -141,6 +141,9 @@ type Server struct {
 
 	lims       Limits
 	fragBudget transport.FragmentBudget
+	// youngEvictions rate-limits connects taking the place of a silent
+	// connection younger than Limits.EvictAfter (admission.go).
+	youngEvictions tokenBucket
 }
 
 // New returns a server. local is the address it serves on (for Tap; any
@@ -165,6 +168,7 @@ func New(o Options) (*Server, error) {
 	s.lim = limiter{perSecond: o.RepliesPerSecond, last: map[netip.AddrPort]time.Time{}}
 	s.lims = o.Limits.withDefaults(o.MaxPeers)
 	s.fragBudget.MaxBytes = s.lims.FragBytesTotal
+	s.youngEvictions.perSecond = o.RepliesPerSecond
 	return s, nil
 }
 
