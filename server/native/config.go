@@ -2,17 +2,16 @@ package native
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/stock"
 	"gopkg.in/yaml.v3"
 )
@@ -121,45 +120,16 @@ func StockManifest() Manifest {
 	return m
 }
 
-// LoadManifest reads a checksum manifest: a TOML file whose [rounds] table
-// maps each round ("0", "1", "2", "3", "255" or "0xFF") to the hex of the
-// 0x21 message a good client sends, as `bcwire decode -V` shows it.
+// LoadManifest reads a checksum manifest: bcwire's TOML, whose [rounds]
+// table maps each round ("0", "1", "2", "3", "255" or "0xFF") to the hex of
+// the 0x21 message a good client sends, as `bcwire decode -V` shows it, or
+// OpenBC's hash-manifest JSON (see package server/manifest).
 //
 //	[rounds]
 //	0 = "21 00 43 E2 0C 7E ..."
 func LoadManifest(path string) (Manifest, error) {
-	var f struct {
-		Rounds map[string]string `toml:"rounds"`
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := toml.Decode(string(b), &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(f.Rounds) == 0 {
-		return nil, fmt.Errorf("%s: no [rounds] table", path)
-	}
-	m := Manifest{}
-	for k, v := range f.Rounds {
-		n, err := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
-		if err != nil {
-			return nil, fmt.Errorf("%s: round %q is not a number 0-255", path, k)
-		}
-		clean := strings.Map(func(r rune) rune {
-			if r == ' ' || r == '\n' || r == '\t' || r == ':' {
-				return -1
-			}
-			return r
-		}, v)
-		p, err := hex.DecodeString(clean)
-		if err != nil || len(p) < 2 || p[0] != byte(game.OpChecksumResponse) || p[1] != byte(n) {
-			return nil, fmt.Errorf("%s: round %s: want the hex of a ChecksumResponse (21 %02X ...)", path, k, n)
-		}
-		m[game.ChecksumRound(n)] = p
-	}
-	return m, nil
+	m, err := manifest.Load(path)
+	return Manifest(m), err
 }
 
 // WriteManifest writes m in the format LoadManifest reads.

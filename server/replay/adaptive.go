@@ -103,9 +103,16 @@ type adaptive struct {
 	requested map[byte]bool   // checksum rounds the server asked for
 	answered  map[byte]bool   // checksum rounds answered
 	responses map[byte][]byte // captured unfragmented checksum responses by round
+	// replaced are the sequence numbers of fragmented checksum responses
+	// sent whole from the manifest: their other fragments are dropped.
+	replaced map[uint16]bool
 
-	exp        []*expMsg // in window order
-	extra      []extraMsg
+	exp   []*expMsg // in window order
+	extra []extraMsg
+	// dec1 decodes the live exchange, dec2 the captured one: each learns
+	// ship classes from its own side's ObjCreate messages, the client's
+	// own included, so StateUpdate subsystems decode as that session's
+	// ships (see learn).
 	dec1, dec2 *game.Decoder
 	win        int       // groups sent so far
 	got        int       // messages received since the last window closed
@@ -178,12 +185,17 @@ func pacedKind(typ dissect.TransportType, payload []byte) bool {
 	return typ == dissect.TypePeerInfo || (typ == dissect.TypeData && len(payload) > 0 && game.Opcode(payload[0]) == game.OpStateUpdate)
 }
 
-func (v *verifier) runAdaptive(ctx context.Context) error {
+func newAdaptive(v *verifier) *adaptive {
 	a := &adaptive{v: v, rx: transport.NewConn(0xFF, transport.Options{}), acker: transport.NewConn(0xFF, transport.Options{}),
 		captured: map[ackKey]bool{}, received: map[ackKey]bool{}, owed: map[ackKey]bool{},
 		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{}, gaveUp: map[string]bool{},
-		dec1: game.NewDecoder(), dec2: game.NewDecoder()}
+		replaced: map[uint16]bool{}, dec1: game.NewDecoder(), dec2: game.NewDecoder()}
 	a.prepare()
+	return a
+}
+
+func (v *verifier) runAdaptive(ctx context.Context) error {
+	a := newAdaptive(v)
 	steps := v.script.Steps
 	silent := 0
 	for i := 0; i < len(steps); i++ {
@@ -207,9 +219,11 @@ func (v *verifier) runAdaptive(ctx context.Context) error {
 					a.gaveUp[e.kind] = true
 				}
 			}
+			mark, before := len(v.res.Steps), silent
 			if err := a.closeWindow(&silent); err != nil {
 				return err
 			}
+			v.noteSilence(mark, before, silent, i)
 			if silent >= v.opts.GiveUp {
 				a.abandon(i, fmt.Sprintf("no answer at all to %d client datagrams in a row (the last was capture frame %d)",
 					silent, lastClientFrame(steps, i)))
@@ -295,6 +309,10 @@ func (a *adaptive) prepare() {
 				switch {
 				case m.Type == dissect.TypeAck:
 					a.captured[ackKeyOfAck(m)] = true
+				case m.Type == dissect.TypeData && !m.Fragment:
+					learn(a.dec2, m.Payload, game.ClientToServer)
+				}
+				switch {
 				case m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse):
 					if _, ok := a.responses[m.Payload[1]]; !ok {
 						a.responses[m.Payload[1]] = append([]byte(nil), m.Payload...)
@@ -326,6 +344,9 @@ func (a *adaptive) prepare() {
 				if payload = collect(frags, fragTotal, m); payload == nil {
 					continue
 				}
+			}
+			if m.Type == dissect.TypeData {
+				learn(a.dec2, payload, game.ServerToClient)
 			}
 			a.exp = append(a.exp, &expMsg{step: i, win: win, typ: m.Type, seq: m.Seq, payload: append([]byte(nil), payload...),
 				paced: !d.Answer || !answerKind(m.Type, payload, withMI), kind: kindOf(m.Type, payload),
@@ -419,8 +440,20 @@ func (a *adaptive) send(i int) error {
 						continue
 					}
 				}
-				if m.Type == dissect.TypeData && !m.Fragment && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) {
-					m.Payload = a.checksumAnswer(m.Payload, &st)
+				if m.Type == dissect.TypeData && m.Fragment && a.replaced[m.Seq] {
+					continue // the rest of a checksum response sent whole from the manifest
+				}
+				if m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) &&
+					(!m.Fragment || m.FragIndex == 0) {
+					if m.Fragment {
+						if p, ok := a.fromManifest(m.Payload[1], &st); ok {
+							a.replaced[m.Seq] = true
+							out.Messages = append(out.Messages, fragmentsOf(m, p)...)
+							continue
+						}
+					} else {
+						m.Payload = a.checksumAnswer(m.Payload, &st)
+					}
 				}
 				out.Messages = append(out.Messages, m)
 			}
@@ -431,6 +464,11 @@ func (a *adaptive) send(i int) error {
 				st.Status = "held"
 				v.res.Steps = append(v.res.Steps, st)
 				return nil
+			}
+			for j := range out.Messages {
+				if m := &out.Messages[j]; m.Type == dissect.TypeData && !m.Fragment {
+					learn(a.dec1, m.Payload, game.ClientToServer)
+				}
 			}
 			p := out.Append(nil)
 			if !bytes.Equal(p, plain) {
@@ -469,6 +507,9 @@ func (a *adaptive) waitOthers() {
 // captured one: the same when the server asked for that round, else the
 // captured response to a round it asked for and has not had.
 func (a *adaptive) checksumAnswer(p []byte, st *Step) []byte {
+	if r, ok := a.fromManifest(p[1], st); ok {
+		return r
+	}
 	round := p[1]
 	if a.requested[round] || len(a.requested) == 0 {
 		a.answered[round] = true
@@ -484,6 +525,66 @@ func (a *adaptive) checksumAnswer(p []byte, st *Step) []byte {
 		}
 	}
 	return p
+}
+
+// fromManifest is the manifest's response to send in place of the
+// captured response to round: to that round when the server asked for it
+// (or has asked for nothing yet), else to a round it asked for and has not
+// had. ok is false without a manifest or when it has no such round.
+func (a *adaptive) fromManifest(round byte, st *Step) (p []byte, ok bool) {
+	mf := a.v.opts.Manifest
+	if mf == nil {
+		return nil, false
+	}
+	r := round
+	if !a.requested[r] && len(a.requested) > 0 {
+		rounds := make([]int, 0, len(a.requested))
+		for q := range a.requested {
+			if !a.answered[q] {
+				rounds = append(rounds, int(q))
+			}
+		}
+		if len(rounds) == 0 {
+			return nil, false
+		}
+		sort.Ints(rounds)
+		r = byte(rounds[0])
+	}
+	p, ok = mf[game.ChecksumRound(r)]
+	if !ok {
+		return nil, false
+	}
+	a.answered[r] = true
+	if r != round {
+		st.Detail = fmt.Sprintf("checksum round %d asked for instead of round %d: sent the manifest's response", r, round)
+	} else {
+		st.Detail = fmt.Sprintf("checksum round %d: sent the manifest's response", r)
+	}
+	return p, true
+}
+
+// fragmentsOf is payload p sent with the sequence number of the captured
+// fragment first: whole when it fits, else split as stock fragments are.
+func fragmentsOf(first dissect.Message, p []byte) []dissect.Message {
+	const maxWhole, fragSize = 480 - 5, 400 // transport.Options' defaults
+	if len(p) <= maxWhole {
+		m := first
+		m.Fragment, m.FragIndex, m.FragTotal = false, 0, 0
+		m.Payload = p
+		return []dissect.Message{m}
+	}
+	n := (len(p) + fragSize - 1) / fragSize
+	out := make([]dissect.Message, 0, n)
+	for i := 0; i < n; i++ {
+		m := first
+		m.Fragment, m.FragIndex, m.FragTotal = true, uint8(i), 0
+		if i == 0 {
+			m.FragTotal = uint8(n)
+		}
+		m.Payload = p[i*fragSize : min(len(p), (i+1)*fragSize)]
+		out = append(out, m)
+	}
+	return out
 }
 
 // await receives until the open window's messages have all arrived (or
@@ -545,8 +646,11 @@ func (a *adaptive) receive(data []byte) error {
 	a.rx.Flush(0) // its own ACKs are not sent: the captured ones are
 	for _, d := range ds {
 		a.got++
-		if d.Type == dissect.TypeData && a.v.others[string(d.Payload)] {
-			a.v.res.Relayed++
+		if d.Type == dissect.TypeData {
+			learn(a.dec1, d.Payload, game.ServerToClient)
+			if a.v.others[string(d.Payload)] {
+				a.v.res.Relayed++
+			}
 		}
 		switch {
 		case (d.Type == dissect.TypeConnectAck || d.Type == dissect.TypeConnect) && len(d.Payload) == 1:
@@ -638,7 +742,16 @@ func (a *adaptive) equivalent(m extraMsg, e *expMsg) bool {
 	return ok
 }
 
-func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
+// learn decodes a game message only for what dec learns from it: the ship
+// classes of ObjCreate messages.
+func learn(dec *game.Decoder, payload []byte, dir game.Direction) {
+	if len(payload) > 0 && (game.Opcode(payload[0]) == game.OpObjCreate || game.Opcode(payload[0]) == game.OpObjCreateTeam) {
+		_ = dec.Decode(payload, dir)
+	}
+}
+
+// msgLines is the one-line form of a server message, decoded with dec.
+func msgLines(typ dissect.TransportType, seq uint16, payload []byte, dec *game.Decoder) []string {
 	if typ == 0xFF {
 		return []string{describeGameSpy(payload)}
 	}
@@ -650,7 +763,7 @@ func msgLines(typ dissect.TransportType, seq uint16, payload []byte) []string {
 		}
 		return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, c.String())}
 	}
-	return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, gameString(payload, game.ServerToClient, game.NewDecoder()))}
+	return []string{fmt.Sprintf("%s seq=%d  %s", typ, seq, gameString(payload, game.ServerToClient, dec))}
 }
 
 func (a *adaptive) record(e *expMsg, status string, m extraMsg, detail string) {
@@ -660,8 +773,8 @@ func (a *adaptive) record(e *expMsg, status string, m extraMsg, detail string) {
 	}
 	st := Step{Step: e.step, Frame: a.v.script.Steps[e.step].Frame, Dir: "S->C", Status: status, AtMS: a.v.since(), Detail: detail}
 	if status != StatusIdentical {
-		st.Expected = msgLines(e.typ, e.seq, e.payload)
-		st.Got = msgLines(m.typ, m.seq, m.payload)
+		st.Expected = msgLines(e.typ, e.seq, e.payload, a.dec2)
+		st.Got = msgLines(m.typ, m.seq, m.payload, a.dec1)
 	}
 	a.v.res.Steps = append(a.v.res.Steps, st)
 }
@@ -713,17 +826,18 @@ func (a *adaptive) closeWindow(silent *int) error {
 			continue
 		}
 		e.done = true
-		st := Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C", AtMS: at, Expected: msgLines(e.typ, e.seq, e.payload)}
+		st := Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C", AtMS: at, Expected: msgLines(e.typ, e.seq, e.payload, a.dec2)}
 		if j := a.extraOf(e.kind); j >= 0 {
 			m := a.extra[j]
 			a.extra = append(a.extra[:j], a.extra[j+1:]...)
-			st.Status = StatusDifferent
-			st.Got = msgLines(m.typ, m.seq, m.payload)
+			st.Got = msgLines(m.typ, m.seq, m.payload, a.dec1)
+			var vd verdict
 			if m.typ == 0xFF {
-				_, st.Detail = compareGameSpy(m.payload, e.payload, v.opts.Comparer)
+				vd = judgeGameSpyBytes(m.payload, e.payload, v.opts.Comparer)
 			} else {
-				_, st.Detail = comparePayloads(m.typ, false, m.payload, e.payload, game.ServerToClient, v.opts.Comparer, game.NewDecoder(), game.NewDecoder())
+				vd = judgePayloads(m.typ, m.payload, e.payload, game.ServerToClient, v.opts.Comparer, a.dec1, a.dec2)
 			}
+			st.Status, st.Detail, st.Config = vd.status()
 		} else if e.clock && !capture {
 			st.Status = StatusNotDue
 			st.Detail = "sent on the server's clock or unprompted; the session ended first (asap timing)"
@@ -737,7 +851,7 @@ func (a *adaptive) closeWindow(silent *int) error {
 	for _, m := range a.extra {
 		old := m.win <= a.win-2 && (!capture || now.Sub(m.at) >= v.opts.AnswerTimeout)
 		if final || (old && !a.awaitsKind(m)) {
-			v.res.Steps = append(v.res.Steps, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at, Got: msgLines(m.typ, m.seq, m.payload)})
+			v.res.Steps = append(v.res.Steps, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at, Got: msgLines(m.typ, m.seq, m.payload, a.dec1)})
 			continue
 		}
 		kept = append(kept, m)
@@ -774,7 +888,7 @@ func (a *adaptive) awaitsKind(m extraMsg) bool {
 func (a *adaptive) final() bool { return a.win >= a.v.script.Clients() }
 
 // abandon stops the session at client step i: what is still awaited is
-// missing, the client datagrams left are not sent.
+// not reached, the client datagrams left are not sent.
 func (a *adaptive) abandon(i int, why string) {
 	v := a.v
 	v.res.Abandoned = why
@@ -787,7 +901,7 @@ func (a *adaptive) abandon(i int, why string) {
 		if !e.done {
 			e.done = true
 			v.res.Steps = append(v.res.Steps, Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C",
-				Status: StatusMissing, Detail: "session abandoned", Expected: msgLines(e.typ, e.seq, e.payload)})
+				Status: StatusNotReached, Detail: "session abandoned", Expected: msgLines(e.typ, e.seq, e.payload, a.dec2)})
 		}
 	}
 	if v.opts.Logf != nil {

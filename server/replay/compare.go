@@ -132,6 +132,59 @@ func comparePayloads(t dissect.TransportType, fragment bool, a, b []byte, dir ga
 	return cmp.Compare(ra.Msg, rb.Msg)
 }
 
+// judgePayloads is comparePayloads with configuration differences set
+// apart when cmp can (configJudge).
+func judgePayloads(t dissect.TransportType, a, b []byte, dir game.Direction, cmp Comparer, ad, bd *game.Decoder) verdict {
+	if j, ok := cmp.(configJudge); ok && t == dissect.TypeData && !bytes.Equal(a, b) && len(a) > 0 && len(b) > 0 {
+		ra := ad.Decode(a, dir)
+		if ra.Err == nil {
+			ma := ra.Msg
+			if rb := bd.Decode(b, dir); rb.Err == nil {
+				return j.judgeGame(ma, rb.Msg)
+			}
+		}
+	}
+	ok, detail := comparePayloads(t, false, a, b, dir, cmp, ad, bd)
+	return verdict{ok: ok, detail: detail}
+}
+
+// judgeDatagrams is compareDatagrams with configuration differences set
+// apart when cmp can: the same transport messages, protocol differences
+// first, every configuration difference listed.
+func judgeDatagrams(got, want []byte, dir game.Direction, cmp Comparer) verdict {
+	if _, ok := cmp.(configJudge); !ok {
+		ok, detail := compareDatagrams(got, want, dir, cmp)
+		return verdict{ok: ok, detail: detail}
+	}
+	if dissect.IsGameSpy(got) && dissect.IsGameSpy(want) {
+		return judgeGameSpyBytes(got, want, cmp)
+	}
+	var g, w dissect.Datagram
+	if g.Parse(got) != nil || w.Parse(want) != nil || g.Peer != w.Peer || len(g.Messages) != len(w.Messages) {
+		ok, detail := compareDatagrams(got, want, dir, cmp)
+		return verdict{ok: ok, detail: detail}
+	}
+	var v verdict
+	v.ok = true
+	gd, wd := game.NewDecoder(), game.NewDecoder()
+	for i := range g.Messages {
+		a, b := &g.Messages[i], &w.Messages[i]
+		if a.Type == dissect.TypeData && b.Type == dissect.TypeData && !a.Fragment && !b.Fragment &&
+			a.Reliable == b.Reliable && a.Ordered == b.Ordered && a.Seq == b.Seq {
+			mv := judgePayloads(a.Type, a.Payload, b.Payload, dir, cmp, gd, wd)
+			v.config = append(v.config, mv.config...)
+			if !mv.ok && v.ok {
+				v.ok, v.detail = false, fmt.Sprintf("message %d: %s", i+1, mv.detail)
+			}
+			continue
+		}
+		if ok, why := compareMessages(a, b, dir, cmp, gd, wd); !ok && v.ok {
+			v.ok, v.detail = false, fmt.Sprintf("message %d: %s", i+1, why)
+		}
+	}
+	return v
+}
+
 func maskControl(c *dissect.Control) []byte {
 	m := *c
 	m.Addr = netipZero4

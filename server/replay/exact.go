@@ -79,9 +79,11 @@ func (v *verifier) runExact(ctx context.Context) error {
 			if err := v.await(ctx, w, floor); err != nil {
 				return err
 			}
+			mark, before := len(v.res.Steps), silent
 			if err := v.closeWindow(w, &silent); err != nil {
 				return err
 			}
+			v.noteSilence(mark, before, silent, i)
 			if silent >= v.opts.GiveUp {
 				v.abandon(i, fmt.Sprintf("no answer at all to %d client datagrams in a row (the last was capture frame %d)",
 					silent, lastClientFrame(steps, i)))
@@ -108,7 +110,8 @@ func (v *verifier) runExact(ctx context.Context) error {
 	return v.closeWindow(w, &silent)
 }
 
-// abandon marks every step from i on as not played.
+// abandon marks every step from i on as not played: client steps not
+// sent, server steps not reached.
 func (v *verifier) abandon(i int, why string) {
 	v.res.Abandoned = why
 	for ; i < len(v.script.Steps); i++ {
@@ -117,7 +120,7 @@ func (v *verifier) abandon(i int, why string) {
 			v.res.NotSent++
 			continue
 		}
-		v.res.Steps = append(v.res.Steps, Step{Step: i, Frame: d.Frame, Dir: "S->C", Status: StatusMissing,
+		v.res.Steps = append(v.res.Steps, Step{Step: i, Frame: d.Frame, Dir: "S->C", Status: StatusNotReached,
 			Detail: "session abandoned"})
 	}
 	if v.opts.Logf != nil {
@@ -206,9 +209,8 @@ func (v *verifier) closeWindow(w *window, silent *int) error {
 		if k < len(w.extra) {
 			got := decryptIfNeeded(w.extra[k])
 			k++
-			st.Status = StatusDifferent
 			st.Got = Describe(got, game.ServerToClient)
-			_, st.Detail = compareDatagrams(got, e.plain, game.ServerToClient, v.opts.Comparer)
+			st.Status, st.Detail, st.Config = judgeDatagrams(got, e.plain, game.ServerToClient, v.opts.Comparer).status()
 		} else {
 			st.Status = StatusMissing
 			st.Detail = "not received"

@@ -9,20 +9,24 @@ import (
 	"github.com/bcwire/bcwire/session/diff"
 )
 
-// GameSpyIgnore are the GameSpy reply fields that say how a server is
-// configured or how busy it is, not how it speaks the protocol: its name
-// (with the '*' a password adds), the mission and map shown, player counts
-// and names, the game mode (settings or openplaying, depending on whether a
-// game is running when the query comes) and the reply's query id.
-// RulesComparer tolerates them; every other key, and the order of the keys,
-// must agree. The time and frag limits and the star system are compared:
-// they are the match settings that MISSION_INIT carries too, and the
-// default rules compare those there, so a server set up for a different
-// match is reported either way.
-var GameSpyIgnore = []string{
-	"gamespy.hostname", "gamespy.missionscript", "gamespy.mapname",
-	"gamespy.numplayers", "gamespy.maxplayers", "gamespy.gamemode",
-	"gamespy.player_*", "gamespy.queryid",
+// GameSpyIgnore are the GameSpy reply fields that say how busy a server
+// is, not how it speaks the protocol or how it is set up: the player count
+// and the reply's query id. RulesComparer tolerates them.
+var GameSpyIgnore = []string{"gamespy.numplayers", "gamespy.queryid"}
+
+// ConfigFields are the fields that say how a server is set up rather than
+// how it speaks the protocol: the GameSpy reply's name (with the '*' a
+// password adds), mission, map, player limit, game mode, time and frag
+// limits, star system, password flag and player list ("gamespy.players"),
+// the Settings values, and the match settings MISSION_INIT carries.
+// RulesComparer reports differences in them as configuration differences,
+// every one of them, apart from protocol differences (status "config").
+var ConfigFields = []string{
+	"gamespy.hostname", "gamespy.missionscript", "gamespy.mapname", "gamespy.maxplayers",
+	"gamespy.gamemode", "gamespy.timelimit", "gamespy.fraglimit", "gamespy.system",
+	"gamespy.password", "gamespy.players",
+	"Settings.collision_damage", "Settings.friendly_fire", "Settings.map", "Settings.checksum_correction",
+	"MISSION_INIT.player_limit", "MISSION_INIT.system", "MISSION_INIT.time_limit", "MISSION_INIT.frag_limit",
 }
 
 // RulesComparer judges messages under the diff engine's tolerances
@@ -32,22 +36,40 @@ var GameSpyIgnore = []string{
 // ignore list. It is the adaptive verifier's default.
 type RulesComparer struct {
 	Rules *diff.Rules
+	// Config matches the configuration fields (ConfigFields by default),
+	// as patterns in its Ignore list.
+	Config *diff.Rules
 }
 
 // NewRulesComparer returns a comparer with r's tolerances plus
 // GameSpyIgnore.
 func NewRulesComparer(r diff.Rules) *RulesComparer {
 	r.Ignore = append(append([]string(nil), r.Ignore...), GameSpyIgnore...)
-	return &RulesComparer{Rules: &r}
+	return &RulesComparer{Rules: &r, Config: &diff.Rules{Ignore: ConfigFields}}
 }
 
-// Compare implements Comparer.
+// Compare implements Comparer: configuration differences count.
 func (c *RulesComparer) Compare(ours, stock game.Message) (bool, string) {
+	return c.judgeGame(ours, stock).compared()
+}
+
+// judgeGame sets configuration differences apart from the others.
+func (c *RulesComparer) judgeGame(ours, stock game.Message) verdict {
 	ds := c.Rules.CompareGame(ours, stock)
-	if len(ds) == 0 {
-		return true, ""
+	var proto []diff.FieldDiff
+	var v verdict
+	for _, d := range ds {
+		if c.Config != nil && c.Config.Ignored(d.Path) {
+			v.config = append(v.config, d.String())
+		} else {
+			proto = append(proto, d)
+		}
 	}
-	return false, fieldText(stock, ds)
+	v.ok = len(proto) == 0
+	if !v.ok {
+		v.detail = fieldText(stock, proto)
+	}
+	return v
 }
 
 func fieldText(stock game.Message, ds []diff.FieldDiff) string {
@@ -68,45 +90,66 @@ func fieldText(stock game.Message, ds []diff.FieldDiff) string {
 
 // CompareGameSpy implements GameSpyComparer: the same keys in the same
 // order, and the same values except where the rules ignore the field
-// ("gamespy.KEY").
+// ("gamespy.KEY"); configuration differences count.
 func (c *RulesComparer) CompareGameSpy(ours, stock *dissect.GameSpy) (bool, string) {
+	return c.judgeGameSpy(ours, stock).compared()
+}
+
+func (c *RulesComparer) isConfig(p string) bool { return c.Config != nil && c.Config.Ignored(p) }
+
+// judgeGameSpy compares two GameSpy replies, configuration apart. The
+// player list (player_N, as long as the server has players) is one field,
+// "gamespy.players".
+func (c *RulesComparer) judgeGameSpy(ours, stock *dissect.GameSpy) verdict {
 	if ours.Query != stock.Query || ours.Kind != stock.Kind || ours.Final != stock.Final {
-		return false, fmt.Sprintf("GameSpy %s, captured %s", ours.Kind, stock.Kind)
+		return verdict{detail: fmt.Sprintf("GameSpy %s, captured %s", ours.Kind, stock.Kind)}
 	}
 	var diffs []string
+	var v verdict
 	if ours.QueryID != stock.QueryID && !c.Rules.Ignored("gamespy.queryid") {
 		diffs = append(diffs, fmt.Sprintf("queryid %q, captured %q", ours.QueryID, stock.QueryID))
 	}
-	// Player lists (player_N) run as long as the server has players.
-	listed := func(fs []dissect.GameSpyField) []dissect.GameSpyField {
-		var out []dissect.GameSpyField
+	players := func(fs []dissect.GameSpyField) (rest []dissect.GameSpyField, list []string) {
 		for _, f := range fs {
-			if !strings.HasPrefix(f.Key, "player_") || !c.Rules.Ignored("gamespy."+f.Key) {
-				out = append(out, f)
+			if strings.HasPrefix(f.Key, "player_") {
+				list = append(list, f.Value)
+			} else {
+				rest = append(rest, f)
 			}
 		}
-		return out
+		return rest, list
 	}
-	og, sg := *ours, *stock
-	og.Fields, sg.Fields = listed(ours.Fields), listed(stock.Fields)
-	ours, stock = &og, &sg
-	if len(ours.Fields) != len(stock.Fields) {
-		diffs = append(diffs, fmt.Sprintf("%d fields, captured %d", len(ours.Fields), len(stock.Fields)))
+	of, op := players(ours.Fields)
+	sf, sp := players(stock.Fields)
+	if strings.Join(op, "\x00") != strings.Join(sp, "\x00") && !c.Rules.Ignored("gamespy.players") {
+		d := fmt.Sprintf("players %q, captured %q", op, sp)
+		if c.isConfig("gamespy.players") {
+			v.config = append(v.config, d)
+		} else {
+			diffs = append(diffs, d)
+		}
+	}
+	if len(of) != len(sf) {
+		diffs = append(diffs, fmt.Sprintf("%d fields, captured %d", len(of), len(sf)))
 	} else {
-		for i, f := range ours.Fields {
-			s := stock.Fields[i]
+		for i, f := range of {
+			s := sf[i]
 			switch {
 			case f.Key != s.Key:
 				diffs = append(diffs, fmt.Sprintf("field %d is %q, captured %q", i+1, f.Key, s.Key))
-			case f.Value != s.Value && !c.Rules.Ignored("gamespy."+f.Key):
+			case f.Value == s.Value || c.Rules.Ignored("gamespy."+f.Key):
+			case c.isConfig("gamespy." + f.Key):
+				v.config = append(v.config, fmt.Sprintf("%s %q, captured %q", f.Key, f.Value, s.Value))
+			default:
 				diffs = append(diffs, fmt.Sprintf("%s %q, captured %q", f.Key, f.Value, s.Value))
 			}
 		}
 	}
-	if len(diffs) == 0 {
-		return true, ""
+	v.ok = len(diffs) == 0
+	if !v.ok {
+		v.detail = "GameSpy reply differs: " + strings.Join(diffs, "; ")
 	}
-	return false, "GameSpy reply differs: " + strings.Join(diffs, "; ")
+	return v
 }
 
 // GameSpyComparer is implemented by a Comparer that can also judge two
@@ -130,4 +173,58 @@ func compareGameSpy(got, want []byte, cmp Comparer) (bool, string) {
 		return false, "GameSpy datagrams differ (undecodable)"
 	}
 	return gc.CompareGameSpy(&g, &w)
+}
+
+// judgeGameSpyBytes is compareGameSpy with configuration differences set
+// apart when cmp can (configJudge).
+func judgeGameSpyBytes(got, want []byte, cmp Comparer) verdict {
+	if j, ok := cmp.(configJudge); ok && string(got) != string(want) {
+		g, gerr := dissect.ParseGameSpy(got)
+		w, werr := dissect.ParseGameSpy(want)
+		if gerr == nil && werr == nil {
+			return j.judgeGameSpy(&g, &w)
+		}
+	}
+	ok, detail := compareGameSpy(got, want, cmp)
+	return verdict{ok: ok, detail: detail}
+}
+
+// verdict is a comparison with configuration differences set apart: ok
+// when nothing else differs (detail says what does), config lists every
+// configuration difference.
+type verdict struct {
+	ok     bool
+	detail string
+	config []string
+}
+
+// compared is the verdict as a Comparer gives it: configuration counts.
+func (v verdict) compared() (bool, string) {
+	if !v.ok {
+		return false, v.detail
+	}
+	if len(v.config) > 0 {
+		return false, "configuration differs: " + strings.Join(v.config, "; ")
+	}
+	return true, ""
+}
+
+// status is the step status of a received message paired with a
+// captured one that did not match it: different, else config (only
+// configuration differs), else equivalent.
+func (v verdict) status() (status, detail string, config []string) {
+	switch {
+	case !v.ok:
+		return StatusDifferent, v.detail, v.config
+	case len(v.config) > 0:
+		return StatusConfig, "configuration differs: " + strings.Join(v.config, "; "), v.config
+	}
+	return StatusEquivalent, "", nil
+}
+
+// configJudge is implemented by comparers that set configuration
+// differences apart (RulesComparer).
+type configJudge interface {
+	judgeGame(ours, stock game.Message) verdict
+	judgeGameSpy(ours, stock *dissect.GameSpy) verdict
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/session"
 	"github.com/bcwire/bcwire/session/diff"
 )
@@ -67,10 +68,24 @@ type VerifyOptions struct {
 	// (field for field, game time aside).
 	Comparer Comparer
 	// Listen opens each session's socket. The default listens on UDP port
-	// 0 of the local address that routes to Target.
+	// 0 of the session's address in Sources.
 	Listen func() (net.PacketConn, error)
 	// Logf, when set, receives progress lines.
 	Logf func(format string, args ...any)
+	// Manifest, when set (adaptive mode), answers each checksum request it
+	// has a round for with its response instead of the captured one: a
+	// server that checks the answers against its own manifest accepts them.
+	Manifest manifest.Manifest
+	// Sources are the local addresses sessions send from, one per session
+	// in join order (the list repeats when there are more sessions). By
+	// default, against a loopback target every session has its own
+	// address, 127.0.0.2 on, so that a server's per-address limits see one
+	// client per address as in the capture; otherwise all send from the
+	// address that routes to the target. Ignored when Listen is set.
+	Sources []netip.Addr
+	// FailOnConfig counts configuration differences (status "config")
+	// against the run (Summary.OK).
+	FailOnConfig bool
 }
 
 // Step statuses.
@@ -87,6 +102,19 @@ const (
 	// client's relayed traffic) that the session ended before; not a
 	// divergence, since an asap client runs ahead of the server's clock.
 	StatusNotDue = "not-due"
+	// StatusConfig: the server's message arrived and differs only in how
+	// the server is set up (ConfigFields: GameSpy name, map, limits,
+	// player list; Settings values; match settings). Step.Config lists
+	// every such difference. Not a protocol divergence, and not counted
+	// against the run unless VerifyOptions.FailOnConfig.
+	StatusConfig = "config"
+	// StatusNotReached: a server step of a session abandoned before it
+	// (no timing: the session never got there).
+	StatusNotReached = "not-reached"
+	// StatusNoAnswer: the synthetic step that opens an abandoned
+	// session's report: the server stopped answering after the client
+	// step it names.
+	StatusNoAnswer = "no-answer"
 )
 
 // Step is one step of a verified session.
@@ -104,12 +132,14 @@ type Step struct {
 	// (or messages), for steps that are not identical.
 	Expected []string `json:"expected,omitempty"`
 	Got      []string `json:"got,omitempty"`
+	// Config lists every configuration difference of a "config" step.
+	Config []string `json:"config,omitempty"`
 }
 
 // IsDivergence reports whether the step shows a difference.
 func (s *Step) IsDivergence() bool {
 	switch s.Status {
-	case StatusDifferent, StatusMissing, StatusUnexpected:
+	case StatusDifferent, StatusMissing, StatusUnexpected, StatusNoAnswer:
 		return true
 	}
 	return false
@@ -122,7 +152,11 @@ func (s *Step) Text() string {
 	if s.Frame > 0 {
 		fmt.Fprintf(&sb, " (capture frame %d)", s.Frame)
 	}
-	fmt.Fprintf(&sb, " %s at +%.3fs: %s", s.Dir, s.AtMS/1000, s.Status)
+	if s.Status == StatusNotReached || s.Status == StatusNoAnswer {
+		fmt.Fprintf(&sb, " %s: %s", s.Dir, s.Status)
+	} else {
+		fmt.Fprintf(&sb, " %s at +%.3fs: %s", s.Dir, s.AtMS/1000, s.Status)
+	}
 	if s.Detail != "" {
 		sb.WriteString(": " + s.Detail)
 	}
@@ -148,6 +182,8 @@ type Counts struct {
 	Missing    int `json:"missing"`
 	Unexpected int `json:"unexpected"`
 	NotDue     int `json:"not_due"`
+	Config     int `json:"config"`      // steps that differ only in configuration
+	NotReached int `json:"not_reached"` // server steps of abandoned sessions never reached
 }
 
 // OK reports whether nothing differed.
@@ -167,6 +203,10 @@ func (c *Counts) add(status string) {
 		c.Unexpected++
 	case StatusNotDue:
 		c.NotDue++
+	case StatusConfig:
+		c.Config++
+	case StatusNotReached:
+		c.NotReached++
 	}
 }
 
@@ -261,15 +301,25 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 	for i, sc := range c.Sessions {
 		connectAt[i], leaveAt[i] = controlTimes(sc)
 	}
-	if opts.Listen == nil {
-		ip, err := localIPFor(opts.Target)
-		if err != nil {
-			return nil, fmt.Errorf("verify: no route to %s: %w", opts.Target, err)
-		}
-		opts.Listen = func() (net.PacketConn, error) {
-			return net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(ip, 0)))
+	// sources[i] is session i's local address (invalid: opts.Listen), and
+	// shared[i] the earlier session that sent from the same address last
+	// (-1 for none): against a server that limits reconnects per address,
+	// session i starts no sooner after it than in the capture.
+	sources, err := sourcesFor(&opts, len(c.Sessions))
+	if err != nil {
+		return nil, err
+	}
+	shared := make([]int, len(c.Sessions))
+	for i := range shared {
+		shared[i] = -1
+		for j := i - 1; j >= 0 && sources[i].IsValid(); j-- {
+			if sources[j] == sources[i] {
+				shared[i] = j
+				break
+			}
 		}
 	}
+	liveStart := make([]time.Time, len(c.Sessions))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -301,7 +351,12 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 				if !sleepCtx(ctx, time.Until(start.Add(sc.Start.Sub(first)))) {
 					return
 				}
+			} else if j := shared[i]; j >= 0 && !liveStart[j].IsZero() {
+				if !sleepCtx(ctx, time.Until(liveStart[j].Add(sc.Start.Sub(c.Sessions[j].Start)))) {
+					return
+				}
 			}
+			liveStart[i] = time.Now()
 			others := map[string]bool{}
 			for j, set := range sent {
 				if j != i {
@@ -310,7 +365,11 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 					}
 				}
 			}
-			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others}
+			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others, listen: opts.Listen}
+			if v.listen == nil {
+				ap := net.UDPAddrFromAddrPort(netip.AddrPortFrom(sources[i], 0))
+				v.listen = func() (net.PacketConn, error) { return net.ListenUDP("udp4", ap) }
+			}
 			var once2 sync.Once
 			v.slotted = func() { once2.Do(func() { close(slotted[i]) }) }
 			if opts.Mode == ModeAdaptive {
@@ -365,15 +424,47 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 		sum.Missing += s.Missing
 		sum.Unexpected += s.Unexpected
 		sum.NotDue += s.NotDue
-		if s.OK() && s.Abandoned == "" {
+		sum.Config += s.Config
+		sum.NotReached += s.NotReached
+		if s.OK() && s.Abandoned == "" && (!opts.FailOnConfig || s.Config == 0) {
 			sum.SessionsOK++
 			if s.Equivalent == 0 {
 				sum.SessionsIdentical++
 			}
 		}
 	}
-	sum.OK = sum.SessionsOK == len(c.Sessions) && sum.Counts.OK()
+	sum.OK = sum.SessionsOK == len(c.Sessions) && sum.Counts.OK() && (!opts.FailOnConfig || sum.Config == 0)
 	return res, nil
+}
+
+// sourcesFor returns each session's local address: opts.Sources in turn,
+// else against a loopback target 127.0.0.2 on (wrapping after
+// 127.0.0.254), else the address that routes to the target. With
+// opts.Listen set every address is invalid (Listen decides).
+func sourcesFor(opts *VerifyOptions, n int) ([]netip.Addr, error) {
+	out := make([]netip.Addr, n)
+	if opts.Listen != nil {
+		return out, nil
+	}
+	switch {
+	case len(opts.Sources) > 0:
+		for i := range out {
+			out[i] = opts.Sources[i%len(opts.Sources)]
+		}
+	case opts.Target.Addr().Unmap().IsLoopback() && opts.Target.Addr().Unmap().Is4():
+		for i := range out {
+			out[i] = netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + i%253)})
+		}
+	default:
+		ip, err := localIPFor(opts.Target)
+		if err != nil {
+			return nil, fmt.Errorf("verify: no route to %s: %w", opts.Target, err)
+		}
+		for i := range out {
+			out[i] = ip
+		}
+	}
+	return out, nil
 }
 
 // localIPFor is the local address the system would send to target from.
@@ -404,6 +495,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // verifier plays one session.
 type verifier struct {
 	opts    *VerifyOptions
+	listen  func() (net.PacketConn, error)
 	script  *Script
 	started func() // tells the next session it may start
 	first   bool   // the run's first session: silence means unreachable
@@ -435,6 +527,32 @@ type verifier struct {
 
 	buf      []byte
 	received int // datagrams received in the whole session
+
+	// silence is where the current run of unanswered client datagrams
+	// began: the length of res.Steps then, and the last client step the
+	// server answered nothing after (-1: none).
+	silenceMark, silenceAfter int
+}
+
+// noteSilence records where a run of unanswered client datagrams begins:
+// mark is len(res.Steps) before the window closed, before and after the
+// silence count around it, next the client step about to be sent.
+func (v *verifier) noteSilence(mark, before, after, next int) {
+	if before == 0 && after > 0 {
+		v.silenceMark, v.silenceAfter = mark, lastClientStep(v.script.Steps, next)
+	}
+}
+
+// noAnswer is the step that opens the report of a session the server
+// stopped answering: the client step after which nothing came.
+func (v *verifier) noAnswer() *Step {
+	i := v.silenceAfter
+	if i < 0 || i >= len(v.script.Steps) {
+		return nil
+	}
+	d := &v.script.Steps[i]
+	return &Step{Step: i, Frame: d.Frame, Dir: "C->S", Status: StatusNoAnswer,
+		Detail: fmt.Sprintf("no answer after frame %d (%s)", d.Frame, clientSummary(d))}
 }
 
 func (v *verifier) since() float64 {
@@ -535,7 +653,7 @@ func clientPayloads(c *Capture) []map[string]bool {
 }
 
 func (v *verifier) setup() error {
-	pc, err := v.opts.Listen()
+	pc, err := v.listen()
 	if err != nil {
 		return fmt.Errorf("session %d: %w", v.script.Index+1, err)
 	}
@@ -566,13 +684,23 @@ func (v *verifier) finish() {
 		v.res.Phases = v.built.Phases
 	}
 	v.res.Joined = v.settings && v.gameinit
+	// A session the server stopped answering opens with that: the
+	// missing answers after it are its symptoms, unless something else
+	// differed before the silence began.
+	var first *Step
+	if v.res.Abandoned != "" {
+		first = v.noAnswer()
+	}
 	for i := range v.res.Steps {
 		st := &v.res.Steps[i]
 		v.res.Counts.add(st.Status)
-		if v.res.First == nil && st.IsDivergence() {
+		if v.res.First == nil && st.IsDivergence() && (first == nil || i < v.silenceMark) {
 			c := *st
 			v.res.First = &c
 		}
+	}
+	if v.res.First == nil && first != nil {
+		v.res.First = first
 	}
 }
 
@@ -601,6 +729,51 @@ func (v *verifier) startedOnce() {
 		v.started()
 		v.started = nil
 	}
+}
+
+// lastClientStep is the index of the last client step before before, or -1.
+func lastClientStep(steps []Datagram, before int) int {
+	for i := before - 1; i >= 0; i-- {
+		if steps[i].IsClient() {
+			return i
+		}
+	}
+	return -1
+}
+
+// clientSummary names what a client datagram carried: its game messages
+// ("ChecksumResponse round 0"), else its control messages, else "ACK".
+func clientSummary(d *Datagram) string {
+	if d.GameSpy {
+		return "GameSpy query"
+	}
+	var dg dissect.Datagram
+	_ = dg.Parse(d.Plain)
+	var games, controls []string
+	acks := 0
+	for i := range dg.Messages {
+		m := &dg.Messages[i]
+		switch {
+		case m.Type == dissect.TypeAck:
+			acks++
+		case m.Type != dissect.TypeData:
+			controls = append(controls, m.Type.String())
+		case len(m.Payload) == 0 || (m.Fragment && m.FragIndex > 0):
+		case len(m.Payload) > 1 && game.Opcode(m.Payload[0]) == game.OpChecksumResponse:
+			games = append(games, fmt.Sprintf("ChecksumResponse round %s", game.ChecksumRound(m.Payload[1])))
+		default:
+			games = append(games, game.Opcode(m.Payload[0]).String())
+		}
+	}
+	switch {
+	case len(games) > 0:
+		return strings.Join(games, ", ")
+	case len(controls) > 0:
+		return strings.Join(controls, ", ")
+	case acks > 0:
+		return "ACK"
+	}
+	return "an empty datagram"
 }
 
 func lastClientFrame(steps []Datagram, before int) int {

@@ -8,13 +8,14 @@ import (
 	"github.com/bcwire/bcwire/server/stock"
 )
 
-// Game-level behaviour: what players do once in a ship, at rates taken from
-// the stock traffic shape in PROTOCOL.md (per player per second: PythonEvent
-// about 1.3, StartFiring 0.85, TorpedoFire 0.33, CollisionEffect 0.03,
-// SetPhaserLevel 0.01), and what the server does about it.
+// Game-level behaviour: what players do once in a ship, at the rates of the
+// stock traces in PROTOCOL.md (see clientTick), and what the host does about
+// it. Explosion (0x29) is not generated: neither stock trace in PROTOCOL.md
+// has one, not even the session with a kill.
 
 type gameState struct {
 	s      *sim
+	dec    *game.Decoder // reads the clients' hits
 	ships  []*ship
 	scores map[byte]*game.Score // by wire peer id
 	// scripted once-per-capture events
@@ -23,7 +24,7 @@ type gameState struct {
 }
 
 func newGameState(s *sim) *gameState {
-	return &gameState{s: s, scores: map[byte]*game.Score{}}
+	return &gameState{s: s, dec: game.NewDecoder(), scores: map[byte]*game.Score{}}
 }
 
 // gameTime is the server's game clock in seconds (it had been running for
@@ -91,9 +92,16 @@ func (g *gameState) fromClient(p *player, payload []byte) {
 	sv := g.s.server
 	op := game.Opcode(payload[0])
 	switch {
-	case op == game.OpStateUpdate, op == game.OpCollisionEffect:
+	case op == game.OpStateUpdate, op == game.OpCollisionEffect, op == game.OpPythonEvent2, op == game.OpHostMsg:
 		// The host keeps these: it sends its own StateUpdates (subsystem
-		// flag 0x20) and applies collision damage itself.
+		// flag 0x20) and applies collision damage itself; the stock trace
+		// has PythonEvent2 (0x0D) and HostMsg (0x13) client to server only.
+		if op == game.OpCollisionEffect {
+			g.hit(payload)
+		}
+	case op == game.OpBeamFire, op == game.OpTorpedoFire:
+		g.hit(payload)
+		sv.relay(p, payload, true, false)
 	case op == game.OpTeamChat:
 		sv.relay(p, payload, true, true)
 	case op == game.OpObjCreateTeam:
@@ -103,7 +111,24 @@ func (g *gameState) fromClient(p *player, payload []byte) {
 	}
 }
 
-// clientTick is a player's game activity for one tick.
+// Per-player rates (events a second) from the stock 2-player trace
+// (PROTOCOL.md: 10,459 client StateUpdates at 10 a second per ship put it
+// at about 520 s): StartFiring 330 messages, sent as duplicate pairs, so
+// 165 firing events, 0.16 a player a second; TorpedoFire 76 (0.07); BeamFire
+// 68, 0.4 of the firing events; SetPhaserLevel 5, CollisionEffect 5
+// (0.005). The 3-player 15-minute session agrees within a factor of two.
+const (
+	rateFiring       = 0.16
+	beamHitShare     = 0.4
+	rateTorpedo      = 0.08
+	rateCollision    = 0.008
+	ratePhaserLevel  = 0.005
+	rateSubsysStatus = 0.005
+	rateChat         = 0.04
+)
+
+// clientTick is a player's game activity for one tick. Clients never send
+// PythonEvent (0x06): those come from the host (see damage).
 func (g *gameState) clientTick(p *player) {
 	s := g.s
 	if p.leaving || !p.inGame() || p.ship == nil {
@@ -113,60 +138,128 @@ func (g *gameState) clientTick(p *player) {
 	if !sh.alive {
 		return
 	}
-	p.queueGame(sh.stateUpdate(game.ClientToServer), false)
-	chance := func(perSecond float64) bool { return s.rng.Float64() < perSecond*tick.Seconds() }
-	enemy := g.enemyOf(p)
-	if chance(1.3) {
-		p.queueGame(g.pythonEvent(sh, enemy), true)
+	p.queueGame(sh.stateUpdate(), false)
+	if chance := func(perSecond float64) bool { return s.rng.Float64() < perSecond*tick.Seconds() }; chance(rateChat) {
+		g.chat(p)
 	}
-	if chance(0.85) {
-		p.queueGame(sh.startFiring(enemy), true)
-		p.queueGame(sh.beamFire(enemy), true)
+	// Combat needs someone to fight.
+	enemy := g.enemyOf(p)
+	if enemy == nil {
+		return
+	}
+	g.combat(p, sh, enemy)
+}
+
+// combat is a player's fighting for one tick, against enemy.
+func (g *gameState) combat(p *player, sh *ship, enemy *player) {
+	s := g.s
+	chance := func(perSecond float64) bool { return s.rng.Float64() < perSecond*tick.Seconds() }
+	if chance(rateFiring) {
+		// StartFiring always goes as a duplicate pair: two identical
+		// reliable messages in one datagram (OpenBC docs/wire-formats/
+		// event-forward-wire-format.md, "StartFiring Duplicate Pair
+		// Behavior"); StopFiring goes once.
+		sf := sh.startFiring(enemy)
+		p.queueGame(sf, true)
+		p.queueGame(sf, true)
+		if s.rng.Float64() < beamHitShare {
+			p.queueGame(sh.beamFire(enemy), true)
+		}
 		s.at(s.jitter(800*time.Millisecond), func() {
 			if !p.leaving && sh.alive && p.inGame() {
 				p.queueGame(sh.stopFiring(), true)
 			}
 		})
 	}
-	if chance(0.33) {
+	if chance(rateTorpedo) {
 		p.queueGame(sh.torpedoFire(enemy), true)
-		if enemy != nil {
-			s.at(s.jitter(1500*time.Millisecond), func() { g.explosion(enemy) })
-		}
 	}
-	if chance(0.03) {
+	if chance(rateCollision) {
 		p.queueGame(sh.collision(enemy), true)
 	}
-	if chance(0.012) {
+	if chance(ratePhaserLevel) {
 		p.queueGame(sh.setPhaserLevel(uint8(s.rng.Intn(3))), true)
 	}
-	if chance(0.02) {
+	if chance(rateSubsysStatus) {
 		p.queueGame(sh.subsystemStatus(), true)
 	}
-	if chance(0.04) {
-		g.chat(p)
-	}
-	// One cloak and one warp per capture, by the first two players.
+	// One cloak per capture, by the first player: shown in StateUpdates
+	// (flag 0x40) only, since stock multiplayer never sends StartCloaking
+	// or StopCloaking (0x0E/0x0F: no instances in the stock traces despite
+	// active cloaking, per the same OpenBC page).
 	if !g.cloaked && p.index == 0 && s.now > s.cfg.Duration*2/5 {
 		g.cloaked = true
 		sh.cloaked = true
-		p.queueGame(sh.forward(game.OpStartCloaking), true)
-		s.at(4*time.Second, func() {
-			if sh.alive && !p.leaving {
-				sh.cloaked = false
-				p.queueGame(sh.forward(game.OpStopCloaking), true)
-			}
-		})
+		s.at(4*time.Second, func() { sh.cloaked = false })
 	}
 	if !g.warped && p.index == len(s.players)-1 && s.now > s.cfg.Duration/2 {
 		g.warped = true
 		p.queueGame(sh.startWarp(), true)
 	}
 	// One kill per capture with two or more players in ships.
-	if !g.killed && enemy != nil && enemy.ship.alive && s.now > s.cfg.Duration*3/5 {
+	if !g.killed && enemy.ship.alive && s.now > s.cfg.Duration*3/5 {
 		g.killed = true
 		g.kill(p, enemy)
 	}
+}
+
+// hit is the host learning of a hit from a client's message as it arrives:
+// a beam hits its target at once, a torpedo half the time 1.5 s later, a
+// collision damages its target ship.
+func (g *gameState) hit(payload []byte) {
+	var target game.ObjectID
+	delay := time.Duration(0)
+	switch m := g.dec.Decode(payload, game.ClientToServer).Msg.(type) {
+	case *game.BeamFire:
+		target = m.Target
+	case *game.TorpedoFire:
+		if g.s.rng.Intn(2) == 0 {
+			return
+		}
+		target, delay = m.Target, g.s.jitter(1500*time.Millisecond)
+	case *game.CollisionEffect:
+		target = m.Target
+	}
+	for _, sh := range g.ships {
+		if sh.id == target && sh.alive {
+			g.s.at(delay, func() { g.damage(sh) })
+			return
+		}
+	}
+}
+
+// damage is the host applying a hit to sh: the damaged subsystem goes on
+// the ship's repair list, which the host announces to every client with
+// PythonEvent ADD_TO_REPAIR_LIST, and some seconds later REPAIR_COMPLETED
+// (OpenBC docs/wire-formats/pythonevent-wire-format/05-three-producers.md:
+// host-generated, server to clients only, duplicates rejected). The event
+// is TGSubsystemEvent (factory 0x0101), as in the stock bytes of
+// ../shared/vectors/stock-payloads.json.
+func (g *gameState) damage(sh *ship) {
+	s := g.s
+	if sh == nil || !sh.alive {
+		return
+	}
+	idx := s.rng.Intn(6)
+	if sh.repairs[idx] {
+		return // already on the repair list
+	}
+	if sh.repairs == nil {
+		sh.repairs = map[int]bool{}
+	}
+	sh.repairs[idx] = true
+	sub := sh.id + game.ObjectID(0x30+idx)
+	g.broadcast(&game.PythonEvent{Op: game.OpPythonEvent, Event: game.Event{Class: game.EventClassSubsystem,
+		Code: game.ETAddToRepairList, Source: sub, Dest: sh.id}}, nil)
+	// No source gives stock repair times; a few seconds is a guess that
+	// only sets how soon REPAIR_COMPLETED follows.
+	s.at(3*time.Second+s.jitter(2*time.Second), func() {
+		delete(sh.repairs, idx)
+		if sh.alive && !sh.owner.gone {
+			g.broadcast(&game.PythonEvent{Op: game.OpPythonEvent, Event: game.Event{Class: game.EventClassSubsystem,
+				Code: game.ETRepairCompleted, Source: sub, Dest: sh.id}}, nil)
+		}
+	})
 }
 
 func (g *gameState) enemyOf(p *player) *player {
@@ -190,17 +283,6 @@ func (g *gameState) chat(p *player) {
 		op = game.OpTeamChat
 	}
 	p.queueGame(&game.Chat{Op: op, SenderID: int32(p.slot), Text: text}, true)
-}
-
-// explosion is the host telling every client a torpedo hit victim's ship.
-func (g *gameState) explosion(victim *player) {
-	if victim.ship == nil || !victim.ship.alive || victim.gone {
-		return
-	}
-	e := &game.Explosion{Object: victim.ship.id,
-		Impact: dissect.EncodeCV4(dissect.Vec3{X: 1.5, Y: -3, Z: 0.5}),
-		Radius: dissect.EncodeCF16(15), Damage: dissect.EncodeCF16(50)}
-	g.broadcast(e, nil)
 }
 
 // kill destroys victim's ship: ObjectExploding, DestroyObject, the score
@@ -254,21 +336,4 @@ func (g *gameState) playerLeft(p *player) {
 	}
 	g.broadcast(deletePlayerUI(p), p)
 	g.broadcast(deletePlayerAnim(p), p)
-}
-
-func (g *gameState) pythonEvent(sh *ship, enemy *player) game.Message {
-	ev := game.Event{Class: game.EventClassObjPtr, Code: game.ETWeaponFired, Source: sh.id + 0x20, Dest: sh.id}
-	if enemy != nil {
-		ev.ObjPtr = enemy.ship.id
-	}
-	switch g.s.rng.Intn(3) {
-	case 1:
-		ev = game.Event{Class: game.EventClassSubsystem, Code: game.ETRepairCompleted, Source: sh.id + 0x2A, Dest: sh.id}
-	case 2:
-		ev = game.Event{Class: game.EventClassObjPtr, Code: game.ETTargetWasChanged, Source: sh.id, Dest: sh.id}
-		if enemy != nil {
-			ev.ObjPtr = enemy.ship.id
-		}
-	}
-	return &game.PythonEvent{Op: game.OpPythonEvent, Event: ev}
 }

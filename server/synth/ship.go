@@ -1,6 +1,8 @@
 package synth
 
 import (
+	"time"
+
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 )
@@ -21,6 +23,11 @@ type ship struct {
 	vel     dissect.Vec3
 	lastAbs dissect.Vec3 // the last absolute position sent; deltas are from it
 	updates int          // the owner's StateUpdates sent
+
+	spawnedAt time.Duration
+	deck      []game.StateFlags // maneuvers still to fly (see maneuvers)
+	motion    game.StateFlags   // the motion fields of the owner's last update
+	repairs   map[int]bool      // subsystems on the host's repair list
 
 	rr           map[*player]int  // subsystem round-robin position per receiver
 	cloakSent    map[*player]bool // cloak state last sent to each receiver

@@ -36,6 +36,7 @@ func (g *gameState) spawn(p *player, spec *game.ShipSpec) {
 		phase:  angle, rr: map[*player]int{}}
 	sh.move(g.s.now)
 	sh.lastAbs = sh.pos
+	sh.spawnedAt = g.s.now
 	p.ship = sh
 	g.ships = append(g.ships, sh)
 	p.queueGame(sh.create(), true)
@@ -60,26 +61,74 @@ func (sh *ship) move(t time.Duration) {
 	sh.vel = dissect.Vec3{X: float32(-2 * math.Pi * math.Sin(a)), Y: float32(2 * math.Pi * math.Cos(a))}
 }
 
-// stateUpdate is the owner's StateUpdate to the host: position delta (an
-// absolute position every 3 s), orientation, speed, and a weapon health
-// report (flag 0x80, which client-to-server updates always carry and never
-// 0x20).
-func (sh *ship) stateUpdate(dir game.Direction) game.Message {
+// Motion flags: the StateUpdate fields a ship's owner marks dirty.
+const (
+	flagsAbsolute = game.StatePosition | game.StateForward | game.StateUp | game.StateSpeed
+	motionMask    = game.StatePosition | game.StateDelta | game.StateForward | game.StateUp | game.StateSpeed
+)
+
+// maneuvers are what a pilot flies from one update to the next, each with
+// the StateUpdate fields it changes, and how many updates in a deck of 85
+// fly it. The counts are the client-to-server flag mix of the stock
+// 2-player trace (PROTOCOL.md, "Measured in a stock 2-player session":
+// 0x9E 58%, 0x96 16%, 0x92 9%, 0x8E 2%; the fifth, 0x9D at 8%, is the
+// periodic absolute position, sent every absoluteEvery-th update whatever
+// the maneuver): turning and banking while changing speed; a flat turn;
+// flying straight while speeding up or slowing down; turning and banking
+// at constant speed. Weapons (0x80) go with every client update. Each ship
+// deals its updates from a shuffled deck, so that even a short capture
+// has the stock mix (a random draw per update would not, and diff reads
+// the mix).
+var maneuvers = []struct {
+	flags game.StateFlags
+	count int
+}{
+	{game.StateDelta | game.StateForward | game.StateUp | game.StateSpeed, 58},
+	{game.StateDelta | game.StateForward | game.StateSpeed, 16},
+	{game.StateDelta | game.StateSpeed, 9},
+	{game.StateDelta | game.StateForward | game.StateUp, 2},
+}
+
+// absoluteEvery: one update in twelve (8%) carries the absolute position.
+const absoluteEvery = 12
+
+// idleAfterSpawn is how long a new ship sits still before its pilot moves
+// it: its owner's updates then carry no motion, and the host's carry only
+// the subsystem states (the post-spawn subsystem cycle of PROTOCOL.md).
+const idleAfterSpawn = 1500 * time.Millisecond
+
+// nextManeuver deals the ship's next maneuver from its deck.
+func (sh *ship) nextManeuver() game.StateFlags {
+	if len(sh.deck) == 0 {
+		for _, m := range maneuvers {
+			for i := 0; i < m.count; i++ {
+				sh.deck = append(sh.deck, m.flags)
+			}
+		}
+		sh.owner.s.rng.Shuffle(len(sh.deck), func(i, j int) { sh.deck[i], sh.deck[j] = sh.deck[j], sh.deck[i] })
+	}
+	f := sh.deck[len(sh.deck)-1]
+	sh.deck = sh.deck[:len(sh.deck)-1]
+	return f
+}
+
+// stateUpdate is the owner's StateUpdate to the host: the fields its
+// maneuver changes (an absolute position every absoluteEvery-th update,
+// otherwise a delta from the last one), and a weapon health report (flag
+// 0x80, which client-to-server updates always carry and never 0x20).
+func (sh *ship) stateUpdate() game.Message {
 	s := sh.owner.s
 	sh.move(s.now)
-	m := &game.StateUpdate{Object: sh.id, GameTime: s.gameTime()}
-	m.Flags = game.StateForward | game.StateUp | game.StateSpeed | game.StateWeapons
-	if sh.updates%30 == 0 {
-		m.Flags |= game.StatePosition
-		m.Position = sh.pos
-		sh.lastAbs = sh.pos
-	} else {
-		m.Flags |= game.StateDelta
-		m.Delta = dissect.EncodeCV4(dissect.Vec3{X: sh.pos.X - sh.lastAbs.X, Y: sh.pos.Y - sh.lastAbs.Y, Z: sh.pos.Z - sh.lastAbs.Z})
+	m := &game.StateUpdate{Object: sh.id, GameTime: s.gameTime(), Flags: game.StateWeapons}
+	switch {
+	case s.now-sh.spawnedAt < idleAfterSpawn:
+		sh.motion = 0
+	case sh.updates%absoluteEvery == 0:
+		sh.motion = flagsAbsolute
+	default:
+		sh.motion = sh.nextManeuver()
 	}
-	m.Forward = dissect.EncodeDir3(sh.vel)
-	m.Up = dissect.Dir3{0, 0, 127}
-	m.Speed = dissect.EncodeCF16(float32(math.Hypot(float64(sh.vel.X), float64(sh.vel.Y))))
+	sh.fillMotion(m, sh.motion)
 	if sh.cloakSentC2S != sh.cloaked {
 		m.Flags |= game.StateCloak
 		m.Cloaked = sh.cloaked
@@ -91,19 +140,41 @@ func (sh *ship) stateUpdate(dir game.Direction) game.Message {
 	return m
 }
 
+// fillMotion sets the motion fields of flags in m from the ship's state.
+func (sh *ship) fillMotion(m *game.StateUpdate, flags game.StateFlags) {
+	m.Flags |= flags
+	if flags&game.StatePosition != 0 {
+		m.Position = sh.pos
+		sh.lastAbs = sh.pos
+	}
+	if flags&game.StateDelta != 0 {
+		m.Delta = dissect.EncodeCV4(dissect.Vec3{X: sh.pos.X - sh.lastAbs.X, Y: sh.pos.Y - sh.lastAbs.Y, Z: sh.pos.Z - sh.lastAbs.Z})
+	}
+	if flags&game.StateForward != 0 {
+		m.Forward = dissect.EncodeDir3(sh.vel)
+	}
+	if flags&game.StateUp != 0 {
+		bank := math.Sin(sh.phase + float64(sh.updates)/17)
+		m.Up = dissect.Dir3{0, int8(40 * bank), 120}
+	}
+	if flags&game.StateSpeed != 0 {
+		v := math.Hypot(float64(sh.vel.X), float64(sh.vel.Y)) * (1 + 0.3*math.Sin(float64(sh.updates)/23))
+		m.Speed = dissect.EncodeCF16(float32(v))
+	}
+}
+
 // hostUpdate is the host's StateUpdate about sh for player to: the
-// subsystem round-robin (flag 0x20, never 0x80 from the host), plus motion
-// for ships the receiver does not own.
+// subsystem round-robin (flag 0x20, never 0x80 from the host), plus, for
+// ships the receiver does not own, the motion fields the owner last marked
+// dirty. So the host's flag mix follows the clients' (0x9E becomes 0x3E,
+// 0x96 0x36, 0x92 0x32, 0x9D 0x3D), and a ship's own owner gets subsystem
+// states only (0x20), as in the stock trace.
 func (sh *ship) hostUpdate(to *player) game.Message {
 	s := sh.owner.s
 	m := &game.StateUpdate{Object: sh.id, GameTime: s.gameTime()}
 	own := to == sh.owner
 	if !own {
-		m.Flags = game.StateDelta | game.StateForward | game.StateUp | game.StateSpeed
-		m.Delta = dissect.EncodeCV4(dissect.Vec3{X: sh.pos.X - sh.lastAbs.X, Y: sh.pos.Y - sh.lastAbs.Y, Z: sh.pos.Z - sh.lastAbs.Z})
-		m.Forward = dissect.EncodeDir3(sh.vel)
-		m.Up = dissect.Dir3{0, 0, 127}
-		m.Speed = dissect.EncodeCF16(float32(math.Hypot(float64(sh.vel.X), float64(sh.vel.Y))))
+		sh.fillMotion(m, sh.motion&motionMask)
 		if sh.cloakSent[to] != sh.cloaked {
 			m.Flags |= game.StateCloak
 			m.Cloaked = sh.cloaked

@@ -127,7 +127,11 @@ func checkCorpusDecode(t *testing.T, path string, e synth.CorpusEntry, man synth
 	}
 }
 
-// Every opcode the generator emits appears somewhere in the corpus.
+// Every opcode the generator emits often enough to be in a minute of play
+// appears somewhere in the corpus. The rare ones at their stock rates
+// (SetPhaserLevel, SubsystemStatus) are held to the stock shape in
+// server/synth's 10-minute session test instead; Explosion, StartCloaking
+// and StopCloaking are not generated at all (no stock trace has them).
 func TestCorpusCoversEveryGeneratedOpcode(t *testing.T) {
 	emitted := map[game.Opcode]bool{}
 	for _, e := range synth.Corpus {
@@ -140,10 +144,10 @@ func TestCorpusCoversEveryGeneratedOpcode(t *testing.T) {
 		}
 	}
 	for _, op := range []game.Opcode{game.OpSettings, game.OpGameInit, game.OpObjCreateTeam, game.OpPythonEvent,
-		game.OpStartFiring, game.OpStopFiring, game.OpSubsystemStatus, game.OpStartCloaking, game.OpStopCloaking,
-		game.OpStartWarp, game.OpSetPhaserLevel, game.OpDestroyObject, game.OpCollisionEffect, game.OpDeletePlayerUI,
+		game.OpStartFiring, game.OpStopFiring,
+		game.OpStartWarp, game.OpDestroyObject, game.OpCollisionEffect, game.OpDeletePlayerUI,
 		game.OpDeletePlayerAnim, game.OpTorpedoFire, game.OpBeamFire, game.OpStateUpdate, game.OpChecksumRequest,
-		game.OpChecksumResponse, game.OpChecksumComplete, game.OpExplosion, game.OpNewPlayerInGame, game.OpChat,
+		game.OpChecksumResponse, game.OpChecksumComplete, game.OpNewPlayerInGame, game.OpChat,
 		game.OpTeamChat, game.OpMissionInit, game.OpScoreChange, game.OpScore} {
 		if !emitted[op] {
 			t.Errorf("%v: not in any bundled capture", op)

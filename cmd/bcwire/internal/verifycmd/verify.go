@@ -20,6 +20,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/bcwire/bcwire/session/diff"
 	"github.com/spf13/cobra"
@@ -39,6 +40,9 @@ type Options struct {
 	MaxShown int
 	Verbose  bool
 	Rules    string
+	Manifest string
+	Sources  []string
+	FailOn   []string
 
 	// Listen, when set, opens each session's socket (tests); the default
 	// listens on the local address that routes to the target.
@@ -68,6 +72,17 @@ server's messages one by one after decoding - so a server that numbers,
 bundles or times its datagrams differently is still compared message by
 message instead of derailing the replay.
 
+--manifest FILE answers each checksum request from a checksum manifest
+instead of the capture, so that a server checking the answers against its
+own manifest accepts them: bcwire's TOML (see 'bcwire serve
+--print-manifest') or OpenBC's hash-manifest JSON.
+
+Each session sends from its own socket. Against a loopback target each
+session also has its own source address (127.0.0.2, 127.0.0.3, ...), so
+that a server limiting reconnects per address sees one client per address,
+as in the capture; --source chooses the addresses. Sessions that share an
+address start no sooner after each other than in the capture.
+
 --timing capture (the default) sends each client datagram at its captured
 offset from the session's start; --timing asap sends it as soon as the
 answers before it have arrived. A server replaying a capture with
@@ -92,11 +107,19 @@ A server replaying a capture taken at its own interface loses nothing on
 loopback, so against 'serve --replay' of the same capture every captured
 server datagram - retransmissions included - must arrive identical.
 
+A difference only in how the server is set up - GameSpy name, mission,
+map, limits, game mode and player list, Settings values, MISSION_INIT's
+match settings - is "config": every such key is listed, and it is never
+the first divergence nor counted in the exit status unless --fail-on
+config. A session the server stops answering opens with the client step
+after which nothing came ("no answer after frame 5 (ChecksumResponse round
+0)"); the rest of an abandoned session is "not reached".
+
 A damaged capture is named at the start (counts and the first frames) and
 in the JSON ("capture_damage").
 
-Exit status: 0 when every step was identical or equivalent, 1 when some
-differed or the replayed sessions' captured traffic was damaged, 2 for
+Exit status: 0 when every step was identical, equivalent or config, 1 when
+some differed or the replayed sessions' captured traffic was damaged, 2 for
 usage or I/O errors and when the target never answers.`,
 		Example: `  # check a replay server (or any server) against the 4-player battle
   bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
@@ -132,6 +155,9 @@ usage or I/O errors and when the target never answers.`,
 	f.IntVar(&o.MaxShown, "show", 5, "divergences shown per session in the text report (0: only the first)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "list every step in the text report")
 	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
+	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
+	f.StringSliceVar(&o.FailOn, "fail-on", nil, "also count these `CLASSES` of difference in the exit status: config (how the server is set up)")
+	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
 }
 
@@ -185,8 +211,32 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		cmp = replay.NewRulesComparer(r)
 	}
-	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: target, Mode: mode, Timing: timing,
-		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp})
+	var mf manifest.Manifest
+	if o.Manifest != "" {
+		if mode != replay.ModeAdaptive {
+			return cliutil.Usage("--manifest applies to --mode adaptive (exact mode sends the captured bytes)")
+		}
+		if mf, err = manifest.Load(o.Manifest); err != nil {
+			return cliutil.Usage("--manifest: %v", err)
+		}
+	}
+	var sources []netip.Addr
+	for _, s := range o.Sources {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil || !a.Is4() {
+			return cliutil.Usage("--source %q: want IPv4 addresses, e.g. 127.0.0.2,127.0.0.3", s)
+		}
+		sources = append(sources, a)
+	}
+	failConfig := false
+	for _, class := range o.FailOn {
+		if strings.TrimSpace(class) != "config" {
+			return cliutil.Usage("--fail-on %q: the only class is config", class)
+		}
+		failConfig = true
+	}
+	res, err := replay.Verify(ctx, c, replay.VerifyOptions{FailOnConfig: failConfig, Target: target, Mode: mode, Timing: timing,
+		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp, Manifest: mf, Sources: sources})
 	if err != nil {
 		if errors.Is(err, replay.ErrUnreachable) {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
@@ -252,14 +302,20 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 		if s.Joined {
 			joined = "joined"
 		}
-		fmt.Fprintf(w, "session %d  %s as %s  %s  %d identical, %d equivalent, %d different, %d missing, %d unexpected%s  (%d client datagrams sent)\n",
-			s.Session, s.Captured, s.Client, joined, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, notDue(s.NotDue), s.Sent)
+		fmt.Fprintf(w, "session %d  %s as %s  %s  %d identical, %d equivalent, %d different, %d missing, %d unexpected%s%s  (%d client datagrams sent)\n",
+			s.Session, s.Captured, s.Client, joined, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, notDue(s.NotDue), extraCounts(s.Counts), s.Sent)
 		if r.Mode == replay.ModeAdaptive.String() {
 			fmt.Fprintf(w, "  join: %d checksum rounds, 0x28+Settings+GameInit in one datagram: %s, MISSION_INIT: %s; %d relayed game messages received\n",
 				s.ChecksumRounds, yes(s.Bundle), yes(s.MissionInit), s.Relayed)
 		}
 		if s.Abandoned != "" {
 			fmt.Fprintf(w, "  abandoned: %s; %d client datagrams not sent\n", s.Abandoned, s.NotSent)
+		}
+		if cfg := configLines(s); len(cfg) > 0 {
+			fmt.Fprintf(w, "  configuration differs (not a protocol divergence; --fail-on config counts it):\n")
+			for _, l := range cfg {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
 		}
 		if verbose {
 			for i := range s.Steps {
@@ -293,8 +349,37 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 	case sm.Equivalent > 0:
 		verdict = "all identical or equivalent"
 	}
-	fmt.Fprintf(w, "total: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected%s: %s\n",
-		sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, notDue(sm.NotDue), verdict)
+	fmt.Fprintf(w, "total: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected%s%s: %s\n",
+		sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, notDue(sm.NotDue), extraCounts(sm.Counts), verdict)
+}
+
+// extraCounts shows configuration differences and steps never reached,
+// when there are any.
+func extraCounts(c replay.Counts) string {
+	s := ""
+	if c.Config > 0 {
+		s += fmt.Sprintf(", %d config", c.Config)
+	}
+	if c.NotReached > 0 {
+		s += fmt.Sprintf(", %d not reached", c.NotReached)
+	}
+	return s
+}
+
+// configLines lists a session's configuration differences, each once, in
+// the order they first appear.
+func configLines(s *replay.SessionResult) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range s.Steps {
+		for _, c := range s.Steps[i].Config {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // notDue shows the messages an asap run ended before (adaptive mode).

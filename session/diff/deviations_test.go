@@ -1,0 +1,110 @@
+package diff
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+)
+
+// TestNamedDeviations feeds a Builder the records of a session that
+// deviates the way OpenBC's test client and server do (bytes as observed
+// against OpenBC 52a8f62) and checks that each deviation is one named
+// finding quoting its first instance, not decode damage.
+func TestNamedDeviations(t *testing.T) {
+	server := netip.MustParseAddrPort("127.0.0.1:22101")
+	client := netip.MustParseAddrPort("127.0.0.1:40000")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	frame := 0
+	rec := func(dir game.Direction, at time.Duration) *flow.Record {
+		frame++
+		r := &flow.Record{Kind: flow.KindMessage, Frame: frame, Time: t0.Add(at), Server: server, Client: client, Dir: dir, Peer: 0x02}
+		if dir == game.ClientToServer {
+			r.Src, r.Dst = client, server
+		} else {
+			r.Src, r.Dst, r.Peer = server, client, 0x01
+		}
+		return r
+	}
+	r := DefaultRules()
+	b := NewBuilder("ours", &r)
+
+	// A connect in the legacy [type][len][flags] framing.
+	c := rec(game.ClientToServer, 0)
+	c.Peer = 0xFF
+	c.Msg = &dissect.Message{Type: dissect.TypeConnectAck, Legacy: true, LegacyFlags: 0x01, Payload: []byte{0, 0, 0, 0x7F, 0}}
+	b.Add(c)
+	// Keepalives, every one under sequence number 0 of the control
+	// channel, which the connect answer used too.
+	slot := uint8(0)
+	ans := rec(game.ServerToClient, 10*time.Millisecond)
+	ans.Msg = &dissect.Message{Type: dissect.TypeConnectAck, Reliable: true, Ordered: true, Seq: 0, Payload: []byte{2}}
+	ans.Control = &dissect.Control{Kind: "slot-assignment", Slot: &slot}
+	b.Add(ans)
+	for i := range 3 {
+		k := rec(game.ServerToClient, time.Duration(i+1)*time.Second)
+		k.Msg = &dissect.Message{Type: dissect.TypePeerInfo, Reliable: true, Seq: 0, Payload: []byte{0, 127, 0, 0, 1}}
+		k.Control = &dissect.Control{Kind: "peer-info", Slot: &slot, Addr: netip.MustParseAddr("127.0.0.1")}
+		b.Add(k)
+	}
+	// A 10-byte SubsystemStatus (stock: 18).
+	ss := rec(game.ClientToServer, 4*time.Second)
+	ssBytes := []byte{0x0A, 0xFF, 0xFF, 0xFF, 0x3F, 0x00, 0x00, 0xD8, 0x8B, 0x45}
+	ss.Msg = &dissect.Message{Type: dissect.TypeData, Reliable: true, Seq: 7, Payload: ssBytes}
+	dec := game.NewDecoder()
+	res := dec.Decode(ssBytes, game.ClientToServer)
+	if res.Err == nil {
+		t.Fatal("a 10-byte SubsystemStatus decodes: the test's premise is gone")
+	}
+	ss.Game = &res
+	ss.Err = res.Err
+	b.Add(ss)
+	// A disconnect as transport type 0x06.
+	dc := rec(game.ClientToServer, 5*time.Second)
+	dc.Kind, dc.Msg = flow.KindDamaged, nil
+	dc.Raw = []byte{0x02, 0x01, 0x06, 0x02}
+	dc.Err = errors.New("offset 2: transport type: invalid value: unknown type byte 0x06")
+	b.Add(dc)
+
+	capt := b.Finish()
+	byKind := map[string]*Finding{}
+	for _, f := range capt.Findings {
+		byKind[f.Kind] = f
+	}
+	for _, kind := range []string{"damaged", "decode-error", "legacy-framing"} {
+		if f := byKind[kind]; f != nil {
+			t.Errorf("a named deviation filed as %s: %s %q", kind, f.Summary, f.Detail)
+		}
+	}
+	check := func(kind string, phase Phase, summary, detail string) {
+		t.Helper()
+		f := byKind[kind]
+		if f == nil {
+			t.Errorf("no %s finding among %d", kind, len(capt.Findings))
+			return
+		}
+		if f.Phase != phase || !strings.Contains(f.Summary, summary) || len(f.Detail) == 0 || f.Detail[0] != detail {
+			t.Errorf("%s: phase %s, summary %q, detail %q; want %s, %q, %q", kind, f.Phase, f.Summary, f.Detail, phase, summary, detail)
+		}
+	}
+	check("disconnect-type", PhaseDisconnect, "transport type 0x06 by the client (C->S); stock sends 0x05", "frame 7: 02 01 06 02")
+	check("event-length", capt.Sessions[0].PhaseAt(ss.Time), "SubsystemStatus (0x0A) event-forward messages of 10 bytes from the client (C->S), shorter than stock's 18",
+		"frame 6: 0A FF FF FF 3F 00 00 D8 8B 45")
+	check("legacy-connect", PhaseHandshake, "connects in the legacy", fmt.Sprintf("frame 1: % X", c.Msg.Append(nil)))
+	if len(capt.Sessions) != 1 {
+		t.Fatalf("%d sessions, want 1", len(capt.Sessions))
+	}
+	s := capt.Sessions[0]
+	if s.LegacyConnect != 1 || s.LegacyDisconnect != 7 || s.Connect.IsZero() {
+		t.Errorf("session: legacy connect frame %d, legacy disconnect frame %d, connect %v", s.LegacyConnect, s.LegacyDisconnect, s.Connect)
+	}
+	if s.Keepalive == nil || s.Keepalives != 3 {
+		t.Errorf("keepalives: first %v, %d counted, want 3 (one sequence number for all)", s.Keepalive, s.Keepalives)
+	}
+}
