@@ -50,10 +50,10 @@ func TestReplayOfDamagedCaptureSaysSo(t *testing.T) {
 			serveJSON := filepath.Join(t.TempDir(), "serve.json")
 			addr, stop, exited := replayServer(t, tc.file, func(o *servecmd.Options) {
 				o.ExitOnDone = true
-				o.JSON = serveJSON
+				o.Output = serveJSON
 			})
 			verifyJSON := filepath.Join(t.TempDir(), "verify.json")
-			out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--timeout", "300ms", "--json", verifyJSON, tc.file)
+			out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--answer-timeout", "300ms", "-o", verifyJSON, tc.file)
 			if code != 1 || !strings.Contains(out, "0 different, 0 missing, 0 unexpected: all identical") {
 				t.Errorf("verify: exit %d, want 1 (the datagrams identical, the capture damaged)\n%s\n%s", code, out, errs)
 			}
@@ -104,7 +104,7 @@ func TestReplayOfDamagedCaptureSaysSo(t *testing.T) {
 // A clean capture has no capture_damage and exits 0 (the field is omitted).
 func TestCleanCaptureHasNoDamage(t *testing.T) {
 	addr, _, _ := replayServer(t, corpus+"join.pcap", func(o *servecmd.Options) { o.ExitOnDone = true })
-	out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--timeout", "300ms", "--json", "-", corpus+"join.pcap")
+	out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--answer-timeout", "300ms", "--json", corpus+"join.pcap")
 	if code != 0 || strings.Contains(out, "capture_damage") || strings.Contains(errs, "DAMAGED") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
