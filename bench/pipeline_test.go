@@ -7,7 +7,6 @@ package bench
 
 import (
 	"io"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/internal/testutil"
 	"github.com/bcwire/bcwire/session"
 )
 
@@ -65,32 +65,6 @@ func countDatagrams(tb testing.TB) int {
 	}
 }
 
-type datagram struct {
-	frame    int
-	ts       time.Time
-	src, dst netip.AddrPort
-	payload  []byte
-}
-
-func loadBattle(tb testing.TB) []datagram {
-	rd, err := capture.Open(battle)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rd.Close()
-	var out []datagram
-	for {
-		p, err := rd.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, datagram{p.Frame, p.Time, p.Src, p.Dst, append([]byte(nil), p.Payload...)})
-	}
-}
-
 // BenchmarkPipelineSteady runs the second half of the battle (four players
 // in game) through a Tracker and a session Builder, over and over with the
 // clock moved on each pass so that the sessions simply continue. One op is
@@ -98,12 +72,12 @@ func loadBattle(tb testing.TB) []datagram {
 // ship-creation and player-leave messages come from the game Decoder's
 // intern table).
 func BenchmarkPipelineSteady(b *testing.B) {
-	all := loadBattle(b)
+	all := testutil.LoadBattle(b)
 	dgs := all[len(all)/3 : 2*len(all)/3]
-	span := dgs[len(dgs)-1].ts.Sub(dgs[0].ts) + 100*time.Millisecond
+	span := dgs[len(dgs)-1].Time.Sub(dgs[0].Time) + 100*time.Millisecond
 	n := 0
 	for _, d := range dgs {
-		n += len(d.payload)
+		n += len(d.Payload)
 	}
 	tr := flow.New(flow.Options{})
 	bl := session.NewBuilder(session.Options{}, nil)
@@ -111,12 +85,12 @@ func BenchmarkPipelineSteady(b *testing.B) {
 	shift := time.Duration(0)
 	pass := func() {
 		for _, d := range dgs {
-			tr.Datagram(d.frame, d.ts.Add(shift), d.src, d.dst, d.payload, emit)
+			tr.Datagram(d.Frame, d.Time.Add(shift), d.Src, d.Dst, d.Payload, emit)
 		}
 		shift += span
 	}
 	for _, d := range all[:len(all)/3] {
-		tr.Datagram(d.frame, d.ts, d.src, d.dst, d.payload, emit)
+		tr.Datagram(d.Frame, d.Time, d.Src, d.Dst, d.Payload, emit)
 	}
 	pass()
 	pass()

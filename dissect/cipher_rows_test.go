@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // batchPath is one way DecryptBatch can run.
@@ -70,7 +71,7 @@ func checkBatch(t *testing.T, src [][]byte) {
 func TestDecryptBatchVectors(t *testing.T) {
 	var src [][]byte
 	for _, v := range loadCipherVectors(t) {
-		src = append(src, mustHex(t, v.Cipher), mustHex(t, v.Plain))
+		src = append(src, testutil.Unhex(t, v.Cipher), testutil.Unhex(t, v.Plain))
 	}
 	// Repeated so the batch is large enough for every path.
 	for len(src) < 3*rowMinBatch {

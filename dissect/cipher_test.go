@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // sharedVectors is where CI and developers keep the independent test vectors.
@@ -47,18 +49,9 @@ func loadCipherVectors(t *testing.T) []cipherVector {
 	return append(vs, builtinCipherVectors...)
 }
 
-func mustHex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
-
 func TestCipherVectors(t *testing.T) {
 	for i, v := range loadCipherVectors(t) {
-		plain, ciph := mustHex(t, v.Plain), mustHex(t, v.Cipher)
+		plain, ciph := testutil.Unhex(t, v.Plain), testutil.Unhex(t, v.Cipher)
 		got := make([]byte, len(plain))
 		Encrypt(got, plain)
 		if !bytes.Equal(got, ciph) {
@@ -79,7 +72,7 @@ func TestCipherInPlaceAndEmpty(t *testing.T) {
 	if b[0] != 0x07 {
 		t.Fatalf("byte 0 changed: %X", b)
 	}
-	buf := mustHex(t, "0101320F8001002C02000000050068656C6C6F")
+	buf := testutil.Unhex(t, "0101320F8001002C02000000050068656C6C6F")
 	orig := append([]byte(nil), buf...)
 	Encrypt(buf, buf)
 	if bytes.Equal(buf, orig) {

@@ -140,12 +140,10 @@ var ErrTrailing = errors.New("bytes after the last message")
 // On damage it returns an *Error whose Offset is within b, and d holds the
 // messages that were parsed before the damage; none after it are trusted.
 //
-// Nearly all messages are unfragmented data messages (type 0x32, a game
-// message each) and plain ACKs. Those are parsed right here, with offsets
-// into b, because a call per message (the Go register ABI saves nothing
-// across calls, so the loop's values are spilled and reloaded) costs more
-// than their parse. Every other message, and any that does not parse
-// cleanly, goes through Message.parse.
+// Nearly all messages are data messages (type 0x32, a game message or a
+// fragment each) and ACKs: their parsers are chosen first, and set every
+// field of the reused Message themselves (TestParseSetsEveryField), as
+// zeroing it first costs more than their parse.
 func (d *Datagram) Parse(b []byte) error {
 	d.Messages = d.Messages[:0]
 	d.Peer, d.Count = 0, 0
@@ -159,50 +157,22 @@ func (d *Datagram) Parse(b []byte) error {
 	}
 	msgs = msgs[:d.Count]
 	off := 2
-	// todo walks msgs by reslicing, so that m is a plain pointer: from
-	// &msgs[i], every field store would first compute the address.
-	todo := msgs
-	for i := 0; len(todo) > 0; i++ {
+	for i := range msgs {
 		if off >= len(b) {
 			d.Messages = msgs[:i]
 			return errCountShort(off, i, d.Count)
 		}
-		m := &todo[0]
-		todo = todo[1:]
-		rest := b[off:]
-		if len(rest) >= 3 && rest[0] == byte(TypeData) {
-			fl := uint16(rest[1]) | uint16(rest[2])<<8
-			n := int(fl & dataLenMask)
-			hdr := 3 + 2*int(fl>>15) // the sequence number when reliable
-			if fl&flagFragment == 0 && hdr <= n && n <= len(rest) {
-				var seq uint16
-				if hdr == 5 && len(rest) >= 5 {
-					seq = uint16(rest[3]) | uint16(rest[4])<<8
-				}
-				// Every field is set one by one: a composite literal would
-				// be built on the stack and copied, and zeroing m first
-				// (*m = Message{}) calls runtime.wbZero while the garbage
-				// collector runs (and spills the loop's values around it).
-				m.Type, m.Seq = TypeData, seq
-				m.Reliable, m.Ordered = fl&flagReliable != 0, fl&flagOrdered != 0
-				m.Fragment, m.FragIndex, m.FragTotal = false, 0, 0
-				m.clearAckLegacy()
-				m.Offset, m.Raw, m.Payload = off, rest[:n:n], rest[hdr:n:n]
-				off += n
-				continue
-			}
+		m, rest := &msgs[i], b[off:]
+		var n int
+		var err error
+		switch TransportType(rest[0]) {
+		case TypeData:
+			n, err = m.parseData(rest, off)
+		case TypeAck:
+			n, err = m.parseAck(rest, off)
+		default:
+			n, err = m.parseControl(rest, off)
 		}
-		if len(rest) >= 4 && rest[0] == byte(TypeAck) && rest[3]&AckFragment == 0 {
-			m.Type, m.Seq = TypeAck, uint16(rest[1])|uint16(rest[2])<<8
-			m.Reliable, m.Ordered = false, false
-			m.Fragment, m.FragIndex, m.FragTotal = false, 0, 0
-			m.clearAckLegacy()
-			m.AckFlags = rest[3]
-			m.Offset, m.Raw, m.Payload = off, rest[:4:4], nil
-			off += 4
-			continue
-		}
-		n, err := m.parse(b, off)
 		if err != nil {
 			d.Messages = msgs[:i]
 			return err
@@ -217,13 +187,6 @@ func (d *Datagram) Parse(b []byte) error {
 	return nil
 }
 
-// clearAckLegacy zeroes the ACK and legacy fields, which the fast paths
-// of Parse set field by field (TestParseSetsEveryField checks that none is
-// forgotten).
-func (m *Message) clearAckLegacy() {
-	m.AckFlags, m.AckFragIndex, m.Legacy, m.LegacyFlags = 0, 0, false, 0
-}
-
 // errCountShort is the error for a datagram that ends after i of its count
 // messages.
 func errCountShort(off, i int, count uint8) error {
@@ -231,76 +194,60 @@ func errCountShort(off, i int, count uint8) error {
 		Err: fmt.Errorf("%w: datagram ends after %d messages", ErrShort, i)}
 }
 
-// parse decodes the message starting at b[off] into m, whatever m held
-// before, and returns its length.
-func (m *Message) parse(b []byte, off int) (int, error) {
-	rest := b[off:]
-	*m = Message{Offset: off}
-	m.Type = TransportType(rest[0])
-	switch {
-	case m.Type == TypeAck:
-		return m.parseAck(rest, off)
-	case m.Type == TypeData:
-		return m.parseData(rest, off)
-	case m.Type <= TypeDisconnect:
-		n, err := m.parseControl(rest, off)
-		if err != nil {
-			if ln, lerr := m.parseLegacy(rest, off); lerr == nil {
-				return ln, nil
-			}
-		}
-		return n, err
-	}
-	return 0, &Error{Offset: off, What: "transport type",
-		Err: fmt.Errorf("%w: unknown type byte %#02x", ErrBadValue, rest[0])}
-}
-
+// parseAck parses the ACK at rest (b[off:]) into m and returns its length.
 func (m *Message) parseAck(rest []byte, off int) (int, error) {
 	if len(rest) < 4 {
 		return 0, &Error{Offset: off + len(rest), What: "ack", Err: ErrShort}
 	}
-	m.Seq = binary.LittleEndian.Uint16(rest[1:])
-	m.AckFlags = rest[3]
-	n := 4
-	if m.AckFlags&AckFragment != 0 {
+	n, frag := 4, uint8(0)
+	if rest[3]&AckFragment != 0 {
 		if len(rest) < 5 {
 			return 0, &Error{Offset: off + 4, What: "ack fragment index", Err: ErrShort}
 		}
-		m.AckFragIndex = rest[4]
-		n = 5
+		n, frag = 5, rest[4]
 	}
-	m.Raw = rest[:n:n]
+	// Every field is set one by one: a composite literal would be built
+	// on the stack and copied, and zeroing m first (*m = Message{}) calls
+	// runtime.wbZero while the garbage collector runs.
+	m.Offset, m.Raw, m.Type = off, rest[:n:n], TypeAck
+	m.Reliable, m.Ordered, m.Fragment, m.FragIndex, m.FragTotal = false, false, false, 0, 0
+	m.Seq, m.Payload = binary.LittleEndian.Uint16(rest[1:]), nil
+	m.AckFlags, m.AckFragIndex = rest[3], frag
+	m.Legacy, m.LegacyFlags = false, 0
 	return n, nil
 }
 
+// parseData parses the data message at rest (b[off:]) into m and returns
+// its length.
 func (m *Message) parseData(rest []byte, off int) (int, error) {
 	if len(rest) < 3 {
 		return 0, &Error{Offset: off + len(rest), What: "data header", Err: ErrShort}
 	}
 	fl := binary.LittleEndian.Uint16(rest[1:])
-	m.Reliable = fl&flagReliable != 0
-	m.Ordered = fl&flagOrdered != 0
-	m.Fragment = fl&flagFragment != 0
 	n := int(fl & dataLenMask)
+	reliable, fragment := fl&flagReliable != 0, fl&flagFragment != 0
 	hdr := 3
-	if m.Reliable {
+	if reliable {
 		hdr += 2
 	}
-	if m.Fragment {
+	if fragment {
 		hdr++
 		if n > hdr-1 && len(rest) > hdr-1 && rest[hdr-1] == 0 {
 			hdr++ // fragment 0 also carries the total
 		}
 	}
-	if err := checkLen(rest, off, n, hdr, "data"); err != nil {
-		return 0, err
+	if n < hdr || n > len(rest) {
+		return 0, errLen(rest, off, n, hdr, "data")
 	}
+	m.Offset, m.Raw, m.Type = off, rest[:n:n], TypeData
+	m.Reliable, m.Ordered, m.Fragment = reliable, fl&flagOrdered != 0, fragment
+	m.Seq, m.FragIndex, m.FragTotal = 0, 0, 0
 	p := 3
-	if m.Reliable {
+	if reliable {
 		m.Seq = binary.LittleEndian.Uint16(rest[p:])
 		p += 2
 	}
-	if m.Fragment {
+	if fragment {
 		m.FragIndex = rest[p]
 		p++
 		if m.FragIndex == 0 {
@@ -308,26 +255,36 @@ func (m *Message) parseData(rest []byte, off int) (int, error) {
 			p++
 		}
 	}
-	m.Raw = rest[:n:n]
 	m.Payload = rest[p:n:n]
+	m.AckFlags, m.AckFragIndex, m.Legacy, m.LegacyFlags = 0, 0, false, 0
 	return n, nil
 }
 
+// parseControl parses the control message (types 0x00 and 0x02-0x05) at
+// rest (b[off:]) into m and returns its length, falling back to the
+// legacy header when the stock one does not fit.
 func (m *Message) parseControl(rest []byte, off int) (int, error) {
-	if len(rest) < 3 {
+	*m = Message{Offset: off, Type: TransportType(rest[0])}
+	if !m.Type.Known() {
+		return 0, &Error{Offset: off, What: "transport type",
+			Err: fmt.Errorf("%w: unknown type byte %#02x", ErrBadValue, rest[0])}
+	}
+	if len(rest) < 3 { // too short for the legacy header too
 		return 0, &Error{Offset: off + len(rest), What: m.Type.String() + " header", Err: ErrShort}
 	}
 	fl := binary.LittleEndian.Uint16(rest[1:])
-	m.Reliable = fl&flagReliable != 0
-	m.Ordered = fl&flagOrdered != 0
 	n := int(fl & ctrlLenMask)
 	hdr := 3
-	if m.Reliable {
+	if fl&flagReliable != 0 {
 		hdr += 2
 	}
-	if err := checkLen(rest, off, n, hdr, m.Type.String()); err != nil {
-		return 0, err
+	if n < hdr || n > len(rest) {
+		if ln, lerr := m.parseLegacy(rest, off); lerr == nil {
+			return ln, nil
+		}
+		return 0, errLen(rest, off, n, hdr, m.Type.String())
 	}
+	m.Reliable, m.Ordered = fl&flagReliable != 0, fl&flagOrdered != 0
 	if m.Reliable {
 		m.Seq = binary.LittleEndian.Uint16(rest[3:])
 	}
@@ -348,8 +305,8 @@ func (m *Message) parseLegacy(rest []byte, off int) (int, error) {
 	if flags&0x80 != 0 {
 		hdr += 2
 	}
-	if err := checkLen(rest, off, n, hdr, "legacy "+m.Type.String()); err != nil {
-		return 0, err
+	if n < hdr || n > len(rest) {
+		return 0, errLen(rest, off, n, hdr, "legacy "+m.Type.String())
 	}
 	*m = Message{Offset: off, Type: m.Type, Legacy: true, LegacyFlags: flags, Reliable: flags&0x80 != 0, Ordered: flags&0x40 != 0}
 	if m.Reliable {
@@ -360,18 +317,15 @@ func (m *Message) parseLegacy(rest []byte, off int) (int, error) {
 	return n, nil
 }
 
-// checkLen validates a header's total length n against the header size and
-// the bytes left in the datagram.
-func checkLen(rest []byte, off, n, hdr int, what string) error {
+// errLen is the error for a header whose total length n is shorter than
+// its hdr-byte header or runs past the bytes left in the datagram.
+func errLen(rest []byte, off, n, hdr int, what string) error {
 	if n < hdr {
 		return &Error{Offset: off + 1, What: what + " length",
 			Err: fmt.Errorf("%w: length %d is shorter than its %d-byte header", ErrBadValue, n, hdr)}
 	}
-	if n > len(rest) {
-		return &Error{Offset: off + 1, What: what + " length",
-			Err: fmt.Errorf("%w: length %d runs past the datagram (%d bytes left)", ErrShort, n, len(rest))}
-	}
-	return nil
+	return &Error{Offset: off + 1, What: what + " length",
+		Err: fmt.Errorf("%w: length %d runs past the datagram (%d bytes left)", ErrShort, n, len(rest))}
 }
 
 // HeaderLen is the size of m's header as Append writes it.

@@ -1,6 +1,10 @@
 package dissect
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/bcwire/bcwire/internal/testutil"
+)
 
 // BenchmarkDatagramParse measures the splitter alone: the real stock
 // datagrams of realDatagrams (keepalives, ACK bundles, checksum requests,
@@ -13,7 +17,7 @@ func BenchmarkDatagramParse(b *testing.B) {
 		if c.want == nil {
 			continue
 		}
-		p := mustHex(b, c.hex)
+		p := testutil.Unhex(b, c.hex)
 		plain = append(plain, p)
 		size += len(p)
 	}

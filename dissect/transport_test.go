@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // realDatagrams are decrypted stock (and one third-party) datagrams quoted in
@@ -44,7 +46,7 @@ func TestRealDatagramsSplit(t *testing.T) {
 		if c.want == nil {
 			continue
 		}
-		b := mustHex(t, c.hex)
+		b := testutil.Unhex(t, c.hex)
 		var d Datagram
 		if err := d.Parse(b); err != nil {
 			t.Errorf("%s: %v", c.name, err)
@@ -69,14 +71,14 @@ func TestRealDatagramsSplit(t *testing.T) {
 
 func TestFragmentHeaderFields(t *testing.T) {
 	var d Datagram
-	if err := d.Parse(mustHex(t, "0101320AA005000003212A00")); err != nil {
+	if err := d.Parse(testutil.Unhex(t, "0101320AA005000003212A00")); err != nil {
 		t.Fatal(err)
 	}
 	m := d.Messages[0]
 	if !m.HasTotal() || m.FragIndex != 0 || m.FragTotal != 3 || !bytes.Equal(m.Payload, []byte{0x21, 0x2A, 0x00}) {
 		t.Fatalf("fragment 0: %+v", m)
 	}
-	if err := d.Parse(mustHex(t, "01013208A005000201FF")); err != nil {
+	if err := d.Parse(testutil.Unhex(t, "01013208A005000201FF")); err != nil {
 		t.Fatal(err)
 	}
 	m = d.Messages[0]
@@ -157,7 +159,7 @@ func TestDamageIsReportedWithOffsets(t *testing.T) {
 	}
 	for _, c := range cases {
 		var d Datagram
-		err := d.Parse(mustHex(t, c.hex))
+		err := d.Parse(testutil.Unhex(t, c.hex))
 		var e *Error
 		if !errors.As(err, &e) || e.Offset != c.offset || !errors.Is(err, c.reason) {
 			t.Errorf("%s: err = %v, want offset %d and %v", c.name, err, c.offset, c.reason)
@@ -172,7 +174,7 @@ func TestDamageIsReportedWithOffsets(t *testing.T) {
 // stock reading gives a length past the datagram, so the legacy reading is
 // used and marked.
 func TestLegacyConnectHeader(t *testing.T) {
-	b := mustHex(t, "FF010308010000007F00")
+	b := testutil.Unhex(t, "FF010308010000007F00")
 	var d Datagram
 	if err := d.Parse(b); err != nil {
 		t.Fatal(err)
@@ -207,7 +209,7 @@ func TestStockDatagramVectors(t *testing.T) {
 		t.Fatalf("stock-datagrams.json: %v (%d entries)", err, len(vs))
 	}
 	for _, v := range vs {
-		b := mustHex(t, v.Plain)
+		b := testutil.Unhex(t, v.Plain)
 		var d Datagram
 		if err := d.Parse(b); err != nil {
 			t.Errorf("%s: %v", v.Label, err)
@@ -234,7 +236,7 @@ func TestControlPayloads(t *testing.T) {
 		{"0201050AC00200020A0A0AEF", "disconnect", "2 10.10.10.239 0 "},
 	}
 	for _, c := range cases {
-		b := mustHex(t, c.hex)
+		b := testutil.Unhex(t, c.hex)
 		b[1] = 1
 		var d Datagram
 		if err := d.Parse(b); err != nil {
@@ -332,7 +334,7 @@ func FuzzGameSpy(f *testing.F) {
 
 // TestParseSetsEveryField parses datagrams into messages left over with
 // every field set, and checks that they come out as from fresh storage:
-// the fast paths of Parse set the fields one by one, and a field added to
+// parseData and parseAck set the fields one by one, and a field added to
 // Message must not be forgotten there.
 func TestParseSetsEveryField(t *testing.T) {
 	datagrams := []string{

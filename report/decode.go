@@ -33,13 +33,59 @@ type DecodePrinter struct {
 	w      *bufio.Writer
 	format DecodeFormat
 	color  bool
-	start  time.Time // time of the first record, for relative timestamps
+	clock  Clock // the time column (relative to the capture's first record by default)
 	line   []byte
 	fields []byte      // -V: the JSON form whose members are printed
 	times  recordTimes // JSON: the record times
 	pal    palette
 	// scratch holds a field while it is padded to its column.
 	scratch []byte
+	// With several captures, the file each line names (SetFile);
+	// jsonFile is its `{"file":"NAME",` opening.
+	file, jsonFile []byte
+	// hexDump (-x) adds each datagram's bytes under its first message
+	// shown; dumped is the last datagram dumped.
+	hexDump bool
+	dumped  struct {
+		frame int
+		data  *byte
+	}
+}
+
+// SetTimeFormat sets how the time column is written (tshark's -t).
+func (p *DecodePrinter) SetTimeFormat(f TimeFormat) { p.clock.Format = f }
+
+// SetHexDump makes every datagram's decrypted bytes follow its first
+// message shown, in tshark -x's layout (text) or as "datagram" (JSON).
+func (p *DecodePrinter) SetHexDump(on bool) { p.hexDump = on }
+
+// SetFile starts the records of another capture: from now on every line
+// and JSON object names file (when it is not empty), and times count from
+// its first record.
+func (p *DecodePrinter) SetFile(file string) {
+	p.clock.Reset()
+	p.file, p.jsonFile = nil, nil
+	p.dumped.frame, p.dumped.data = 0, nil
+	if file != "" {
+		p.file = append([]byte(file), "  "...)
+		p.jsonFile = append(jsonenc.String([]byte(`{"file":`), file), ',')
+	}
+}
+
+// Observe takes note of a record that a filter may leave out, so that the
+// time column counts from the capture's first record whatever is printed.
+func (p *DecodePrinter) Observe(r *flow.Record) { p.clock.Observe(r) }
+
+// newDatagram reports whether r's datagram is not the one dumped last.
+func (p *DecodePrinter) newDatagram(r *flow.Record) bool {
+	if len(r.Datagram) == 0 {
+		return false
+	}
+	if p.dumped.frame == r.Frame && p.dumped.data == &r.Datagram[0] {
+		return false
+	}
+	p.dumped.frame, p.dumped.data = r.Frame, &r.Datagram[0]
+	return true
 }
 
 // appendAddr appends ap as its String method writes it (AppendTo writes
@@ -93,19 +139,33 @@ func (p *DecodePrinter) Flush() error { return p.w.Flush() }
 
 // Print writes one record.
 func (p *DecodePrinter) Print(r *flow.Record) error {
-	if p.start.IsZero() && !r.Time.IsZero() {
-		p.start = r.Time
-	}
+	p.clock.Observe(r)
 	if p.format == DecodeJSON {
-		p.line = appendRecordJSON(p.line[:0], r, &p.times)
-		p.line = append(p.line, '\n')
+		b := p.line[:0]
+		if p.jsonFile != nil {
+			b = append(b, p.jsonFile...)
+			b = appendRecordJSON(b, r, &p.times)
+			n := len(p.jsonFile)
+			b = append(b[:n], b[n+1:]...) // the record's own '{'
+		} else {
+			b = appendRecordJSON(b, r, &p.times)
+		}
+		if p.hexDump && p.newDatagram(r) {
+			b = appendHexMember(b[:len(b)-1], "datagram", r.Datagram)
+			b = append(b, '}')
+		}
+		p.line = append(b, '\n')
 		_, err := p.w.Write(p.line)
 		return err
 	}
-	p.line = p.appendText(p.line[:0], r)
+	p.line = append(p.line[:0], p.file...)
+	p.line = p.appendText(p.line, r)
 	p.line = append(p.line, '\n')
 	if p.format == DecodeVerbose {
 		p.line = p.appendFields(p.line, r)
+	}
+	if p.hexDump && p.newDatagram(r) {
+		p.line = AppendHexDump(p.line, r.Datagram)
 	}
 	_, err := p.w.Write(p.line)
 	return err
@@ -118,15 +178,15 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 	if !r.Src.IsValid() {
 		// Damage in the capture file itself: there is no packet to take a
 		// time or addresses from.
-		b = append(b, fmt.Sprintf("%6d %11s %21s    %-21s %s ", r.Frame, "-", "-", "", "-")...)
+		b = append(b, fmt.Sprintf("%6d %*s %21s    %-21s %s ", r.Frame, p.clock.Width(), "-", "-", "", "-")...)
 	} else {
 		// fmt's "%6d %11.6f %21s -> %-21s %s ", appended directly: this
 		// prefix is on every line decode prints.
 		p.scratch = strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10)
 		b = appendPadded(b, 6, p.scratch)
 		b = append(b, ' ')
-		p.scratch = strconv.AppendFloat(p.scratch[:0], r.Time.Sub(p.start).Seconds(), 'f', 6, 64)
-		b = appendPadded(b, 11, p.scratch)
+		p.scratch = p.clock.Append(p.scratch[:0], r)
+		b = appendPadded(b, p.clock.Width(), p.scratch)
 		b = append(b, ' ')
 		p.scratch = appendAddr(p.scratch[:0], r.Src)
 		b = appendPadded(b, 21, p.scratch)

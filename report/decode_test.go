@@ -19,6 +19,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // The NDJSON and -V printers as they were, on encoding/json, kept as the
@@ -321,38 +322,12 @@ func oldMembers(raw string) string {
 	return string(b)
 }
 
-type benchDatagram struct {
-	frame    int
-	ts       time.Time
-	src, dst netip.AddrPort
-	payload  []byte
-}
-
-func loadBattle(b *testing.B) []benchDatagram {
-	rd, err := capture.Open(filepath.Join("..", "testdata", "pcaps", "battle.pcap"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rd.Close()
-	var out []benchDatagram
-	for {
-		p, err := rd.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, benchDatagram{p.Frame, p.Time, p.Src, p.Dst, append([]byte(nil), p.Payload...)})
-	}
-}
-
 // BenchmarkAppendRecordJSON runs battle.pcap's datagrams through one
 // Tracker per pass (after a warm-up pass) and appends every record's
 // NDJSON object; "decode" is the same without the JSON, so the difference
 // is AppendRecordJSON's cost, in time and allocations.
 func BenchmarkAppendRecordJSON(b *testing.B) {
-	dgs := loadBattle(b)
+	dgs := testutil.LoadBattle(b)
 	for _, withJSON := range []bool{false, true} {
 		name := "decode"
 		if withJSON {
@@ -370,14 +345,14 @@ func BenchmarkAppendRecordJSON(b *testing.B) {
 			}
 			tr := flow.New(flow.Options{})
 			for _, d := range dgs {
-				tr.Datagram(d.frame, d.ts, d.src, d.dst, d.payload, emit)
+				tr.Datagram(d.Frame, d.Time, d.Src, d.Dst, d.Payload, emit)
 			}
 			perPass := records
 			b.SetBytes(int64(out))
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, d := range dgs {
-					tr.Datagram(d.frame, d.ts, d.src, d.dst, d.payload, emit)
+					tr.Datagram(d.Frame, d.Time, d.Src, d.Dst, d.Payload, emit)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(perPass)/float64(b.N), "ns/record")

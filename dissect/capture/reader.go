@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 )
@@ -22,14 +21,15 @@ import (
 // a clean end, and cannot resynchronise after a bad record. The two small
 // record readers in pcap.go and pcapng.go do all of that.
 type Reader struct {
-	src        source
-	in         *input
-	format     Format
-	dec        *Decoder
-	rec        record // the record being decoded, reused
-	closer     io.Closer
-	eof        bool
-	incomplete []FragmentSetInfo
+	src         source
+	in          *input
+	format      Format
+	dec         *Decoder
+	rec         record // the record being decoded, reused
+	closer      io.Closer
+	compression Compression
+	eof         bool
+	incomplete  []FragmentSetInfo
 }
 
 // source yields the raw records of one file format.
@@ -73,18 +73,22 @@ type InterfaceInfo struct {
 // Open opens a capture file. Close the Reader when done.
 func Open(path string) (*Reader, error) { return OpenWithOptions(path, Options{}) }
 
-// OpenWithOptions opens a capture file with the given reassembly caps.
+// OpenWithOptions opens a capture file with the given reassembly caps; the
+// path Stdin ("-") reads standard input. The file may be gzip- or
+// zstd-compressed (see NewReaderWithOptions).
 func OpenWithOptions(path string, opts Options) (*Reader, error) {
-	f, err := os.Open(path)
+	f, closer, err := openPath(path)
 	if err != nil {
 		return nil, err
 	}
 	r, err := NewReaderWithOptions(f, opts)
 	if err != nil {
-		f.Close()
+		if closer != nil {
+			closer.Close()
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r.closer = f
+	r.closer = closeAll{r.closer, closer}
 	return r, nil
 }
 
@@ -95,8 +99,28 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 // NewReaderWithOptions reads a capture from r. It reads the file header
 // straight away; the only errors are I/O errors and input that is not a
-// capture file at all.
+// capture file at all. A gzip or zstd stream (known by its magic) is
+// decompressed on the way; Close then releases the decompressor.
 func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
+	r, compression, closer, err := decompress(r)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := newReader(r, opts)
+	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
+		if compression != Uncompressed {
+			err = fmt.Errorf("%v-compressed: %w", compression, err)
+		}
+		return nil, err
+	}
+	rd.compression, rd.closer = compression, closer
+	return rd, nil
+}
+
+func newReader(r io.Reader, opts Options) (*Reader, error) {
 	in := newInput(r)
 	magic, err := in.peek(4)
 	if len(magic) < 4 {
@@ -122,7 +146,8 @@ func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
 	return rd, nil
 }
 
-// Close closes the file opened by Open; for NewReader it does nothing.
+// Close closes the file opened by Open and the decompressor of a compressed
+// capture; for an uncompressed NewReader it does nothing.
 func (r *Reader) Close() error {
 	if r.closer == nil {
 		return nil
@@ -185,6 +210,7 @@ func (r *Reader) Next() (*Packet, error) {
 				return nil, io.EOF
 			}
 			if re, ok := err.(*recordError); ok {
+				r.dec.rec = nil // no record to show (LastRecord)
 				frame := 0
 				if re.isRecord {
 					r.dec.stats.Records++

@@ -67,6 +67,10 @@ func NewWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
 	default:
 		return nil, fmt.Errorf("capture: cannot write link type %v", link)
 	}
+	return newWriter(w, format, link)
+}
+
+func newWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
 	wr := &Writer{MTU: defaultMTU, link: link, format: format, bw: bufio.NewWriter(w)}
 	var h []byte
 	switch format {
@@ -135,6 +139,11 @@ func (w *Writer) Flush() error { return w.bw.Flush() }
 // WriteRaw writes one record holding data as-is (it must start with the
 // Writer's link-layer header). A zero t is written as the Unix epoch.
 func (w *Writer) WriteRaw(t time.Time, data []byte) error {
+	return w.writeRecord(t, data, len(data))
+}
+
+// writeRecord writes one record of data, from a frame of origLen bytes.
+func (w *Writer) writeRecord(t time.Time, data []byte, origLen int) error {
 	if t.IsZero() {
 		t = time.Unix(0, 0)
 	}
@@ -142,12 +151,12 @@ func (w *Writer) WriteRaw(t time.Time, data []byte) error {
 		return fmt.Errorf("capture: record of %d bytes exceeds the snap length %d", len(data), writerSnapLen)
 	}
 	h := w.hdr[:0]
-	n := uint32(len(data))
+	n, orig := uint32(len(data)), uint32(origLen)
 	if w.format == PCAP {
 		h = binary.LittleEndian.AppendUint32(h, uint32(t.Unix()))
 		h = binary.LittleEndian.AppendUint32(h, uint32(t.Nanosecond()))
 		h = binary.LittleEndian.AppendUint32(h, n)
-		h = binary.LittleEndian.AppendUint32(h, n)
+		h = binary.LittleEndian.AppendUint32(h, orig)
 		w.bw.Write(h)
 		_, err := w.bw.Write(data)
 		return err
@@ -160,7 +169,7 @@ func (w *Writer) WriteRaw(t time.Time, data []byte) error {
 	h = binary.LittleEndian.AppendUint32(h, uint32(ts>>32))
 	h = binary.LittleEndian.AppendUint32(h, uint32(ts))
 	h = binary.LittleEndian.AppendUint32(h, n)
-	h = binary.LittleEndian.AppendUint32(h, n)
+	h = binary.LittleEndian.AppendUint32(h, orig)
 	w.bw.Write(h)
 	w.bw.Write(data)
 	h = append(w.hdr[:0], make([]byte, pad4(len(data)))...)

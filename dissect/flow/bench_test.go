@@ -1,61 +1,29 @@
 package flow
 
 import (
-	"io"
-	"net/netip"
-	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
-
-type benchDatagram struct {
-	frame    int
-	ts       time.Time
-	src, dst netip.AddrPort
-	payload  []byte
-}
-
-// loadBattle reads every UDP datagram of the bundled 4-player battle.
-func loadBattle(tb testing.TB) []benchDatagram {
-	tb.Helper()
-	rd, err := capture.Open(filepath.Join("..", "..", "testdata", "pcaps", "battle.pcap"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rd.Close()
-	var out []benchDatagram
-	for {
-		p, err := rd.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, benchDatagram{p.Frame, p.Time, p.Src, p.Dst, append([]byte(nil), p.Payload...)})
-	}
-}
 
 // benchTracker runs the datagrams through one Tracker per pass (one op is
 // one pass), after a warm-up pass that grows the reused buffers.
-func benchTracker(b *testing.B, dgs []benchDatagram) {
+func benchTracker(b *testing.B, dgs []testutil.Datagram) {
 	n := 0
 	for _, d := range dgs {
-		n += len(d.payload)
+		n += len(d.Payload)
 	}
 	sink := 0
 	emit := func(r *Record) { sink += r.MsgCount }
 	tr := New(Options{})
 	for _, d := range dgs {
-		tr.Datagram(d.frame, d.ts, d.src, d.dst, d.payload, emit)
+		tr.Datagram(d.Frame, d.Time, d.Src, d.Dst, d.Payload, emit)
 	}
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, d := range dgs {
-			tr.Datagram(d.frame, d.ts, d.src, d.dst, d.payload, emit)
+			tr.Datagram(d.Frame, d.Time, d.Src, d.Dst, d.Payload, emit)
 		}
 	}
 	b.ReportMetric(float64(len(dgs))*float64(b.N)/b.Elapsed().Seconds(), "datagrams/s")
@@ -63,11 +31,11 @@ func benchTracker(b *testing.B, dgs []benchDatagram) {
 
 // BenchmarkTrackerBattle decrypts, splits, reassembles and decodes every
 // datagram of battle.pcap (joins included).
-func BenchmarkTrackerBattle(b *testing.B) { benchTracker(b, loadBattle(b)) }
+func BenchmarkTrackerBattle(b *testing.B) { benchTracker(b, testutil.LoadBattle(b)) }
 
 // BenchmarkTrackerSteady is the second half of the battle: four players in
 // game, StateUpdates, fire, events, keepalives, chat. It must not allocate.
 func BenchmarkTrackerSteady(b *testing.B) {
-	dgs := loadBattle(b)
+	dgs := testutil.LoadBattle(b)
 	benchTracker(b, dgs[len(dgs)/2:])
 }

@@ -197,7 +197,7 @@ func damagedRecord(pe *capture.PacketError, payload []byte, raw *[]byte) Record 
 		if !dissect.IsGameSpy(payload) {
 			dissect.Decrypt(*raw, payload)
 		}
-		rec.Time, rec.Src, rec.Dst, rec.Raw = p.Time, p.Src, p.Dst, *raw
+		rec.Time, rec.Src, rec.Dst, rec.Raw, rec.Datagram = p.Time, p.Src, p.Dst, *raw, *raw
 		if len(payload) > 0 {
 			rec.Peer = (*raw)[0]
 		}

@@ -60,9 +60,13 @@ type Record struct {
 
 	GameSpy *dissect.GameSpy // KindGameSpy
 
-	Raw     []byte // KindDamaged: the decrypted datagram
-	Err     error  // damage: framing error, game decode error, lost fragments
-	Warning string // odd but decodable content
+	Raw []byte // KindDamaged: the decrypted datagram
+	// Datagram is the whole datagram the record came from, decrypted (as
+	// received for GameSpy), for hex dumps (decode -x); like the record,
+	// valid only during emit.
+	Datagram []byte
+	Err      error  // damage: framing error, game decode error, lost fragments
+	Warning  string // odd but decodable content
 }
 
 // Options tune a Tracker. The zero value is usable.
@@ -289,6 +293,7 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 	// must not modify the record they are given.
 	r.Server, r.Client = fs.key.server, fs.key.client
 	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
+	r.Datagram = plain
 	msgs := dg.Messages // a local, so that until cannot make it be read again
 	for i := range msgs {
 		m := &msgs[i]
@@ -402,7 +407,7 @@ func (t *Tracker) gamespy(r *Record, payload []byte, out *sink) {
 	}
 	t.stats.GameSpy++
 	*r = Record{Kind: KindGameSpy, Frame: r.Frame, Time: r.Time, Src: src, Dst: dst,
-		Server: server, Client: client, Dir: dir, GameSpy: &t.gs, Err: err}
+		Server: server, Client: client, Dir: dir, GameSpy: &t.gs, Err: err, Datagram: payload}
 	out.put(r)
 }
 

@@ -103,7 +103,7 @@ func TestReadAheadOnlyWhenBuffered(t *testing.T) {
 // field added to Record later is not carried from one message to the next.
 func TestResetMessageClearsEveryMessageField(t *testing.T) {
 	datagramFields := map[string]bool{"Frame": true, "Time": true, "Src": true, "Dst": true,
-		"Server": true, "Client": true, "Dir": true, "Peer": true, "MsgCount": true}
+		"Server": true, "Client": true, "Dir": true, "Peer": true, "MsgCount": true, "Datagram": true}
 	var r Record
 	v := reflect.ValueOf(&r).Elem()
 	for i := range v.NumField() {

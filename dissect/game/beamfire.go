@@ -1,10 +1,10 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // BeamFire (0x1A) is a beam weapon (phaser) hit, sent by the firing ship's
@@ -52,19 +52,10 @@ func init() { register(OpBeamFire, func() Message { return new(BeamFire) }) }
 func (m *BeamFire) Opcode() Opcode { return OpBeamFire }
 
 func (m *BeamFire) decode(r *dissect.Reader, _ *Context) {
-	if b := r.Rest(); len(b) >= 9 && r.Err() == nil {
-		// The fixed fields with one length check.
-		m.Object = ObjectID(binary.LittleEndian.Uint32(b))
-		m.Flags = b[4]
-		m.Direction = dissect.Dir3{int8(b[5]), int8(b[6]), int8(b[7])}
-		m.MoreFlags = BeamFlags(b[8])
-		r.Skip(9)
-	} else {
-		m.Object = readID(r, "phaser object")
-		m.Flags = r.U8("beam flags")
-		m.Direction = r.Dir3("beam direction")
-		m.MoreFlags = BeamFlags(r.U8("beam target flags"))
-	}
+	m.Object = readID(r, "phaser object")
+	m.Flags = r.U8("beam flags")
+	m.Direction = r.Dir3("beam direction")
+	m.MoreFlags = BeamFlags(r.U8("beam target flags"))
 	m.Target = 0
 	if m.MoreFlags.HasTarget() {
 		if r.Err() == nil && r.Len() < 4 {
@@ -109,3 +100,16 @@ func (m *BeamFire) warning() string {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m BeamFire) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON leaves the target out when there is none.
+func (m *BeamFire) AppendJSON(b []byte) []byte {
+	b = m.Object.AppendJSON(append(b, `{"object":`...))
+	b = appendUint(append(b, `,"flags":`...), uint64(m.Flags))
+	b = m.Direction.AppendJSON(append(b, `,"direction":`...))
+	b = appendUint(append(b, `,"more_flags":`...), uint64(m.MoreFlags))
+	b = jsonenc.Bool(append(b, `,"has_target":`...), m.MoreFlags.HasTarget())
+	if m.MoreFlags.HasTarget() {
+		b = m.Target.AppendJSON(append(b, `,"target":`...))
+	}
+	return append(b, '}')
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // ChecksumResponse (0x21) is the client's answer to a ChecksumRequest: the
@@ -218,4 +219,9 @@ func (t *ChecksumTree) write(sb *strings.Builder) {
 		t.Subdirs[i].Tree.write(sb)
 		sb.WriteByte('}')
 	}
+}
+
+// AppendJSON appends the hash as a "0x%08X" string.
+func (h Hash32) AppendJSON(b []byte) []byte {
+	return append(jsonenc.Hex32(append(b, '"'), uint32(h)), '"')
 }

@@ -116,3 +116,15 @@ func contactsString(cs []dissect.Contact) string {
 	}
 	return sb.String()
 }
+
+// AppendJSON appends the event header, the contact count, each contact's
+// decoded point, and the force.
+func (m *CollisionEffect) AppendJSON(b []byte) []byte {
+	b = m.Class.AppendJSON(append(b, `{"class":`...))
+	b = m.Code.AppendJSON(append(b, `,"code":`...))
+	b = m.Source.AppendJSON(append(b, `,"source":`...))
+	b = m.Target.AppendJSON(append(b, `,"target":`...))
+	b = appendContactsJSON(append(b, ','), m.Contacts)
+	b = appendJSONF32(append(b, `,"force":`...), m.Force)
+	return append(b, '}')
+}

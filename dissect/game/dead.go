@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // Dead is one of the opcode slots no stock code sends or reads: 0x04 and
@@ -51,3 +52,6 @@ type HexData []byte
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (h HexData) MarshalJSON() ([]byte, error) { return h.AppendJSON(nil), nil }
+
+// AppendJSON appends the bytes as one upper-case hex string.
+func (h HexData) AppendJSON(b []byte) []byte { return jsonenc.Hex(b, h) }

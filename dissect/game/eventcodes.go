@@ -209,3 +209,15 @@ func hex32(v uint32) string {
 	}
 	return string(b[:])
 }
+
+// AppendJSON appends {"code":"0x008000D7","name":"ET_START_FIRING"}; the
+// name is left out for codes no source names.
+func (c EventCode) AppendJSON(b []byte) []byte {
+	return appendIDName(b, `{"code":"`, uint32(c), c.Name())
+}
+
+// AppendJSON appends {"id":"0x00000101","name":"TGSubsystemEvent"}; the
+// name is left out for classes no source describes.
+func (c EventClass) AppendJSON(b []byte) []byte {
+	return appendIDName(b, `{"id":"`, uint32(c), c.Name())
+}

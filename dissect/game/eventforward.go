@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // EventForward is one of the event-forward opcodes: 0x07-0x0C, 0x0E-0x12 and
@@ -176,4 +177,25 @@ func (l PhaserPowerLevel) String() string {
 		return "HIGH"
 	}
 	return fmt.Sprintf("level(%d)", uint8(l))
+}
+
+// AppendJSON appends the event's fields, the receiver's event code, and the
+// value byte's meaning for SetPhaserLevel and TorpedoTypeChange; the bare
+// form is {"bare":true,"object":...}.
+func (m *EventForward) AppendJSON(b []byte) []byte {
+	if m.Bare {
+		b = m.Object.AppendJSON(append(b, `{"bare":true,"object":`...))
+		return append(b, '}')
+	}
+	b = m.Event.appendJSONFields(append(b, '{'))
+	b = m.ReceiverCode().AppendJSON(append(b, `,"receiver_code":`...))
+	if m.hasValue() {
+		switch m.Op {
+		case OpSetPhaserLevel:
+			b = jsonenc.String(append(b, `,"phaser_level":`...), m.PhaserLevel().String())
+		case OpTorpTypeChange:
+			b = m.TorpedoType().AppendJSON(append(b, `,"torpedo_type":`...))
+		}
+	}
+	return append(b, '}')
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // StopFiring from a stock trace. The source's own decode reads the body as
@@ -156,7 +157,7 @@ func TestEventForwardValueMeaning(t *testing.T) {
 func TestEventForwardTruncated(t *testing.T) {
 	for _, h := range []string{"07", "07 28 81", "07 28 81 00 00 D8 00 80 00 00 00 00 00 05 00 00 40 01 02",
 		"12 05 01 00 00 E0 00 80 00 FF FF FF 3F 00 00 00 00"} {
-		res := NewDecoder().Decode(unhex(t, h), ClientToServer)
+		res := NewDecoder().Decode(testutil.Unhex(t, h), ClientToServer)
 		if res.Err == nil {
 			t.Errorf("%s: no error", h)
 		}

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -32,16 +31,6 @@ func init() { register(OpExplosion, func() Message { return new(Explosion) }) }
 func (m *Explosion) Opcode() Opcode { return OpExplosion }
 
 func (m *Explosion) decode(r *dissect.Reader, _ *Context) {
-	if b := r.Rest(); len(b) >= 13 && r.Err() == nil {
-		// Every field with one length check.
-		m.Object = ObjectID(binary.LittleEndian.Uint32(b))
-		m.Impact = dissect.CV4{Dir: dissect.Dir3{int8(b[4]), int8(b[5]), int8(b[6])},
-			Mag: dissect.CF16(binary.LittleEndian.Uint16(b[7:]))}
-		m.Radius = dissect.CF16(binary.LittleEndian.Uint16(b[9:]))
-		m.Damage = dissect.CF16(binary.LittleEndian.Uint16(b[11:13]))
-		r.Skip(13)
-		return
-	}
 	m.Object = readID(r, "object")
 	d := r.Dir3("impact direction") // not r.CV4: it builds a field name at run time, which allocates
 	m.Impact = dissect.CV4{Dir: d, Mag: r.CF16("impact magnitude")}

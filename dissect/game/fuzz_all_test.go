@@ -1,6 +1,10 @@
 package game
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/bcwire/bcwire/internal/testutil"
+)
 
 // FuzzEveryOpcode runs every opcode byte, registered or not, through the
 // decoder in both directions: no panic, a message always, and an error-free,
@@ -13,7 +17,7 @@ func FuzzEveryOpcode(f *testing.F) {
 		f.Add(uint8(op), []byte{0, 0, 0, 0, 1, 0, 0, 0})
 	}
 	for _, c := range realCases {
-		b := unhex(f, c.hex)
+		b := testutil.Unhex(f, c.hex)
 		f.Add(b[0], b[1:])
 	}
 	f.Fuzz(func(t *testing.T, op uint8, body []byte) {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // Message is one decoded game message.
@@ -96,7 +97,8 @@ type Result struct {
 type Decoder struct {
 	Ships ShipRegistry
 	msgs  [256]decoderSlot
-	// su is msgs[OpStateUpdate]'s message once made, for decodeFast.
+	// su is msgs[OpStateUpdate]'s message once made, which Decode calls
+	// directly.
 	su   *StateUpdate
 	raw  Raw
 	r    dissect.Reader
@@ -128,43 +130,41 @@ func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
 	}
 	op := Opcode(p[0])
-	if op == OpStateUpdate && d.su != nil {
-		if warning, ok := d.su.decodeFast(p[1:], dir, &d.Ships); ok {
-			// Set in the named result, which the function starts with
-			// zeroed: a Result literal is zeroed and copied again.
-			res.Msg, res.Warning = d.su, warning
-			return res
-		}
-	}
-	slot := &d.msgs[op]
-	if slot.m == nil {
-		m := New(op)
-		if m == nil {
-			d.raw = Raw{Op: op, Data: p[1:]}
-			res.Msg = &d.raw
-			if !op.IsScript() { // a mod's own script message is not an error
-				res.Warning = fmt.Sprintf("no stock layout for opcode %#02x; shown raw", uint8(op))
-			}
-			return res
-		}
-		slot.m = m
-		slot.w, _ = m.(warner)
-		if su, ok := m.(*StateUpdate); ok {
-			d.su = su
-		}
-		d.ctx.Ships, d.ctx.strs = &d.Ships, &d.strs
-	}
-	m := slot.m
 	d.ctx.Dir = dir
 	d.r.ResetAt(p[1:], 1)
-	m.decode(&d.r, &d.ctx)
+	var warning string
+	var m Message
+	if op == OpStateUpdate && d.su != nil {
+		// Most of the game traffic: decoded and asked for its warning on
+		// its own type, not through the Message and warner interfaces
+		// (as quic-go's frame parser calls its common frames' parsers
+		// directly).
+		d.su.decode(&d.r, &d.ctx)
+		if d.r.Err() == nil {
+			warning = d.su.warning()
+		}
+		m = d.su
+	} else {
+		slot := &d.msgs[op]
+		if slot.m == nil {
+			if !d.newSlot(slot, op) {
+				d.raw = Raw{Op: op, Data: p[1:]}
+				res.Msg = &d.raw
+				if !op.IsScript() { // a mod's own script message is not an error
+					res.Warning = fmt.Sprintf("no stock layout for opcode %#02x; shown raw", uint8(op))
+				}
+				return res
+			}
+		}
+		m = slot.m
+		m.decode(&d.r, &d.ctx)
+		if slot.w != nil && d.r.Err() == nil {
+			warning = slot.w.warning()
+		}
+	}
 	if err := d.r.Err(); err != nil {
 		d.raw = Raw{Op: op, Data: p[1:]}
 		return Result{Msg: &d.raw, Err: err}
-	}
-	var warning string
-	if slot.w != nil {
-		warning = slot.w.warning()
 	}
 	if op == OpObjCreate || op == OpObjCreateTeam {
 		d.Ships.learn(m)
@@ -178,6 +178,22 @@ func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 		res.Warning = fmt.Sprintf("%d bytes after the last field were not decoded", len(res.Unparsed))
 	}
 	return res
+}
+
+// newSlot makes op's message in slot, and reports false when op has no
+// stock layout.
+func (d *Decoder) newSlot(slot *decoderSlot, op Opcode) bool {
+	m := New(op)
+	if m == nil {
+		return false
+	}
+	slot.m = m
+	slot.w, _ = m.(warner)
+	if su, ok := m.(*StateUpdate); ok {
+		d.su = su
+	}
+	d.ctx.Ships, d.ctx.strs = &d.Ships, &d.strs
+	return true
 }
 
 // warner is implemented by messages that decode but look odd (a dead
@@ -198,3 +214,8 @@ func (m *Raw) String() string                       { return fmt.Sprintf("% X", 
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m *Raw) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends {"data":"<hex>"}.
+func (m *Raw) AppendJSON(b []byte) []byte {
+	return append(jsonenc.Hex(append(b, `{"data":`...), m.Data), '}')
+}

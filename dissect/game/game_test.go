@@ -2,53 +2,18 @@ package game
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
-	"strings"
 	"testing"
+
+	"github.com/bcwire/bcwire/internal/testutil"
 )
-
-// realCase is a game message from real traffic (stock-trace hex quoted in
-// seeds/001 or the OpenBC clean-room docs), with a check of every field
-// against the values the source states. Opcode test files add theirs with
-// addReal in a package-level var, e.g.
-//
-//	var _ = addReal(realCase{name: "...", source: "seeds/001 ...", dir: ServerToClient,
-//		hex: "20 00 08 00 ...", check: func(t *testing.T, m Message) { ... }})
-type realCase struct {
-	name   string
-	source string // where the bytes are quoted
-	dir    Direction
-	hex    string // the game message, opcode byte first; spaces allowed
-	check  func(t *testing.T, m Message)
-}
-
-// isIllustration reports whether a case's bytes are a documented example
-// written out by hand (a script's expected output) rather than captured
-// traffic. Such cases are tested like the others but do not count as real
-// bytes for the coverage rule.
-func (c realCase) isIllustration() bool { return strings.Contains(c.source, "illustration") }
-
-var realCases []realCase
-
-func addReal(c realCase) bool { realCases = append(realCases, c); return true }
-
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	s = strings.NewReplacer(" ", "", "\n", "", "\t", "", ":", "").Replace(s)
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
 
 // TestRealBytes decodes every real case: no error, no leftover bytes, the
 // case's field checks, a JSON form, and Append reproducing the bytes.
 func TestRealBytes(t *testing.T) {
 	for _, c := range realCases {
 		t.Run(c.name, func(t *testing.T) {
-			b := unhex(t, c.hex)
+			b := testutil.Unhex(t, c.hex)
 			d := NewDecoder()
 			res := d.Decode(b, c.dir)
 			if res.Err != nil {
@@ -131,7 +96,7 @@ var noCapturedBytes = map[Opcode]string{
 func TestOpcodeCoverage(t *testing.T) {
 	have := map[Opcode]int{}
 	for _, c := range realCases {
-		b := unhex(t, c.hex)
+		b := testutil.Unhex(t, c.hex)
 		if len(b) > 0 && !c.isIllustration() {
 			have[Opcode(b[0])]++
 		}

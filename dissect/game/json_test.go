@@ -3,19 +3,24 @@ package game
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/jsonenc"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
-// checkJSON holds m's AppendJSON to the old encoding/json path, and
-// json.Marshal (through MarshalJSON where there is one) to both.
+// checkJSON holds m's AppendJSON to json.Marshal. For the messages whose
+// AppendJSON is generated (zjson.go), json.Marshal writes the struct tags
+// by reflection, an independent path; the hand-written ones implement
+// MarshalJSON with AppendJSON, and the goldens (TestAppendJSONGolden) hold
+// their bytes.
 func checkJSON(t testing.TB, m Message) {
 	t.Helper()
-	want, wantErr := oldMessageJSON(m)
+	want, wantErr := json.Marshal(m)
 	a, ok := m.(jsonenc.Appender)
 	if !ok {
 		t.Fatalf("%T has no AppendJSON", m)
@@ -23,31 +28,13 @@ func checkJSON(t testing.TB, m Message) {
 	got, gotOK := jsonenc.Append([]byte("prefix"), a)
 	if wantErr != nil {
 		if gotOK || string(got) != "prefix" {
-			t.Fatalf("%T %s: AppendJSON appended %s, but the old path failed: %v", m, m, got[6:], wantErr)
-		}
-		if _, err := json.Marshal(m); err == nil {
-			t.Fatalf("%T %s: json.Marshal succeeds, but the old path failed: %v", m, m, wantErr)
+			t.Fatalf("%T %s: AppendJSON appended %s, but json.Marshal failed: %v", m, m, got[6:], wantErr)
 		}
 		return
 	}
 	if !gotOK || !bytes.Equal(got[6:], want) {
-		t.Fatalf("%T %s:\nAppendJSON %s\nold path   %s", m, m, got[6:], want)
+		t.Fatalf("%T %s:\nAppendJSON   %s\njson.Marshal %s", m, m, got[6:], want)
 	}
-	if j, err := json.Marshal(m); err != nil || !bytes.Equal(j, want) {
-		t.Fatalf("%T %s:\njson.Marshal %s (%v)\nold path     %s", m, m, j, err, want)
-	}
-}
-
-// jsonDecoder returns a decoder that knows the ships of the real
-// ObjCreate cases, so that their StateUpdates decode subsystems by name.
-func jsonDecoder(t testing.TB) *Decoder {
-	d := NewDecoder()
-	for _, c := range realCases {
-		if b := unhex(t, c.hex); Opcode(b[0]) == OpObjCreate || Opcode(b[0]) == OpObjCreateTeam {
-			d.Decode(b, c.dir)
-		}
-	}
-	return d
 }
 
 // TestAppendJSONRealCases: the real messages of every opcode, decoded in
@@ -55,7 +42,7 @@ func jsonDecoder(t testing.TB) *Decoder {
 func TestAppendJSONRealCases(t *testing.T) {
 	d := jsonDecoder(t)
 	for _, c := range realCases {
-		b := unhex(t, c.hex)
+		b := testutil.Unhex(t, c.hex)
 		for _, dir := range []Direction{c.dir, ClientToServer, ServerToClient, DirUnknown} {
 			checkJSON(t, d.Decode(b, dir).Msg)
 		}
@@ -83,10 +70,17 @@ func TestEveryOpcodeHasAppendJSON(t *testing.T) {
 	}
 }
 
-// TestAppendJSONValues builds messages whose fields hold what real traffic
-// does not: NaN and infinite floats, every event class, names needing
-// escapes, nil and empty slices.
+// TestAppendJSONValues: the messages of jsonValueCases.
 func TestAppendJSONValues(t *testing.T) {
+	for _, m := range jsonValueCases() {
+		checkJSON(t, m)
+	}
+}
+
+// jsonValueCases are messages whose fields hold what real traffic does
+// not: NaN and infinite floats, every event class, names needing escapes,
+// nil and empty slices.
+func jsonValueCases() []Message {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	negZero := float32(math.Copysign(0, -1))
 	contacts := []dissect.Contact{{Dir: dissect.Dir3{127, -128, 0}, Mag: 255}, {}}
@@ -159,9 +153,7 @@ func TestAppendJSONValues(t *testing.T) {
 		&ChecksumRequest{Round: FinalChecksumRound, Dir: "scripts/", Filter: "*.pyc"},
 		&ChecksumFail{Op: OpVersionMismatch, File: "x"},
 	)
-	for _, m := range msgs {
-		checkJSON(t, m)
-	}
+	return msgs
 }
 
 // jsonFloatCases covers every decade a float32 holds and the cut-offs
@@ -181,17 +173,17 @@ func jsonFloatCases() []float32 {
 	return vs
 }
 
-// TestFloatForms holds the game's float form to both old ones (lcFloat's
-// strconv 'g' and jsonF32's fmt.Sprint), and Settings' game time, which
-// encoding/json formats itself, to encoding/json, for floats of every
-// magnitude, NaN and infinities included.
+// TestFloatForms holds the game's float form to fmt's shortest form, NaN
+// and infinities as null, and Settings' game time, which encoding/json
+// formats itself, to encoding/json, for floats of every magnitude.
 func TestFloatForms(t *testing.T) {
 	for _, f := range jsonFloatCases() {
-		got := string(appendJSONF32(nil, f))
-		lc, _ := oldLcFloat(f).MarshalJSON()
-		sp, _ := oldJSONF32(f).MarshalJSON()
-		if got != string(lc) || got != string(sp) {
-			t.Fatalf("appendJSONF32(%v) = %s, want %s and %s", f, got, lc, sp)
+		want := "null"
+		if f == f && !math.IsInf(float64(f), 0) {
+			want = fmt.Sprint(f)
+		}
+		if got := string(appendJSONF32(nil, f)); got != want {
+			t.Fatalf("appendJSONF32(%v) = %s, want %s", f, got, want)
 		}
 		checkJSON(t, &Settings{GameTime: f})
 	}
@@ -199,10 +191,10 @@ func TestFloatForms(t *testing.T) {
 
 // FuzzAppendJSON decodes random messages of every opcode, in both
 // directions and with the ships of the real cases known, and holds their
-// AppendJSON to the old encoding/json path.
+// AppendJSON to json.Marshal (see checkJSON).
 func FuzzAppendJSON(f *testing.F) {
 	for _, c := range realCases {
-		b := unhex(f, c.hex)
+		b := testutil.Unhex(f, c.hex)
 		f.Add(b[0], b[1:])
 	}
 	for op := range 256 {
@@ -223,7 +215,7 @@ func TestAppendJSONAllocatesNothing(t *testing.T) {
 	d := jsonDecoder(t)
 	buf := make([]byte, 0, 1<<16)
 	for _, c := range realCases {
-		m := d.Decode(unhex(t, c.hex), c.dir).Msg
+		m := d.Decode(testutil.Unhex(t, c.hex), c.dir).Msg
 		a := m.(jsonenc.Appender)
 		if n := testing.AllocsPerRun(20, func() { a.AppendJSON(buf[:0]) }); n != 0 {
 			t.Errorf("%s: %v allocations", c.name, n)

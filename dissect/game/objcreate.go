@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // ObjCreate is ObjCreate (0x02) and ObjCreateTeam (0x03): a serialized game
@@ -224,3 +225,49 @@ func (m *ObjCreate) String() string {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m ObjCreate) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends {"id":"0x00008008","name":"ship"} (name left out for
+// unknown classes).
+func (c ObjectClass) AppendJSON(b []byte) []byte {
+	name := ""
+	if c == ClassShip || c == ClassTorpedo {
+		name = c.String()
+	}
+	return appendIDName(b, `{"id":"`, uint32(c), name)
+}
+
+// AppendJSON appends [w,x,y,z] (NaN and infinities as null).
+func (q Quaternion) AppendJSON(b []byte) []byte {
+	b = appendJSONF32(append(b, '['), q.W)
+	b = appendJSONF32(append(b, ','), q.X)
+	b = appendJSONF32(append(b, ','), q.Y)
+	b = appendJSONF32(append(b, ','), q.Z)
+	return append(b, ']')
+}
+
+// AppendJSON appends the envelope, the header and the class's fields.
+func (m *ObjCreate) AppendJSON(b []byte) []byte {
+	b = appendUint(append(b, `{"owner":`...), uint64(m.Owner))
+	if m.HasTeam {
+		b = appendUint(append(b, `,"team":`...), uint64(m.Team))
+	}
+	b = m.Class.AppendJSON(append(b, `,"class":`...))
+	b = m.Object.AppendJSON(append(b, `,"object":`...))
+	switch m.Class {
+	case ClassShip:
+		b = m.Species.AppendJSON(append(b, `,"species":`...))
+		if spec := ShipBySpecies(m.Species); spec != nil {
+			b = jsonenc.String(append(b, `,"ship_class":`...), spec.Name)
+		}
+		b = m.Position.AppendJSON(append(b, `,"position":`...))
+		b = m.Orientation.AppendJSON(append(b, `,"orientation":`...))
+		b = appendJSONF32(append(b, `,"speed":`...), m.Speed)
+		b = jsonenc.Hex(append(b, `,"reserved":`...), m.Reserved[:])
+		b = jsonenc.String(append(b, `,"player_name":`...), m.PlayerName)
+		b = jsonenc.String(append(b, `,"set_name":`...), m.SetName)
+		b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
+	case ClassTorpedo:
+		b = m.TorpedoType.AppendJSON(append(b, `,"torpedo_type":`...))
+	}
+	return append(b, '}')
+}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // ObjectID is a network object id. Each player slot owns a block of 0x40000
@@ -64,3 +65,14 @@ func (id ObjectID) MarshalJSON() ([]byte, error) { return id.AppendJSON(nil), ni
 // readID and appendID keep the opcode files short.
 func readID(r *dissect.Reader, what string) ObjectID { return ObjectID(r.U32(what)) }
 func appendID(w *dissect.Writer, id ObjectID)        { w.U32(uint32(id)) }
+
+// AppendJSON appends {"id":"0x3FFFFFFF","slot":0} (slot left out when the
+// id belongs to no player).
+func (id ObjectID) AppendJSON(b []byte) []byte {
+	b = jsonenc.Hex32(append(b, `{"id":"`...), uint32(id))
+	b = append(b, '"')
+	if s := id.Slot(); s >= 0 {
+		b = appendInt(append(b, `,"slot":`...), int64(s))
+	}
+	return append(b, '}')
+}

@@ -1,11 +1,11 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // Event is a serialized TGEvent, the payload of PythonEvent (0x06/0x0D), of
@@ -59,22 +59,12 @@ type Event struct {
 // read decodes a serialized event from r.
 func (e *Event) read(r *dissect.Reader) {
 	*e = Event{Contacts: e.Contacts[:0]}
-	if b := r.Rest(); len(b) >= 16 && r.Err() == nil {
-		// The usual case, with one length check for the four header
-		// fields (every event forward and Python event has them).
-		e.Class = EventClass(binary.LittleEndian.Uint32(b))
-		e.Code = EventCode(binary.LittleEndian.Uint32(b[4:]))
-		e.Source = ObjectID(binary.LittleEndian.Uint32(b[8:]))
-		e.Dest = ObjectID(binary.LittleEndian.Uint32(b[12:16]))
-		r.Skip(16)
-	} else {
-		e.Class = EventClass(r.U32("event class"))
-		e.Code = EventCode(r.U32("event code"))
-		e.Source = readID(r, "source object")
-		e.Dest = readID(r, "destination object")
-		if r.Err() != nil {
-			return
-		}
+	e.Class = EventClass(r.U32("event class"))
+	e.Code = EventCode(r.U32("event code"))
+	e.Source = readID(r, "source object")
+	e.Dest = readID(r, "destination object")
+	if r.Err() != nil {
+		return
 	}
 	switch e.Class {
 	case EventClassBase, EventClassSubsystem:
@@ -224,3 +214,41 @@ func (m *PythonEvent) warning() string { return m.Event.warning() }
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m PythonEvent) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends the header and the fields of the event's class only.
+func (e *Event) AppendJSON(b []byte) []byte {
+	return append(e.appendJSONFields(append(b, '{')), '}')
+}
+
+// appendJSONFields appends the event's members without the braces.
+func (e *Event) appendJSONFields(b []byte) []byte {
+	b = e.Class.AppendJSON(append(b, `"class":`...))
+	b = e.Code.AppendJSON(append(b, `,"code":`...))
+	b = e.Source.AppendJSON(append(b, `,"source":`...))
+	b = e.Dest.AppendJSON(append(b, `,"dest":`...))
+	switch e.Class {
+	case EventClassSubsystemControl, EventClassChar, EventClassDeletePlayer:
+		b = appendUint(append(b, `,"value":`...), uint64(e.Value))
+	case EventClassObjPtr:
+		b = e.ObjPtr.AppendJSON(append(b, `,"obj_ptr":`...))
+	case EventClassObjectExploding:
+		b = appendInt(append(b, `,"firing_player":`...), int64(e.FiringPlayer))
+		b = appendJSONF32(append(b, `,"lifetime":`...), e.Lifetime)
+	case EventClassCollision:
+		b = appendContactsJSON(append(b, ','), e.Contacts)
+		b = appendJSONF32(append(b, `,"force":`...), e.Force)
+	case EventClassStartFiring:
+		b = jsonenc.Hex(append(b, `,"firing_data":`...), e.FiringData[:])
+	case EventClassStartWarp:
+		b = jsonenc.String(append(b, `,"set_name":`...), e.SetName)
+		b = e.Destination.AppendJSON(append(b, `,"destination":`...))
+		b = appendJSONF32(append(b, `,"speed":`...), e.Speed)
+	case EventClassBase, EventClassSubsystem:
+	default:
+		b = jsonenc.Hex(append(b, `,"extra":`...), e.Extra)
+	}
+	return b
+}
+
+// AppendJSON appends the event's fields.
+func (m *PythonEvent) AppendJSON(b []byte) []byte { return m.Event.AppendJSON(b) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // Connection-phase messages: Settings 0x00, GameInit 0x01, UICollision 0x16,
@@ -196,7 +197,7 @@ func TestSettingsCorrectionWarns(t *testing.T) {
 // group byte after the map name: here there is none (truncated), and when
 // one is there the first group fails the stock-encoding check.
 func TestSettingsRejectsNonStockBitGroup(t *testing.T) {
-	b := unhex(t, "00 00 32 98 42 41 00 25 00"+mission1Hex)
+	b := testutil.Unhex(t, "00 00 32 98 42 41 00 25 00"+mission1Hex)
 	res := NewDecoder().Decode(b, ServerToClient)
 	if res.Err == nil || !errors.Is(res.Err, dissect.ErrShort) {
 		t.Fatalf("want a truncation error, got %+v", res)
@@ -210,14 +211,14 @@ func TestSettingsRejectsNonStockBitGroup(t *testing.T) {
 	}
 	// Stray value bits beyond the count.
 	for _, h := range []string{"2A 22", "2A 40", "16 23", "2A 00"} {
-		if res := NewDecoder().Decode(unhex(t, h), ServerToClient); res.Err == nil {
+		if res := NewDecoder().Decode(testutil.Unhex(t, h), ServerToClient); res.Err == nil {
 			t.Errorf("%s: decoded without error: %+v", h, res.Msg)
 		}
 	}
 }
 
 func TestSettingsTruncated(t *testing.T) {
-	full := unhex(t, "00 00 00 05 42 61 00 25 00"+mission1Hex)
+	full := testutil.Unhex(t, "00 00 00 05 42 61 00 25 00"+mission1Hex)
 	for n := 1; n < len(full); n++ {
 		res := NewDecoder().Decode(full[:n], ServerToClient)
 		if res.Err == nil {
@@ -306,7 +307,7 @@ func FuzzConnectionMessages(f *testing.F) {
 // fuzzSeed adds every real case whose opcode is in ops as (index, body).
 func fuzzSeed(f *testing.F, ops []Opcode) {
 	for _, c := range realCases {
-		b := unhex(f, c.hex)
+		b := testutil.Unhex(f, c.hex)
 		for i, op := range ops {
 			if Opcode(b[0]) == op {
 				f.Add(uint8(i), b[1:])
@@ -349,10 +350,10 @@ func fuzzOne(t *testing.T, op Opcode, body []byte) {
 
 func BenchmarkConnectionDecode(b *testing.B) {
 	msgs := [][]byte{
-		unhex(b, "00 00 00 05 42 61 00 25 00"+mission1Hex),
-		unhex(b, "01"),
-		unhex(b, "2A 20"),
-		unhex(b, "16 21"),
+		testutil.Unhex(b, "00 00 00 05 42 61 00 25 00"+mission1Hex),
+		testutil.Unhex(b, "01"),
+		testutil.Unhex(b, "2A 20"),
+		testutil.Unhex(b, "16 21"),
 	}
 	benchDecode(b, ServerToClient, msgs)
 }

@@ -1,13 +1,12 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // StateUpdate (0x1C) is the per-ship state sync, sent unreliably about ten
@@ -163,21 +162,6 @@ func (m *StateUpdate) reset() {
 	m.Subsystems, m.Weapons, m.childBuf = subs, weps, child
 }
 
-// resetFast is reset for decodeFast, which sets Object, GameTime, Flags,
-// Delta, Forward, Up, Speed, SubsystemStart, Class and dir itself: it
-// leaves those be, and stores nil only into pointers that hold something
-// (each pointer store costs a write-barrier check). reset's clear of the
-// whole value cost more than decodeFast's reads. leadBuf is left as it
-// is: only SubsystemLeadBits, nil here, shows it.
-func (m *StateUpdate) resetFast() {
-	m.Position, m.HasHash, m.Hash, m.Cloaked = dissect.Vec3{}, false, 0, false
-	m.Subsystems, m.Weapons = m.Subsystems[:0], m.Weapons[:0]
-	m.SubsystemsUndecoded, m.whyRaw = false, 0
-	if m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
-		m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil
-	}
-}
-
 func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 	m.reset()
 	var ships *ShipRegistry
@@ -236,134 +220,6 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 	if f&StateSubsystems != 0 {
 		m.SubsystemStart = r.U8("subsystem start index")
 	}
-}
-
-// stateMovement is the four flags of a moving ship's usual StateUpdate.
-const stateMovement = StateDelta | StateForward | StateUp | StateSpeed
-
-// setDir3 sets d from the first three bytes of b, element by element: a
-// Dir3 value built and then assigned goes through the stack (the compiler
-// keeps no array of three in registers) and costs three times as much.
-func setDir3(d *dissect.Dir3, b []byte) { d[0], d[1], d[2] = int8(b[0]), int8(b[1]), int8(b[2]) }
-
-// fixedFieldSize[f] is the byte size of what readFields reads for flags f
-// when decodeFast handles f, and 0 when it does not: when f sets a flag
-// with a packed bit (position, cloak), or both round-robins (the weapon
-// flag then has no room, which decode warns about). One test of the table
-// and one length check then cover every field.
-var fixedFieldSize = func() (t [256]uint8) {
-	for f := range 256 {
-		if StateFlags(f)&(StatePosition|StateCloak) != 0 ||
-			StateFlags(f)&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons {
-			continue
-		}
-		n := 9 // object, game time, dirty flags
-		for _, x := range []struct {
-			flag StateFlags
-			size int
-		}{{StateDelta, 5}, {StateForward, 3}, {StateUp, 3}, {StateSpeed, 2}, {StateSubsystems, 1}} {
-			if StateFlags(f)&x.flag != 0 {
-				n += x.size
-			}
-		}
-		t[f] = uint8(n)
-	}
-	return t
-}()
-
-// decodeFast decodes the usual StateUpdate, body being the bytes after the
-// opcode, straight from the bytes: no packed bit before the subsystem
-// states (flags 0x01 and 0x40 clear), then either subsystem states of a
-// known class that fit it, or an even number of weapon bytes, or nothing.
-// It reports false for any other message, having perhaps changed m, and
-// the caller then decodes the message with decode, which handles every
-// case. On true, m is what decode makes of body and warning what
-// m.warning returns. StateUpdate is most of the game traffic, so the
-// usual message skips the Reader (and its error bookkeeping), the
-// Message interface and the warning method.
-func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) (warning string, ok bool) {
-	if len(body) < 9 {
-		return "", false
-	}
-	f := StateFlags(body[8])
-	n := int(fixedFieldSize[f])
-	if n == 0 || n > len(body) {
-		return "", false
-	}
-	var class *shipClass
-	if f&StateSubsystems != 0 {
-		if class = ships.lookupClass(ObjectID(binary.LittleEndian.Uint32(body))); class == nil {
-			return "", false
-		}
-	}
-	m.resetFast()
-	m.dir = dir
-	// The fields before the states, read here rather than in a function
-	// of their own (a call costs about as much as the reads). b is cut to
-	// exactly their size, so the offset checks below never fail.
-	b := body[:n]
-	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
-	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
-	m.Flags = f
-	o := 9
-	if f&stateMovement == stateMovement && len(b) >= 9+13 {
-		// The usual case, all four: fixed offsets need no checks.
-		x := b[9 : 9+13]
-		setDir3(&m.Delta.Dir, x[0:3])
-		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(x[3:5]))
-		setDir3(&m.Forward, x[5:8])
-		setDir3(&m.Up, x[8:11])
-		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(x[11:13]))
-		o += 13
-	} else {
-		m.Delta, m.Forward, m.Up, m.Speed = dissect.CV4{}, dissect.Dir3{}, dissect.Dir3{}, 0
-		if f&StateDelta != 0 && o+5 <= len(b) {
-			setDir3(&m.Delta.Dir, b[o:o+3])
-			m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[o+3 : o+5]))
-			o += 5
-		}
-		if f&StateForward != 0 && o+3 <= len(b) {
-			setDir3(&m.Forward, b[o:o+3])
-			o += 3
-		}
-		if f&StateUp != 0 && o+3 <= len(b) {
-			setDir3(&m.Up, b[o:o+3])
-			o += 3
-		}
-		if f&StateSpeed != 0 && o+2 <= len(b) {
-			m.Speed = dissect.CF16(binary.LittleEndian.Uint16(b[o : o+2]))
-			o += 2
-		}
-	}
-	m.SubsystemStart = 0
-	if f&StateSubsystems != 0 && o < len(b) {
-		m.SubsystemStart = b[o]
-	}
-	var spec *ShipSpec
-	if class != nil {
-		spec = class.spec
-	}
-	m.Class = spec
-	rest := body[n:]
-	switch {
-	case f&StateSubsystems != 0:
-		if dir == ClientToServer {
-			warning = warnClientSubsystems
-		}
-		_, ok = m.statesByClass(rest, dissect.BitGroup{}, class)
-		return warning, ok
-	case f&StateWeapons != 0:
-		if len(rest)%2 != 0 {
-			return "", false
-		}
-		m.readWeapons(rest)
-		if dir == ServerToClient {
-			warning = warnServerWeapons
-		}
-	case len(rest) != 0:
-		return "", false
-	}
-	return warning, true
 }
 
 // readWeapons reads b as weapon (index, health) pairs; an odd last byte
@@ -527,3 +383,97 @@ func (m *StateUpdate) appendString(b []byte) []byte {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m StateUpdate) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// AppendJSON appends {"value":"0x9D","names":"POS|FWD|UP|SPEED|WEAPONS"}.
+func (f StateFlags) AppendJSON(b []byte) []byte {
+	b = append(b, `{"value":"0x`...)
+	b = append(b, hexDigits[f>>4], hexDigits[f&0xF])
+	b = append(b, `","names":"`...)
+	if f == 0 {
+		b = append(b, "none"...)
+	}
+	sep := false
+	for i, n := range stateFlagNames {
+		if f&(1<<i) != 0 {
+			if sep {
+				b = append(b, '|')
+			}
+			b, sep = append(b, n...), true
+		}
+	}
+	return append(b, `"}`...)
+}
+
+// AppendJSON appends the header and the fields of the flags that are set.
+func (m *StateUpdate) AppendJSON(b []byte) []byte {
+	b = m.Object.AppendJSON(append(b, `{"object":`...))
+	b = appendJSONF32(append(b, `,"game_time":`...), m.GameTime)
+	b = m.Flags.AppendJSON(append(b, `,"flags":`...))
+	f := m.Flags
+	if f&StatePosition != 0 {
+		b = m.Position.AppendJSON(append(b, `,"position":`...))
+		b = jsonenc.Bool(append(b, `,"has_hash":`...), m.HasHash)
+		if m.HasHash {
+			h := m.Hash
+			b = append(b, `,"hash":"0x`...)
+			b = append(b, hexDigits[h>>12], hexDigits[h>>8&0xF], hexDigits[h>>4&0xF], hexDigits[h&0xF], '"')
+		}
+	}
+	if f&StateDelta != 0 {
+		b = m.Delta.AppendJSON(append(b, `,"delta":`...))
+	}
+	if f&StateForward != 0 {
+		b = m.Forward.AppendJSON(append(b, `,"forward":`...))
+	}
+	if f&StateUp != 0 {
+		b = m.Up.AppendJSON(append(b, `,"up":`...))
+	}
+	if f&StateSpeed != 0 {
+		b = m.Speed.AppendJSON(append(b, `,"speed":`...))
+	}
+	if f&StateCloak != 0 {
+		b = jsonenc.Bool(append(b, `,"cloaked":`...), m.Cloaked)
+	}
+	if f&StateSubsystems != 0 {
+		b = appendUint(append(b, `,"subsystem_start":`...), uint64(m.SubsystemStart))
+		if m.SubsystemsUndecoded {
+			b = jsonenc.String(append(b, `,"subsystems_undecoded":`...), m.subsystemNote())
+			if len(m.SubsystemLeadBits) > 0 {
+				b = append(b, `,"subsystem_lead_bits":[`...)
+				for i, v := range m.SubsystemLeadBits {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = jsonenc.Bool(b, v)
+				}
+				b = append(b, ']')
+			}
+			b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
+		} else {
+			if m.Class != nil {
+				b = jsonenc.String(append(b, `,"class":`...), m.Class.Name)
+			}
+			b = append(b, `,"subsystems":[`...)
+			for i := range m.Subsystems {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = m.Subsystems[i].AppendJSON(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if f&StateWeapons != 0 {
+		b = append(b, `,"weapons":[`...)
+		for i, w := range m.Weapons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendUint(append(b, `{"index":`...), uint64(w.Index))
+			b = appendUint(append(b, `,"health":`...), uint64(w.Health))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}

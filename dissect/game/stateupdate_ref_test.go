@@ -6,53 +6,24 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
 
-// The StateUpdate decoder reads most messages straight from the bytes
-// (decodeFast, statesByClass). This file keeps the field-by-field
-// decoder it replaced, built only on checked Reader reads, as the
-// reference the fast one must match exactly: same values, same warnings,
-// same errors.
+// The subsystem states are read straight from the bytes (statesByClass),
+// the innermost loop of game decoding. This file keeps a field-by-field
+// decoder of them, built only on checked Reader reads, as the plain form
+// the fast one must match exactly: same values, same warnings, same
+// errors. The fields before the states are read by the decoder's own
+// readFields, which is already that plain form.
 
 func refDecodeStateUpdate(r *dissect.Reader, ships *ShipRegistry, dir Direction) *StateUpdate {
 	m := &StateUpdate{dir: dir}
-	var bits refBitTrack
-	m.Object = readID(r, "object")
-	m.GameTime = r.F32("game time")
-	m.Flags = StateFlags(r.U8("dirty flags"))
-	f := m.Flags
-	if f&StatePosition != 0 {
-		m.Position.X = r.F32("position x")
-		m.Position.Y = r.F32("position y")
-		m.Position.Z = r.F32("position z")
-		m.HasHash = bits.read(r, "has-hash bit")
-		if m.HasHash {
-			m.Hash = r.U16("subsystem hash")
-		}
+	r.StrictBits()
+	m.readFields(r)
+	if m.Flags&StateSubsystems != 0 && r.Err() == nil {
+		refReadSubsystems(m, r, ships.Lookup(m.Object))
 	}
-	if f&StateDelta != 0 {
-		m.Delta.Dir = r.Dir3("position delta direction")
-		m.Delta.Mag = r.CF16("position delta magnitude")
-	}
-	if f&StateForward != 0 {
-		m.Forward = r.Dir3("forward")
-	}
-	if f&StateUp != 0 {
-		m.Up = r.Dir3("up")
-	}
-	if f&StateSpeed != 0 {
-		m.Speed = r.CF16("speed")
-	}
-	if f&StateCloak != 0 {
-		m.Cloaked = bits.read(r, "cloak bit")
-	}
-	if f&StateSubsystems != 0 {
-		m.SubsystemStart = r.U8("subsystem start index")
-		if r.Err() == nil {
-			refReadSubsystems(m, r, &bits, ships.Lookup(m.Object))
-		}
-	}
-	if f&StateWeapons != 0 {
+	if m.Flags&StateWeapons != 0 {
 		for r.Len() >= 2 && r.Err() == nil {
 			var w WeaponHealth
 			w.Index = r.U8("weapon index")
@@ -60,15 +31,15 @@ func refDecodeStateUpdate(r *dissect.Reader, ships *ShipRegistry, dir Direction)
 			m.Weapons = append(m.Weapons, w)
 		}
 	}
-	if n := bits.pending(); n > 0 && r.Err() == nil {
+	if n := r.BitsLeft(); n > 0 && r.Err() == nil {
 		r.Failf("packed bits", "the last bit group byte claims %d more bits than the message has fields for", n)
 	}
 	return m
 }
 
-func refReadSubsystems(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *ShipSpec) {
+func refReadSubsystems(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) {
 	if spec != nil {
-		if refReadByClass(m, r, bits, spec) {
+		if refReadByClass(m, r, spec) {
 			m.Class = spec
 			return
 		}
@@ -78,20 +49,20 @@ func refReadSubsystems(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spe
 	}
 	m.SubsystemsUndecoded = true
 	var lead []bool
-	for bits.pending() > 0 && r.Err() == nil {
-		lead = append(lead, bits.read(r, "subsystem power bit"))
+	for r.BitsLeft() > 0 && r.Err() == nil {
+		lead = append(lead, r.Bit("subsystem power bit"))
 	}
 	m.SubsystemLeadBits = lead
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
-func refReadByClass(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *ShipSpec) bool {
+func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
 	n := len(spec.Subsystems)
 	i := int(m.SubsystemStart)
 	if i >= n {
 		return false
 	}
-	tr, tb := *r, *bits
+	tr := *r
 	var list []SubsystemState
 	for tr.Len() > 0 && tr.Err() == nil {
 		sp := &spec.Subsystems[i]
@@ -100,7 +71,7 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *
 		s.Children = tr.Bytes(len(sp.Children), "child conditions")
 		switch sp.Format {
 		case SubsystemPowered:
-			s.HasPower = tb.read(&tr, "subsystem power bit")
+			s.HasPower = tr.Bit("subsystem power bit")
 			if s.HasPower {
 				s.Power = tr.U8("subsystem power percentage")
 			}
@@ -113,45 +84,13 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, bits *refBitTrack, spec *
 			i = 0
 		}
 	}
-	if tr.Err() != nil || tb.pending() != 0 {
+	if tr.Err() != nil || tr.BitsLeft() != 0 {
 		return false
 	}
 	m.Subsystems = list
-	*r, *bits = tr, tb
+	*r = tr
 	return true
 }
-
-// refBitTrack is the packed-bit bookkeeping the decoder did itself before
-// the Reader's StrictBits.
-type refBitTrack struct{ count, used uint8 }
-
-func (t *refBitTrack) read(r *dissect.Reader, what string) bool {
-	if r.Err() != nil {
-		return false
-	}
-	if t.used == t.count {
-		if t.count != 0 && t.count < 5 {
-			r.Failf(what, "a bit group of %d bits is followed by another (the stock writer fills groups to 5 bits)", t.count)
-			return false
-		}
-		if rest := r.Rest(); len(rest) > 0 {
-			g := rest[0]
-			c := g >> 5
-			if c >= 1 && c <= 5 && (g&0x1F)>>c != 0 {
-				r.Failf(what, "bit group byte %#02x has value bits set above its count %d", g, c)
-				return false
-			}
-			t.count, t.used = c, 0
-		}
-	}
-	v := r.Bit(what)
-	if r.Err() == nil {
-		t.used++
-	}
-	return v
-}
-
-func (t *refBitTrack) pending() int { return int(t.count) - int(t.used) }
 
 // refCompare decodes msg (a StateUpdate, opcode byte first) with d and with
 // the reference and fails on any difference in what a user sees.
@@ -197,7 +136,7 @@ func FuzzStateUpdateMatchesReference(f *testing.F) {
 		"1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20",
 		"1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 20 20"} {
 		for _, sp := range []uint8{0, 1, 5, 8} {
-			f.Add(sp, unhex(f, h)[1:])
+			f.Add(sp, testutil.Unhex(f, h)[1:])
 		}
 	}
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {

@@ -10,60 +10,8 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/testutil"
 )
-
-// Test helpers of the object-lifecycle files (prefix lc).
-
-func lcAs[T Message](t *testing.T, m Message) T {
-	t.Helper()
-	v, ok := m.(T)
-	if !ok {
-		t.Fatalf("message is %T", m)
-	}
-	return v
-}
-
-func lcWant[T comparable](t *testing.T, what string, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", what, got, want)
-	}
-}
-
-func lcNear(t *testing.T, what string, got, want, tol float64) {
-	t.Helper()
-	if math.Abs(got-want) > tol {
-		t.Errorf("%s = %v, want %v ± %v", what, got, want, tol)
-	}
-}
-
-// lcCheck is the fuzz and round-trip invariant: decoding never panics,
-// String and JSON work, and a message that decoded without error or
-// leftover bytes encodes back to the same bytes.
-func lcCheck(t *testing.T, d *Decoder, msg []byte, dir Direction) Result {
-	t.Helper()
-	res := d.Decode(msg, dir)
-	_ = res.Msg.String()
-	if _, err := json.Marshal(res.Msg); err != nil {
-		t.Fatalf("json of % X: %v", msg, err)
-	}
-	if res.Err == nil && len(res.Unparsed) == 0 {
-		if got := res.Msg.Append(nil); !bytes.Equal(got, msg) {
-			t.Fatalf("re-encoded\n% X\nwant\n% X\n(%s)", got, msg, res.Msg)
-		}
-	}
-	return res
-}
-
-// lcDecodeClean decodes msg and fails on an error or leftover bytes.
-func lcDecodeClean(t *testing.T, d *Decoder, msg []byte, dir Direction) Result {
-	t.Helper()
-	res := lcCheck(t, d, msg, dir)
-	if res.Err != nil || len(res.Unparsed) > 0 {
-		t.Fatalf("decode % X: err=%v unparsed=% X (%s)", msg, res.Err, res.Unparsed, res.Warning)
-	}
-	return res
-}
 
 // The stock client StateUpdate of OpenBC's example 1: Akira 0x3FFFFFFF just
 // spawned at (88, -66, -73), the position ObjCreateTeam example 1 gives it.
@@ -127,7 +75,7 @@ var _ = addReal(realCase{
 		lcWant(t, "start index", u.SubsystemStart, uint8(8))
 		// No ObjCreate in this decoder: the states stay bytes, marked.
 		lcWant(t, "undecoded", u.SubsystemsUndecoded, true)
-		lcWant(t, "data", string(u.SubsystemData), string(unhex(t, "FF 60 FF FF FF FF FF FF FF")))
+		lcWant(t, "data", string(u.SubsystemData), string(testutil.Unhex(t, "FF 60 FF FF FF FF FF FF FF")))
 		lcWant(t, "lead bits", len(u.SubsystemLeadBits), 0)
 		if !strings.Contains(u.String(), "undecoded") {
 			t.Errorf("String() does not mark the undecoded states: %s", u)
@@ -161,7 +109,7 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	akira := ShipByName("Akira")
 	d := NewDecoder()
 	d.Ships.Add(PlayerObjectID(0), akira)
-	res := lcDecodeClean(t, d, unhex(t, stateUpdateServerHex), ServerToClient)
+	res := lcDecodeClean(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
 	u := lcAs[*StateUpdate](t, res.Msg)
 	if u.SubsystemsUndecoded || u.Class != akira {
 		t.Fatalf("not decoded by class: %s", u)
@@ -197,12 +145,12 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	// health sent to its own player from entry 8, and the next batch starts
 	// at the Warp Core (3).
 	b, next := akira.AppendSubsystemStates(nil, 8, nil, true)
-	lcWant(t, "encoded batch", string(b), string(unhex(t, "08 FF 60 FF FF FF FF FF FF FF")))
+	lcWant(t, "encoded batch", string(b), string(testutil.Unhex(t, "08 FF 60 FF FF FF FF FF FF FF")))
 	lcWant(t, "next start", next, 3)
 
 	// The 25 bytes as the doc quotes them do not fit an Akira: kept as
 	// bytes with a warning, the message still decodes.
-	long := append(unhex(t, stateUpdateServerHex), 0xFF, 0xFF, 0xFF, 0xFF, 0xFF)
+	long := append(testutil.Unhex(t, stateUpdateServerHex), 0xFF, 0xFF, 0xFF, 0xFF, 0xFF)
 	res = lcCheck(t, d, long, ServerToClient)
 	u = lcAs[*StateUpdate](t, res.Msg)
 	if res.Err != nil || !u.SubsystemsUndecoded || !strings.Contains(res.Warning, "Akira") {
@@ -211,7 +159,7 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	// Nor do the 20 bytes fit a Sovereign (a tractor child where the
 	// Tractors' power bit group byte would be).
 	d.Ships.Add(PlayerObjectID(0), ShipByName("Sovereign"))
-	res = lcCheck(t, d, unhex(t, stateUpdateServerHex), ServerToClient)
+	res = lcCheck(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
 	if u := lcAs[*StateUpdate](t, res.Msg); !u.SubsystemsUndecoded {
 		t.Fatalf("fits a Sovereign: %s", u)
 	}
@@ -228,7 +176,7 @@ func TestStateUpdateClassFromObjCreate(t *testing.T) {
 	if d.Ships.Lookup(PlayerObjectID(0)) != ShipByName("Akira") {
 		t.Fatal("class not learnt")
 	}
-	res := lcDecodeClean(t, d, unhex(t, stateUpdateServerHex), ServerToClient)
+	res := lcDecodeClean(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
 	if u := lcAs[*StateUpdate](t, res.Msg); u.SubsystemsUndecoded || len(u.Subsystems) != 6 {
 		t.Fatalf("not decoded: %s", u)
 	}
@@ -328,7 +276,7 @@ func TestStateUpdateSynthetic(t *testing.T) {
 	lcWant(t, "flags", m.Flags, StateDelta|StateSubsystems)
 	wire := m.Append(nil)
 	wantTail := "00 FF FF FF 43 64 FF 7F 01 FF 80 10 4B"
-	if got := wire[len(wire)-13:]; !bytes.Equal(got, unhex(t, wantTail)) {
+	if got := wire[len(wire)-13:]; !bytes.Equal(got, testutil.Unhex(t, wantTail)) {
 		t.Fatalf("subsystem section % X, want %s", got, wantTail)
 	}
 	stateRoundTrip(t, m, sov, ServerToClient)
@@ -441,19 +389,19 @@ func TestStateUpdateBadInput(t *testing.T) {
 		// stock writer would have shared the byte.
 		"1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 20 20",
 	} {
-		if res := NewDecoder().Decode(unhex(t, h), ServerToClient); res.Err == nil {
+		if res := NewDecoder().Decode(testutil.Unhex(t, h), ServerToClient); res.Err == nil {
 			t.Errorf("%s: decoded without error: %s", h, res.Msg)
 		}
 	}
 	// The canonical form of the last one decodes.
-	lcDecodeClean(t, NewDecoder(), unhex(t, "1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 40"), ServerToClient)
+	lcDecodeClean(t, NewDecoder(), testutil.Unhex(t, "1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 40"), ServerToClient)
 }
 
 func TestStateUpdateDecodeAllocs(t *testing.T) {
 	d := NewDecoder()
 	d.Ships.Add(PlayerObjectID(0), ShipByName("Akira"))
-	msgs := [][]byte{unhex(t, stateUpdateClientHex), unhex(t, stateUpdateServerHex),
-		unhex(t, "1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20")}
+	msgs := [][]byte{testutil.Unhex(t, stateUpdateClientHex), testutil.Unhex(t, stateUpdateServerHex),
+		testutil.Unhex(t, "1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20")}
 	for _, m := range msgs {
 		d.Decode(m, ServerToClient)
 	}
@@ -473,7 +421,7 @@ func FuzzStateUpdate(f *testing.F) {
 	for _, h := range []string{stateUpdateClientHex, stateUpdateServerHex,
 		"1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20"} {
 		for _, sp := range []uint8{0, 1, 5, 8} {
-			f.Add(sp, unhex(f, h)[1:])
+			f.Add(sp, testutil.Unhex(f, h)[1:])
 		}
 	}
 	wb := ShipByName("Warbird")
@@ -508,7 +456,7 @@ func BenchmarkStateUpdateDecode(b *testing.B) {
 			if c.cls {
 				d.Ships.Add(PlayerObjectID(0), ShipByName("Akira"))
 			}
-			msg := unhex(b, c.hex)
+			msg := testutil.Unhex(b, c.hex)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(msg)))
 			for b.Loop() {

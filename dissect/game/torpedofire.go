@@ -1,10 +1,10 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // TorpedoFire (0x19) is a torpedo launch, sent by the firing ship's owner
@@ -60,19 +60,10 @@ func init() { register(OpTorpedoFire, func() Message { return new(TorpedoFire) }
 func (m *TorpedoFire) Opcode() Opcode { return OpTorpedoFire }
 
 func (m *TorpedoFire) decode(r *dissect.Reader, _ *Context) {
-	if b := r.Rest(); len(b) >= 9 && r.Err() == nil {
-		// The fixed fields with one length check.
-		m.Object = ObjectID(binary.LittleEndian.Uint32(b))
-		m.Type = TorpedoTypeIndex(b[4])
-		m.Flags = TorpedoFlags(b[5])
-		m.Velocity = dissect.Dir3{int8(b[6]), int8(b[7]), int8(b[8])}
-		r.Skip(9)
-	} else {
-		m.Object = readID(r, "torpedo tube object")
-		m.Type = TorpedoTypeIndex(r.U8("torpedo type"))
-		m.Flags = TorpedoFlags(r.U8("torpedo flags"))
-		m.Velocity = r.Dir3("velocity direction")
-	}
+	m.Object = readID(r, "torpedo tube object")
+	m.Type = TorpedoTypeIndex(r.U8("torpedo type"))
+	m.Flags = TorpedoFlags(r.U8("torpedo flags"))
+	m.Velocity = r.Dir3("velocity direction")
 	m.Target, m.TargetPoint = 0, dissect.Contact{}
 	if m.Flags.HasTarget() {
 		m.Target = readID(r, "target object")
@@ -137,3 +128,23 @@ func (t TorpedoTypeIndex) String() string {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (t TorpedoTypeIndex) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
+
+// AppendJSON appends {"id":2,"name":"PHOTON"} (name left out beyond the
+// stock table).
+func (t TorpedoTypeIndex) AppendJSON(b []byte) []byte {
+	return appendNumberName(b, uint8(t), t.Name())
+}
+
+// AppendJSON leaves the target fields out when there is no target.
+func (m *TorpedoFire) AppendJSON(b []byte) []byte {
+	b = m.Object.AppendJSON(append(b, `{"object":`...))
+	b = m.Type.AppendJSON(append(b, `,"torpedo_type":`...))
+	b = appendUint(append(b, `,"flags":`...), uint64(m.Flags))
+	b = jsonenc.Bool(append(b, `,"has_target":`...), m.Flags.HasTarget())
+	b = m.Velocity.AppendJSON(append(b, `,"velocity":`...))
+	if m.Flags.HasTarget() {
+		b = m.Target.AppendJSON(append(b, `,"target":`...))
+		b = appendContactJSON(append(b, `,"target_point":`...), m.TargetPoint)
+	}
+	return append(b, '}')
+}

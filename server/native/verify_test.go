@@ -58,7 +58,10 @@ func verifyCapture(t *testing.T, file string) (*replay.Result, []byte) {
 		if s.ChecksumRounds != 5 || !s.Bundle || !s.MissionInit {
 			t.Errorf("session %d: %d checksum rounds, bundle %v, MISSION_INIT %v", s.Session, s.ChecksumRounds, s.Bundle, s.MissionInit)
 		}
-		if len(c.Sessions) > 1 && s.Relayed == 0 {
+		// The first session's asap script can run out before the others
+		// are in the game and firing (the stock-shaped battle fires at
+		// about 0.16 events a player-second), so it alone may see none.
+		if len(c.Sessions) > 1 && s.Relayed == 0 && s.Session > 1 {
 			t.Errorf("session %d received none of the other clients' game messages", s.Session)
 		}
 		// The join itself (everything up to and including MISSION_INIT's

@@ -8,7 +8,6 @@ package diff
 // message, everything else is counted.
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"time"
@@ -96,8 +95,7 @@ func (m *Msg) String() string {
 			s += " " + t
 		}
 	case m.Control != nil:
-		b, _ := json.Marshal(m.Control)
-		s += "  " + string(b)
+		s += "  " + m.Control.String() // as decode prints it
 	}
 	return s
 }

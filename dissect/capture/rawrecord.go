@@ -1,0 +1,50 @@
+// This file lets a capture be cut: the Reader shows the record a packet
+// came from as it lies in the file, and a Writer copies such records, of
+// any link type, so that `decode -w` writes the frames a filter kept as
+// they were captured.
+
+package capture
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// RawRecord is one capture record as it lies in the file.
+type RawRecord struct {
+	Frame    int // 1-based record number, as Packet.Frame
+	Time     time.Time
+	LinkType LinkType
+	Data     []byte // the captured bytes, link-layer header first
+	OrigLen  int    // the frame's length on the wire
+}
+
+// LastRecord returns the record that Next decoded last: the one that
+// carried the Packet it returned (for a reassembled datagram, the last
+// fragment), or the damaged record of the PacketError it returned. Its Data
+// is valid until the next call to Next; ok is false before the first
+// record and after the end of the file.
+func (r *Reader) LastRecord() (rec RawRecord, ok bool) {
+	if r.dec.rec == nil || r.eof {
+		return RawRecord{}, false
+	}
+	d := r.dec.rec
+	return RawRecord{Frame: r.dec.stats.Records, Time: d.time, LinkType: d.linkType, Data: d.data, OrigLen: d.origLen}, true
+}
+
+// NewRecordWriter writes a capture whose records are copied with
+// WriteRecord, so any link type can be written; NewWriter's link types are
+// only those WriteUDP can build frames for.
+func NewRecordWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
+	return newWriter(w, format, link)
+}
+
+// WriteRecord writes rec as it was captured: its bytes, time and original
+// length. Its link type must be the Writer's.
+func (w *Writer) WriteRecord(rec RawRecord) error {
+	if rec.LinkType != w.link {
+		return fmt.Errorf("capture: a %v record cannot go into a %v capture (the input mixes link types)", rec.LinkType, w.link)
+	}
+	return w.writeRecord(rec.Time, rec.Data, max(rec.OrigLen, len(rec.Data)))
+}

@@ -1,0 +1,25 @@
+package game
+
+import (
+	"os"
+	"testing"
+
+	"github.com/bcwire/bcwire/dissect/game/internal/jsongen"
+	"github.com/bcwire/bcwire/internal/testutil"
+)
+
+// TestGeneratedJSONIsCurrent runs the generator into memory and fails when
+// zjson.go differs from what it writes now.
+func TestGeneratedJSONIsCurrent(t *testing.T) {
+	want, err := jsongen.Generate(".", "zjson.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("zjson.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := testutil.FirstDiff(want, got); msg != "" {
+		t.Fatalf("zjson.go is stale; run go generate ./dissect/game\n%s", msg)
+	}
+}
