@@ -334,3 +334,35 @@ func TestConfigDifferencesApart(t *testing.T) {
 		t.Error("Compare holds Settings with other values equivalent")
 	}
 }
+
+// TestSessionShipClasses: the captured side's decoder knows the ship
+// classes of the session's own ObjCreates, the client's included, so the
+// StateUpdates about the client's ship decode their subsystems in the
+// report; a decoder that has seen nothing cannot.
+func TestSessionShipClasses(t *testing.T) {
+	c := load(t, "duel.pcapng")
+	opts := VerifyOptions{Target: netip.MustParseAddrPort("127.0.0.1:9"), Mode: ModeAdaptive}
+	v := &verifier{opts: &opts, script: c.Sessions[0], listen: func() (net.PacketConn, error) { return listen(t), nil }}
+	if err := v.setup(); err != nil {
+		t.Fatal(err)
+	}
+	defer v.pc.Close()
+	a := newAdaptive(v)
+	checked := 0
+	for _, e := range a.exp {
+		if e.typ != dissect.TypeData || len(e.payload) == 0 || game.Opcode(e.payload[0]) != game.OpStateUpdate {
+			continue
+		}
+		fresh := strings.Join(msgLines(e.typ, e.seq, e.payload, game.NewDecoder()), " ")
+		if !strings.Contains(fresh, "ship class unknown") {
+			continue // no subsystem section
+		}
+		checked++
+		if got := strings.Join(msgLines(e.typ, e.seq, e.payload, a.dec2), " "); strings.Contains(got, "ship class unknown") {
+			t.Fatalf("with the session's ObjCreates: %s", got)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no StateUpdate with a subsystem section in duel's first session")
+	}
+}

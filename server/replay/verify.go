@@ -530,6 +530,9 @@ type verifier struct {
 	// began: the length of res.Steps then, and the last client step the
 	// server answered nothing after (-1: none).
 	silenceMark, silenceAfter int
+	// liveDec and capDec (exact mode) decode the live and the captured
+	// server datagrams for the report, each knowing its side's ships.
+	liveDec, capDec *game.Decoder
 }
 
 // noteSilence records where a run of unanswered client datagrams begins:
