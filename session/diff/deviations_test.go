@@ -108,3 +108,16 @@ func TestNamedDeviations(t *testing.T) {
 		t.Errorf("keepalives: first %v, %d counted, want 3 (one sequence number for all)", s.Keepalive, s.Keepalives)
 	}
 }
+
+func TestIsConfig(t *testing.T) {
+	for p, want := range map[string]bool{
+		"Settings.map": true, "Settings.friendly_fire": true, "MISSION_INIT.frag_limit": true,
+		"gamespy.hostname": true, "gamespy.players": true,
+		"Settings.player_slot": false, "MISSION_INIT.player_limit": false, "ChecksumRequest.dir": false,
+		"gamespy.gamename": false,
+	} {
+		if IsConfig(p) != want {
+			t.Errorf("IsConfig(%q) = %v, want %v", p, !want, want)
+		}
+	}
+}

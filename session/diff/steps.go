@@ -291,8 +291,13 @@ func (x *context) compareMsg(c *collector, pos int, where string, ph Phase, mo, 
 		return
 	}
 	for _, f := range fd {
-		c.add(Difference{Phase: ph, Severity: Major, Kind: "field", Key: "field " + where + " " + f.Path,
-			Summary: fmt.Sprintf("%s in %s: ours %s, stock %s", f.Path, answerTo(where), f.Ours, f.Stock),
+		sev, kind, what := Major, "field", ""
+		if IsConfig(f.Path) {
+			// How the server is set up, not how it speaks: listed, not counted.
+			sev, kind, what = Info, "config", "configuration: "
+		}
+		c.add(Difference{Phase: ph, Severity: sev, Kind: kind, Key: kind + " " + where + " " + f.Path,
+			Summary: fmt.Sprintf("%s%s in %s: ours %s, stock %s", what, f.Path, answerTo(where), f.Ours, f.Stock),
 			Ours:    []string{mo.String()}, Stock: []string{ms.String()},
 			Frames: Frames{Ours: []int{mo.Frame}, Stock: []int{ms.Frame}}}, pos)
 	}
