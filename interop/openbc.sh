@@ -90,7 +90,11 @@ for f in join.pcap duel.pcapng battle.pcap; do
 	stop_server
 	total=$(grep '^total:' "$WORK/verify-$f.txt" || echo "total: (verify failed: $(tail -1 "$WORK/verify-$f.txt"))")
 	joined=$(sed -n 's/^total: \([0-9]*\) sessions (\([0-9]*\) joined).*/\2 of \1/p' "$WORK/verify-$f.txt")
-	first=$(grep -m1 'FIRST DIVERGENCE' "$WORK/verify-$f.txt" | sed 's/^ *FIRST DIVERGENCE: //' | cut -c1-110 || true)
+	# The first divergence, and for an unexpected message what arrived.
+	first=$(grep -m1 -A2 'FIRST DIVERGENCE' "$WORK/verify-$f.txt" | awk '
+		NR == 1 { sub(/^ *FIRST DIVERGENCE: /, ""); line = $0 }
+		NR == 3 && line ~ /unexpected$/ { sub(/^.*\| */, ""); line = line ": " $0 }
+		END { print substr(line, 1, 130) }' || true)
 	ROWS+=("verify $f|${joined:-?} sessions joined|${first:-none}")
 	echo "   $total"
 done
