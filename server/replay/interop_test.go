@@ -366,3 +366,40 @@ func TestSessionShipClasses(t *testing.T) {
 		t.Fatal("no StateUpdate with a subsystem section in duel's first session")
 	}
 }
+
+// renamedServer answers GameSpy queries under another host name.
+type renamedServer struct{ net.PacketConn }
+
+func (p renamedServer) WriteTo(b []byte, addr net.Addr) (int, error) {
+	if dissect.IsGameSpy(b) {
+		b = bytes.Replace(b, []byte(`\hostname\bcwire synthetic server`), []byte(`\hostname\Friday night`), 1)
+	}
+	return p.PacketConn.WriteTo(b, addr)
+}
+
+func TestVerifyFailOnConfig(t *testing.T) {
+	c := load(t, "join.pcap")
+	for _, fail := range []bool{false, true} {
+		s := serve(t, c, ServerOptions{Timing: TimingASAP}, func(pc net.PacketConn) net.PacketConn { return renamedServer{pc} })
+		res := verifyAt(t, c, addrOf(s.pc), VerifyOptions{Mode: ModeAdaptive, Timing: TimingASAP, FailOnConfig: fail})
+		sr := res.Sessions[0]
+		if res.Summary.Config != 1 || sr.First != nil && sr.First.Status == StatusConfig {
+			t.Fatalf("fail-on-config %v: %d config steps, first divergence %+v", fail, res.Summary.Config, sr.First)
+		}
+		var cfg *Step
+		for i := range sr.Steps {
+			if sr.Steps[i].Status == StatusConfig {
+				cfg = &sr.Steps[i]
+			}
+		}
+		if cfg == nil || len(cfg.Config) != 1 || !strings.Contains(cfg.Config[0], `hostname "Friday night", captured "bcwire synthetic server"`) {
+			t.Fatalf("config step %+v", cfg)
+		}
+		if !res.Summary.Counts.OK() {
+			t.Fatalf("the rest differs too: %+v", res.Summary.Counts)
+		}
+		if want := !fail; res.Summary.OK != want {
+			t.Errorf("fail-on-config %v: summary OK %v, want %v (counts %+v)", fail, res.Summary.OK, want, res.Summary.Counts)
+		}
+	}
+}
