@@ -507,18 +507,29 @@ func AppendRecordJSON(b []byte, r *flow.Record) []byte {
 
 func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes) []byte {
 	b = jsonenc.Int(append(b, `{"frame":`...), int64(r.Frame))
-	// RFC 3339 in UTC is digits and -T:.Z only: nothing to escape.
-	b = times.append(append(b, `,"time":"`...), r.Time)
-	b = appendQuotedAddr(append(b, `","src":`...), r.Src)
-	b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
-	b = append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
+	// A damaged capture record has no time, addresses or direction (nor a
+	// pasted datagram a time): those keys are left out rather than given
+	// zero values.
+	if !r.Time.IsZero() {
+		// RFC 3339 in UTC is digits and -T:.Z only: nothing to escape.
+		b = append(times.append(append(b, `,"time":"`...), r.Time), '"')
+	}
+	if r.Src.IsValid() {
+		b = appendQuotedAddr(append(b, `,"src":`...), r.Src)
+		b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
+		b = append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
+	}
 	switch r.Kind {
 	case flow.KindGameSpy:
 		b = appendMember(b, "gamespy", r.GameSpy)
 	case flow.KindDamaged:
-		b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
-		b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
-		b = appendHexMember(b, "raw", r.Raw)
+		if r.Src.IsValid() {
+			b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
+			b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
+		}
+		if len(r.Raw) > 0 {
+			b = appendHexMember(b, "raw", r.Raw)
+		}
 	case flow.KindMessage:
 		b = appendMessageJSON(b, r)
 	}

@@ -88,27 +88,35 @@ func oldJSONKeyOrder(raw []byte) []string {
 func oldAppendRecordJSON(b []byte, r *flow.Record) []byte {
 	b = append(b, `{"frame":`...)
 	b = strconv.AppendInt(b, int64(r.Frame), 10)
-	b = append(b, `,"time":`...)
-	b = strconv.AppendQuote(b, r.Time.UTC().Format(time.RFC3339Nano))
-	b = append(b, `,"src":`...)
-	b = strconv.AppendQuote(b, r.Src.String())
-	b = append(b, `,"dst":`...)
-	b = strconv.AppendQuote(b, r.Dst.String())
-	b = append(b, `,"dir":`...)
-	b = strconv.AppendQuote(b, r.Dir.String())
+	if !r.Time.IsZero() { // no zero values: a damaged record may have no time or addresses
+		b = append(b, `,"time":`...)
+		b = strconv.AppendQuote(b, r.Time.UTC().Format(time.RFC3339Nano))
+	}
+	if r.Src.IsValid() {
+		b = append(b, `,"src":`...)
+		b = strconv.AppendQuote(b, r.Src.String())
+		b = append(b, `,"dst":`...)
+		b = strconv.AppendQuote(b, r.Dst.String())
+		b = append(b, `,"dir":`...)
+		b = strconv.AppendQuote(b, r.Dir.String())
+	}
 	switch r.Kind {
 	case flow.KindGameSpy:
 		gs, _ := json.Marshal(r.GameSpy)
 		b = append(b, `,"gamespy":`...)
 		b = append(b, gs...)
 	case flow.KindDamaged:
-		b = append(b, `,"peer":`...)
-		b = strconv.AppendInt(b, int64(r.Peer), 10)
-		b = append(b, `,"msg":`...)
-		b = strconv.AppendInt(b, int64(r.MsgIndex), 10)
-		b = append(b, `,"raw":"`...)
-		b = hex.AppendEncode(b, r.Raw)
-		b = append(b, '"')
+		if r.Src.IsValid() {
+			b = append(b, `,"peer":`...)
+			b = strconv.AppendInt(b, int64(r.Peer), 10)
+			b = append(b, `,"msg":`...)
+			b = strconv.AppendInt(b, int64(r.MsgIndex), 10)
+		}
+		if len(r.Raw) > 0 {
+			b = append(b, `,"raw":"`...)
+			b = hex.AppendEncode(b, r.Raw)
+			b = append(b, '"')
+		}
 	case flow.KindMessage:
 		b = oldAppendMessageJSON(b, r)
 	}

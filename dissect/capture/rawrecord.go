@@ -37,7 +37,7 @@ func (r *Reader) LastRecord() (rec RawRecord, ok bool) {
 // WriteRecord, so any link type can be written; NewWriter's link types are
 // only those WriteUDP can build frames for.
 func NewRecordWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
-	return newWriter(w, format, link)
+	return newWriter(w, format, link, "bcwire0")
 }
 
 // WriteRecord writes rec as it was captured: its bytes, time and original

@@ -60,17 +60,24 @@ type Writer struct {
 }
 
 // NewWriter writes the file header and returns a Writer. link must be
-// Ethernet, LinuxSLL, Loopback or RawIPv4.
+// Ethernet, LinuxSLL, Loopback or RawIPv4. A pcapng file names its one
+// interface bcwire0 (a generated capture has no real one).
 func NewWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
+	return NewWriterInterface(w, format, link, "bcwire0")
+}
+
+// NewWriterInterface is NewWriter for packets captured on the interface
+// ifName (eth0, lo), which a pcapng file names in its interface block.
+func NewWriterInterface(w io.Writer, format Format, link LinkType, ifName string) (*Writer, error) {
 	switch link {
 	case Ethernet, LinuxSLL, Loopback, RawIPv4:
 	default:
 		return nil, fmt.Errorf("capture: cannot write link type %v", link)
 	}
-	return newWriter(w, format, link)
+	return newWriter(w, format, link, ifName)
 }
 
-func newWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
+func newWriter(w io.Writer, format Format, link LinkType, ifName string) (*Writer, error) {
 	wr := &Writer{MTU: defaultMTU, link: link, format: format, bw: bufio.NewWriter(w)}
 	var h []byte
 	switch format {
@@ -98,8 +105,10 @@ func newWriter(w io.Writer, format Format, link LinkType) (*Writer, error) {
 			b = binary.LittleEndian.AppendUint16(b, uint16(link))
 			b = binary.LittleEndian.AppendUint16(b, 0)
 			b = binary.LittleEndian.AppendUint32(b, writerSnapLen)
-			b = appendNgOption(b, 2, []byte("bcwire0")) // if_name
-			b = appendNgOption(b, 9, []byte{9})         // if_tsresol: nanoseconds
+			if ifName != "" {
+				b = appendNgOption(b, 2, []byte(ifName)) // if_name
+			}
+			b = appendNgOption(b, 9, []byte{9}) // if_tsresol: nanoseconds
 			return appendNgOption(b, 0, nil)
 		})
 	default:

@@ -18,8 +18,9 @@ type Options struct {
 	Out     io.Writer
 }
 
-// NewCmdCipher builds `bcwire cipher`.
-func NewCmdCipher(out io.Writer) *cobra.Command {
+// NewCmdCipher builds `bcwire cipher`. runF, when set, is called with the
+// parsed options instead of running the command.
+func NewCmdCipher(out io.Writer, runF func(*Options) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cipher",
 		Short: "Encrypt or decrypt one datagram with the AlbyRules cipher",
@@ -41,7 +42,11 @@ Hex may contain spaces, colons, dashes and 0x prefixes, as pasted from logs.`,
 			Example: "  bcwire cipher " + name + " 01 00 00 00 00 00",
 			Args:    cobra.MinimumNArgs(1),
 			RunE: func(_ *cobra.Command, args []string) error {
-				return Run(&Options{Encrypt: enc, Hex: strings.Join(args, " "), Out: out})
+				o := &Options{Encrypt: enc, Hex: strings.Join(args, " "), Out: out}
+				if runF != nil {
+					return runF(o)
+				}
+				return Run(o)
 			},
 		})
 	}

@@ -20,11 +20,14 @@ type Caps struct {
 	IPFragmentSets  int
 	IPFragmentBytes int
 	Checksums       Checksums
+
+	flags *pflag.FlagSet // to tell a --workers 0 given from the zero value
 }
 
 // AddFlags registers the flags; sessions adds --max-sessions (for commands
 // that build sessions).
 func (c *Caps) AddFlags(f *pflag.FlagSet, sessions bool) {
+	c.flags = f
 	f.IntVar(&c.Workers, "workers", 1, "decrypt and split datagrams on N goroutines (the output is the same); useful on large captures")
 	f.IntVar(&c.FragmentSets, "max-frag-sets", flow.DefaultMaxFragmentSets, "cap on unfinished fragmented game messages held at once (oldest evicted first)")
 	f.IntVar(&c.FragmentBytes, "max-frag-bytes", flow.DefaultMaxFragmentBytes, "cap on the bytes of unfinished fragmented game messages")
@@ -41,7 +44,7 @@ func (c *Caps) AddFlags(f *pflag.FlagSet, sessions bool) {
 // Check rejects nonsensical values.
 func (c *Caps) Check() error {
 	switch {
-	case c.Workers < 0 || c.Workers > 256:
+	case c.Workers < 0 || c.Workers > 256 || c.Workers == 0 && c.flags != nil && c.flags.Changed("workers"):
 		return Usage("--workers %d: use 1 to 256", c.Workers)
 	case c.FragmentSets < 0, c.FragmentBytes < 0, c.Flows < 0, c.Servers < 0, c.IPFragmentSets < 0, c.IPFragmentBytes < 0, c.Sessions < 0:
 		return Usage("the --max-* caps must be positive")

@@ -5,7 +5,10 @@ package cliutil
 import (
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses, the same for every command.
@@ -58,4 +61,40 @@ func ParseHex(s string) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// AddServerFlag registers --server, which means the same in every command
+// that reads captures: the captured server(s) to look at.
+func AddServerFlag(f *pflag.FlagSet, servers *[]string) {
+	f.StringSliceVar(servers, "server", nil, "look only at the captured server `HOST:PORT` (repeatable), found on any port (default: every server found)")
+}
+
+// ParseServers reads --server values: HOST:PORT with a numeric address.
+func ParseServers(list []string) ([]netip.AddrPort, error) {
+	var out []netip.AddrPort
+	for _, s := range list {
+		ap, err := ParseServer(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ap)
+	}
+	return out, nil
+}
+
+// ParseServer reads one --server value.
+func ParseServer(s string) (netip.AddrPort, error) {
+	ap, err := netip.ParseAddrPort(s)
+	if err != nil {
+		return ap, Usage("--server %q: want HOST:PORT with a numeric IPv4 address, e.g. 10.0.0.1:22101", s)
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
+}
+
+// QuietUsage is what -q means in every command.
+const QuietUsage = "print no summary, progress or log lines on stderr (damage and errors still are)"
+
+// AddQuietFlag registers -q, --quiet.
+func AddQuietFlag(f *pflag.FlagSet, quiet *bool) {
+	f.BoolVarP(quiet, "quiet", "q", false, QuietUsage)
 }

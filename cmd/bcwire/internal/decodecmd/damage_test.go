@@ -16,9 +16,21 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/session"
 )
+
+// scanExit runs the session scan of stats, timeline and report on path and
+// returns its exit error.
+func scanExit(path string, caps cliutil.Caps) error {
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: &report.IO{Out: io.Discard, Err: io.Discard}, Files: []string{path},
+		Quiet: true, Session: caps.Session(session.Options{}), Workers: caps.Workers, Flow: caps.Flow(), Capture: caps.Capture()},
+		func(string, *session.Session) error { return nil })
+	if err != nil {
+		return err
+	}
+	return res.Err()
+}
 
 const battlePcap = "../../../../testdata/pcaps/battle.pcap"
 
@@ -44,9 +56,8 @@ func decodeFile(t *testing.T, name string, data []byte, workers int) (recs []jso
 		var s string
 		s, code = run(t, o)
 		out.WriteString(s[:bytes.IndexByte([]byte(s), 0)])
-		// stats must agree that the capture is damaged.
-		var sout, serr bytes.Buffer
-		err := statscmd.Run(&statscmd.Options{IO: &report.IO{Out: &sout, Err: &serr}, Files: []string{path}, Caps: cliutil.Caps{Workers: workers}})
+		// stats (the session scan) must agree that the capture is damaged.
+		err := scanExit(path, cliutil.Caps{Workers: workers})
 		scode := 0
 		if ee, ok := err.(*cliutil.ExitError); ok {
 			scode = ee.Code
@@ -499,13 +510,13 @@ func TestChecksumFlag(t *testing.T) {
 		t.Errorf("off: frame %d not dissected (exit %v)", frame, err)
 	}
 
-	// stats agrees, and takes the flag too.
+	// stats (the session scan) agrees, and takes the flag too.
 	for _, mode := range []string{"verify", "off"} {
-		o := &statscmd.Options{IO: &report.IO{Out: io.Discard, Err: io.Discard}, Files: []string{path}, Quiet: true}
-		if err := o.Caps.Checksums.Set(mode); err != nil {
+		var caps cliutil.Caps
+		if err := caps.Checksums.Set(mode); err != nil {
 			t.Fatal(err)
 		}
-		err := statscmd.Run(o)
+		err := scanExit(path, caps)
 		if mode == "verify" && (!errors.As(err, &ee) || !strings.Contains(err.Error(), "--checksums=off")) {
 			t.Errorf("stats --checksums=verify: %v", err)
 		}

@@ -5,13 +5,11 @@ package decodecmd
 import (
 	"fmt"
 	"net/netip"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/report"
@@ -35,8 +33,9 @@ type Options struct {
 	Caps    cliutil.Caps
 }
 
-// NewCmdDecode builds the cobra command.
-func NewCmdDecode(io *report.IO) *cobra.Command {
+// NewCmdDecode builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdDecode(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io, Peer: -1}
 	cmd := &cobra.Command{
 		Use:   "decode [flags] FILE...",
@@ -56,9 +55,10 @@ Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged (the damage is in the output), 2 for usage or I/O
 errors.`,
 		Example: `  bcwire decode testdata/pcaps/battle.pcap
-  bcwire decode -V --opcode StateUpdate -c 5 capture.pcapng
+  bcwire decode -V --opcode StateUpdate -c 100 capture.pcapng
   bcwire decode --json capture.pcap | jq 'select(.name == "CHAT")'
-  bcwire decode --dir S->C --server 10.0.0.1:22101 capture.pcap
+  bcwire decode --dir s2c --server 10.0.0.1:22101 capture.pcap
+  bcwire decode --dir 'C->S' --opcode CHAT capture.pcap
   bcwire decode --hex "01 02 03 06 C0 00 00 02 32 1B 80 ..." --plain
   bcwire decode --hex "FF D7 33 66 4C 5F 96 67 DF 00"`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -69,6 +69,9 @@ errors.`,
 			if o.Hex != "" && len(o.Files) > 0 {
 				return cliutil.Usage("--hex decodes one datagram; do not also give files")
 			}
+			if runF != nil {
+				return runF(o)
+			}
 			return Run(o)
 		},
 	}
@@ -78,11 +81,11 @@ errors.`,
 	f.StringVar(&o.Hex, "hex", "", "decode one datagram given as hex (as captured, i.e. encrypted, unless --plain)")
 	f.BoolVar(&o.Plain, "plain", false, "with --hex: the hex is already decrypted")
 	f.StringSliceVar(&o.Opcodes, "opcode", nil, "only game messages with these opcodes (names like StateUpdate or CHAT, or numbers like 0x1C); repeatable")
-	f.StringVar(&o.Dir, "dir", "", "only one direction: C->S (client to server) or S->C")
+	f.StringVar(&o.Dir, "dir", "", "only one direction: c2s (client to server) or s2c; 'C->S' and 'S->C' (quoted) too")
 	f.IntVar(&o.Peer, "peer", -1, "only datagrams with this peer id (1 = server, 2 = first client, 255 = connecting)")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as the server, and show only its flows (default: detect servers)")
-	f.IntVarP(&o.Count, "count", "c", 0, "stop after printing COUNT lines")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Caps.AddFlags(f, false)
 	return cmd
 }
@@ -119,7 +122,7 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	case "S->C", "S2C", "SC", "SERVER":
 		f.dir = game.ServerToClient
 	default:
-		return nil, nil, cliutil.Usage("--dir %q: use C->S or S->C", o.Dir)
+		return nil, nil, cliutil.Usage("--dir %q: use c2s or s2c (or 'C->S', 'S->C' in quotes)", o.Dir)
 	}
 	if o.Peer > 255 || o.Peer < -1 {
 		return nil, nil, cliutil.Usage("--peer %d: peer ids are 0-255", o.Peer)
@@ -127,20 +130,18 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	if len(o.Opcodes) > 0 {
 		f.opcodes = map[game.Opcode]bool{}
 		for _, s := range o.Opcodes {
-			op, ok := ParseOpcode(s)
+			op, ok := game.ParseOpcode(s)
 			if !ok {
 				return nil, nil, cliutil.Usage("--opcode %q: not an opcode name or number (e.g. StateUpdate, CHAT, 0x1C)", s)
 			}
 			f.opcodes[op] = true
 		}
 	}
-	var servers []netip.AddrPort
-	for _, s := range o.Servers {
-		ap, err := netip.ParseAddrPort(s)
-		if err != nil {
-			return nil, nil, cliutil.Usage("--server %q: want HOST:PORT with a numeric IPv4 address, e.g. 10.0.0.1:22101", s)
-		}
-		servers = append(servers, ap)
+	servers, err := cliutil.ParseServers(o.Servers)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, ap := range servers {
 		if f.servers == nil {
 			f.servers = map[netip.AddrPort]bool{}
 		}
@@ -149,18 +150,8 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	return f, servers, nil
 }
 
-// ParseOpcode accepts an opcode's name (case-insensitive) or number.
-func ParseOpcode(s string) (game.Opcode, bool) {
-	if n, err := strconv.ParseUint(s, 0, 8); err == nil {
-		return game.Opcode(n), true
-	}
-	for i := 0; i < 256; i++ {
-		if strings.EqualFold(game.Opcode(i).String(), s) {
-			return game.Opcode(i), true
-		}
-	}
-	return 0, false
-}
+// maxDamageLines caps the damaged records listed on stderr per file.
+const maxDamageLines = 20
 
 // Run decodes and prints.
 func Run(o *Options) error {
@@ -170,6 +161,9 @@ func Run(o *Options) error {
 	}
 	if err := o.Caps.Check(); err != nil {
 		return err
+	}
+	if o.Count < 0 {
+		return cliutil.Usage("-c %d: give the number of packets to read (0 for all)", o.Count)
 	}
 	format := report.DecodeText
 	switch {
@@ -181,9 +175,15 @@ func Run(o *Options) error {
 	p := report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
 	defer p.Flush()
 
-	printed := 0
 	var werr error
+	var damage []string // of the current file, for stderr
+	damagedHere := 0
 	emit := func(r *flow.Record) bool {
+		if r.Err != nil {
+			if damagedHere++; len(damage) < maxDamageLines {
+				damage = append(damage, cliutil.DamageText(r))
+			}
+		}
 		if !flt.keep(r) {
 			return true
 		}
@@ -191,20 +191,25 @@ func Run(o *Options) error {
 			werr = err
 			return false
 		}
-		printed++
-		return o.Count == 0 || printed < o.Count
+		return true
 	}
 
 	if o.Hex != "" {
 		return runHex(o, servers, emit)
 	}
 
-	damaged, badChecksums := 0, 0
+	damaged, badChecksums, read := 0, 0, 0
 	for _, path := range o.Files {
-		rd, err := capture.OpenWithOptions(path, o.Caps.Capture())
+		damage, damagedHere = damage[:0], 0
+		cf, err := cliutil.OpenCapture(path, o.Caps.Capture())
 		if err != nil {
 			p.Flush()
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+			return err
+		}
+		// -c counts packets read, in all the files together.
+		var rd flow.Source = cf.R
+		if o.Count > 0 {
+			rd = cliutil.FirstPackets(cf.R, o.Count-read)
 		}
 		fopts := o.Caps.Flow()
 		fopts.Servers = servers
@@ -215,21 +220,30 @@ func Run(o *Options) error {
 		} else {
 			sum, err = flow.Run(rd, tr, emit)
 		}
-		rd.Close()
+		cf.Close()
 		if err != nil {
 			p.Flush()
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+			return cliutil.IOError(path, err)
 		}
 		if werr != nil {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: werr}
 		}
 		damaged += sum.Damage
 		badChecksums += sum.Capture.BadChecksums
+		p.Flush()
 		if !o.Quiet {
-			p.Flush()
 			printSummary(o.IO, path, sum)
 		}
-		if o.Count > 0 && printed >= o.Count {
+		// The damage goes to stderr too, so that it survives a pipe into
+		// jq or an output sent to /dev/null.
+		for _, d := range damage {
+			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, d)
+		}
+		if damagedHere > len(damage) {
+			fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, damagedHere-len(damage))
+		}
+		read += sum.Capture.Records
+		if o.Count > 0 && read >= o.Count {
 			break
 		}
 	}
@@ -237,7 +251,7 @@ func Run(o *Options) error {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
 	if damaged > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (listed above and in the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
 	}
 	return nil
 }

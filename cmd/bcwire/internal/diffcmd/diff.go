@@ -5,13 +5,12 @@ package diffcmd
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/bcwire/bcwire/session/diff"
@@ -24,7 +23,8 @@ type Options struct {
 	Ours      string
 	Stock     string
 	JSON      bool
-	HTML      string
+	Output    string // HTML page, -o
+	Force     bool
 	RulesFile string
 	FailOn    string
 	Show      string
@@ -34,11 +34,15 @@ type Options struct {
 	RateRatio float64
 	Servers   []string
 	Quiet     bool
-	Checksums cliutil.Checksums
+	// LatencySet and RateRatioSet say the flags were given, so that they
+	// override a rules file.
+	LatencySet, RateRatioSet bool
+	Checksums                cliutil.Checksums
 }
 
-// NewCmdDiff builds the cobra command.
-func NewCmdDiff(io *report.IO) *cobra.Command {
+// NewCmdDiff builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdDiff(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OURS STOCK",
@@ -81,7 +85,7 @@ Exit status: 0 when no difference reaches the --fail-on severity, 1 when
 some do, 2 for usage or I/O errors.`,
 		Example: `  bcwire diff ours.pcap stock.pcap
   bcwire diff --json ours.pcap stock.pcap | jq '.differences[] | select(.severity=="critical")'
-  bcwire diff --html diff.html --fail-on major ours.pcapng stock.pcapng
+  bcwire diff -o diff.html --fail-on major ours.pcapng stock.pcapng
   bcwire diff --ignore 'Settings.map' --latency 250ms ours.pcap stock.pcap
   bcwire diff --rules rules.json --show minor ours.pcap stock.pcap`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -89,12 +93,18 @@ some do, 2 for usage or I/O errors.`,
 				return cliutil.Usage("give two capture files, OURS and STOCK (see --help)")
 			}
 			o.Ours, o.Stock = args[0], args[1]
-			return Run(o, c.Flags().Changed("latency"), c.Flags().Changed("rate-ratio"))
+			o.LatencySet, o.RateRatioSet = c.Flags().Changed("latency"), c.Flags().Changed("rate-ratio")
+			if runF != nil {
+				return runF(o)
+			}
+			return Run(o)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, `print {"differences":[...],"shared_findings":[...],"summary":{...}}`)
-	f.StringVar(&o.HTML, "html", "", "also write the comparison as an HTML page to `FILE`")
+	f.StringVarP(&o.Output, "output", "o", "", "also write the comparison as an HTML page to `FILE`")
+	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
+	cliutil.ReplacedFlag(f, "html", "", "--html is now -o FILE")
 	f.StringVar(&o.RulesFile, "rules", "", "read tolerances and thresholds from a JSON rules `FILE`")
 	f.StringVar(&o.FailOn, "fail-on", "minor", "exit 1 when a difference of this `SEVERITY` or worse is found (info, minor, major, critical)")
 	f.StringVar(&o.Show, "show", "info", "list only differences of this `SEVERITY` or worse")
@@ -102,14 +112,14 @@ some do, 2 for usage or I/O errors.`,
 	f.StringSliceVar(&o.Compare, "compare", nil, "compare fields the defaults tolerate again (`PATTERN` exactly as listed in the defaults, e.g. '*.player_name')")
 	f.DurationVar(&o.Latency, "latency", 100*time.Millisecond, "tolerated difference in reply latency")
 	f.Float64Var(&o.RateRatio, "rate-ratio", 1.5, "flag rates whose ratio ours/stock is beyond this or its inverse")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server in both captures (default: detect servers)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
 
 // Run compares the captures and prints the result.
-func Run(o *Options, latencySet, ratioSet bool) error {
+func Run(o *Options) error {
 	rules := diff.DefaultRules()
 	if o.RulesFile != "" {
 		r, err := diff.LoadRules(o.RulesFile)
@@ -128,18 +138,24 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 	}
 	rules.Ignore = append(rules.Ignore, o.Ignore...)
 	rules.Strict(o.Compare...)
-	if latencySet || o.RulesFile == "" {
+	if o.LatencySet || o.RulesFile == "" {
 		rules.Latency = diff.Duration(o.Latency)
 	}
-	if ratioSet || o.RulesFile == "" {
+	if o.RateRatioSet || o.RulesFile == "" {
 		rules.RateRatio = o.RateRatio
 	}
 	if err := rules.Check(); err != nil {
 		return cliutil.Usage("%v", err)
 	}
-	servers, err := timelinecmd.ParseServers(o.Servers)
+	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
+	}
+	out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+	if o.Output != "" {
+		if err := out.Check(o.Ours, o.Stock, o.RulesFile); err != nil {
+			return err
+		}
 	}
 	ours, err := load(o, o.Ours, servers, &rules)
 	if err != nil {
@@ -159,19 +175,22 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 	res := diff.Compare(ours, stock, &rules)
 	failing := res.Count(failOn)
 	res.Filter(show)
-	if o.JSON {
+	switch {
+	case o.Output == "-": // the page is stdout
+	case o.JSON:
 		enc := json.NewEncoder(o.IO.Out)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(res)
-	} else {
+	default:
 		err = report.WriteDiffText(o.IO.Out, res, o.IO.Color)
 	}
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	if o.HTML != "" {
-		if err := writeHTML(o.HTML, res); err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	if o.Output != "" {
+		err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error { return report.WriteDiffHTML(w, res, "") })
+		if err != nil {
+			return cliutil.IOError(o.Output, err)
 		}
 	}
 	if failing > 0 {
@@ -183,23 +202,11 @@ func Run(o *Options, latencySet, ratioSet bool) error {
 
 func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) (*diff.Capture, error) {
 	b := diff.NewBuilder(filepath.Base(path), rules)
-	_, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: []string{path}, Servers: servers,
+	_, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: []string{path}, Servers: servers,
 		Quiet: o.Quiet, Record: b.Add, Session: session.Options{}, Capture: o.Checksums.Options()},
 		func(_ string, s *session.Session) error { b.AddSession(s); return nil })
 	if err != nil {
 		return nil, err
 	}
 	return b.Finish(), nil
-}
-
-func writeHTML(path string, res *diff.Result) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteDiffHTML(f, res, ""); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

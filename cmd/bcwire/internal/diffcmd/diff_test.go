@@ -20,7 +20,7 @@ import (
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := NewCmdDiff(&report.IO{Out: &out, Err: &errb})
+	cmd := NewCmdDiff(&report.IO{Out: &out, Err: &errb}, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(&errb)
 	cmd.SetErr(&errb)
@@ -92,9 +92,9 @@ func TestDiffCommand(t *testing.T) {
 		t.Errorf("--fail-on critical: exit %d", code)
 	}
 
-	// --json: the documented keys; --html: a page with the differences.
+	// --json: the documented keys; -o: a page with the differences.
 	html := filepath.Join(dir, "diff.html")
-	out, errs, code = run(t, "-q", "--json", "--html", html, ours, stock)
+	out, errs, code = run(t, "-q", "--json", "-o", html, ours, stock)
 	if code != 1 {
 		t.Fatalf("--json: exit %d %s", code, errs)
 	}
@@ -161,10 +161,60 @@ func TestDiffUsageErrors(t *testing.T) {
 		{[]string{"--ignore", "[bad", stock, stock}, "ignore pattern"},
 		{[]string{"--rate-ratio", "0.5", stock, stock}, "rate_ratio"},
 		{[]string{"-q", empty, stock}, "no Bridge Commander sessions"},
+		// The old --html FILE, typed as a switch, once replaced OURS.
+		{[]string{"--html", stock, stock, stock}, "-o FILE"},
+		{[]string{"-o", stock, stock, stock}, "inputs"},
+		{[]string{"-o", filepath.Join(dir, ".", "stock.pcap"), empty, stock}, "inputs"},
 	} {
 		_, errs, code := run(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %q", c.args, code, errs)
 		}
+	}
+}
+
+// -o never destroys a capture: not an input (by name or through a link),
+// not another capture without --force, and a failed run leaves the old page.
+func TestDiffOutputKeepsFiles(t *testing.T) {
+	dir := t.TempDir()
+	stock := write(t, dir, "stock.pcap", synth.Config{Players: 1, Duration: 10 * time.Second, Seed: 1})
+	before, _ := os.ReadFile(stock)
+	link := filepath.Join(dir, "link.html")
+	if err := os.Symlink(stock, link); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.pcap")
+	os.WriteFile(other, before, 0o644)
+	for _, args := range [][]string{
+		{"-q", "-o", stock, stock, stock},
+		{"-q", "-o", link, stock, stock},
+		{"-q", "-o", other, stock, stock},
+		{"-q", "--html", stock, stock, stock},
+	} {
+		if _, errs, code := run(t, args...); code != 2 || !strings.Contains(errs, args[2]) && !strings.Contains(errs, "-o FILE") {
+			t.Errorf("%v: exit %d, %q; want 2 naming the file", args, code, errs)
+		}
+	}
+	for _, p := range []string{stock, other} {
+		if b, _ := os.ReadFile(p); !bytes.Equal(b, before) {
+			t.Errorf("%s changed", p)
+		}
+	}
+	if _, errs, code := run(t, "-q", "--force", "-o", other, stock, stock); code != 0 {
+		t.Fatalf("--force: exit %d %s", code, errs)
+	}
+	if b, _ := os.ReadFile(other); !bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) {
+		t.Errorf("--force did not write the page")
+	}
+	// A run that fails (the second capture is missing) leaves the page.
+	page, _ := os.ReadFile(other)
+	if _, _, code := run(t, "-q", "-o", other, stock, filepath.Join(dir, "none.pcap")); code != 2 {
+		t.Errorf("missing input: exit %d", code)
+	}
+	if b, _ := os.ReadFile(other); !bytes.Equal(b, page) {
+		t.Errorf("failed run changed %s", other)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.partial")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }

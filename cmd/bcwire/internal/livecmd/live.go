@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -42,7 +41,8 @@ type Options struct {
 	Verbose    bool
 	StatsEvery time.Duration
 	Servers    []string
-	Quiet      bool // no per-message lines
+	StatsOnly  bool // no per-message lines
+	Quiet      bool // nothing on stderr but errors and --stats-every
 	Promisc    bool
 	Snaplen    int
 	Checksums  cliutil.Checksums
@@ -54,8 +54,9 @@ type Options struct {
 	Ready func()
 }
 
-// NewCmdLive builds the cobra command.
-func NewCmdLive(io *report.IO) *cobra.Command {
+// NewCmdLive builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdLive(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE [flags]",
@@ -77,9 +78,12 @@ when the decoder confirms a Bridge Commander server or a GameSpy reply on a
 new port, the kernel filter is re-installed with that port added, so the
 clients' traffic to it is captured from then on (a note on stderr says so).
 
--w also writes every captured packet to a pcapng file (flushed every second,
-so a crash loses little) that Wireshark and 'bcwire decode' read; decoding it
-later gives the same lines, frame numbers included.
+-w also writes every captured packet to a pcapng file that Wireshark and
+'bcwire decode' read; decoding it later gives the same lines, frame numbers
+included. While capturing, the file grows beside its name as
+.NAME.*.partial (flushed every second, so a crash loses little: the data is
+there) and is renamed to NAME when the capture ends, so an existing NAME is
+only replaced by a complete capture.
 
 --stats-every prints a summary line on stderr: sessions, datagrams and bytes
 per second, retransmissions, damaged messages and kernel drops. When the
@@ -93,12 +97,15 @@ Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged, 2 for usage errors, a missing interface or
 permission, or an I/O error.`,
 		Example: `  sudo bcwire live -i eth0
-  sudo bcwire live -i eth0 --port 22101 -w server.pcapng --stats-every 10s -q
+  sudo bcwire live -i eth0 --port 22101 -w server.pcapng --stats-every 10s --stats-only
   sudo bcwire live -i lo --json -c 1000 | jq 'select(.name == "CHAT")'
   sudo bcwire live -i eth0 --auto --duration 1h -w night.pcapng
   sudo bcwire live -i eth0 -f "udp port 22101 and not host 10.0.0.7"`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(o)
+			}
 			return Run(o)
 		},
 	}
@@ -113,8 +120,9 @@ permission, or an I/O error.`,
 	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print every field of each message")
 	f.BoolVar(&o.JSON, "json", false, "print NDJSON: one object per transport message")
 	f.DurationVar(&o.StatsEvery, "stats-every", 0, "print a summary line on stderr this often (e.g. 10s)")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print messages, only the statistics")
+	cliutil.AddServerFlag(f, &o.Servers)
+	f.BoolVar(&o.StatsOnly, "stats-only", false, "do not print messages, only the statistics")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
 	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
 	o.Checksums.AddFlag(f)
@@ -135,7 +143,7 @@ func Run(o *Options) error {
 	if o.Snaplen < 64 || o.Snaplen > 262144 {
 		return cliutil.Usage("--snaplen %d: use 64-262144", o.Snaplen)
 	}
-	servers, err := timelinecmd.ParseServers(o.Servers)
+	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
@@ -154,14 +162,17 @@ func Run(o *Options) error {
 	l.h = h
 
 	if o.Write != "" {
-		f, err := os.Create(o.Write)
-		if err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
+			return err
 		}
-		defer f.Close()
-		w, err := capture.NewWriter(f, capture.PCAPNG, h.LinkType())
+		f, err := cliutil.Create(o.Write)
 		if err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Write, err)}
+			return cliutil.IOError(o.Write, err)
+		}
+		defer f.Abort() // after a failure; a clean end commits first
+		w, err := capture.NewWriterInterface(f, capture.PCAPNG, h.LinkType(), o.Iface)
+		if err != nil {
+			return cliutil.IOError(o.Write, err)
 		}
 		l.w, l.wf = w, f
 	}
@@ -199,10 +210,11 @@ type liveRun struct {
 	base    *pcapfilter.Expr
 	learned map[uint16]bool // server ports the --auto filter passes
 	w       *capture.Writer
-	wf      *os.File
+	wf      *cliutil.AtomicFile
 	werr    error
 	err     *bufio.Writer
 
+	keep      func(*flow.Record) bool // --server
 	p         *report.DecodePrinter
 	b         *session.Builder
 	tr        *flow.Tracker
@@ -259,17 +271,22 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		_ = l.sp.Session(o.Iface, s)
 	})
 	l.tr = flow.New(flow.Options{Servers: servers})
+	if len(servers) > 0 {
+		l.keep = cliutil.KeepServers(servers)
+	}
 	l.start = time.Now()
 	l.lastTick, l.lastFlush = l.start, l.start
 
 	src := &live.Source{H: l.h, Ctx: ctx, MaxFrames: o.Count, OnFrame: l.frame, Tick: l.tick,
 		Capture: o.Checksums.Options()}
-	fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
-	if o.Write != "" {
-		fmt.Fprintf(l.err, ", writing %s", o.Write)
+	if !o.Quiet {
+		fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
+		if o.Write != "" {
+			fmt.Fprintf(l.err, ", writing %s (as %s until the end)", o.Write, l.wf.Name())
+		}
+		fmt.Fprintln(l.err, " (Ctrl-C stops)")
+		l.err.Flush()
 	}
-	fmt.Fprintln(l.err, " (Ctrl-C stops)")
-	l.err.Flush()
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -279,6 +296,9 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	if l.w != nil {
 		if err := l.w.Flush(); err != nil && l.werr == nil {
 			l.werr = err
+		}
+		if l.werr == nil {
+			l.werr = l.wf.Commit()
 		}
 	}
 	l.final(sum, src.Frames())
@@ -322,12 +342,18 @@ func (l *liveRun) record(r *flow.Record) bool {
 	if r.Err != nil {
 		l.damaged++
 	}
+	if l.keep != nil && !l.keep(r) {
+		if l.o.Auto {
+			l.learn(r)
+		}
+		return true
+	}
 	l.b.Add(r)
 	l.countRetransmission(r)
 	if l.o.Auto {
 		l.learn(r)
 	}
-	if !l.o.Quiet {
+	if !l.o.StatsOnly && (l.keep == nil || l.keep(r)) {
 		if err := l.p.Print(r); err != nil {
 			l.printErr = err
 			return false
@@ -413,6 +439,9 @@ func byteRate(b float64) string {
 // final prints the session summaries, the statistics table and the kernel's
 // counts on stderr.
 func (l *liveRun) final(sum flow.Summary, frames int) {
+	if l.o.Quiet {
+		return
+	}
 	w := l.err
 	fmt.Fprintf(w, "\nbcwire live: %s on %s: %d packets captured, %d Bridge Commander datagrams, %d GameSpy, %d other UDP, %d sessions",
 		time.Since(l.start).Round(time.Millisecond), l.o.Iface, frames, sum.Flow.Datagrams, sum.Flow.GameSpy, sum.Flow.OtherUDP, l.sessions)
@@ -423,7 +452,7 @@ func (l *liveRun) final(sum flow.Summary, frames int) {
 	if st, err := l.h.Stats(); err == nil {
 		fmt.Fprintf(w, "bcwire live: kernel: %d packets passed the filter, %d dropped", st.Packets, st.Drops)
 		if st.Drops > 0 {
-			fmt.Fprint(w, " (the decoder fell behind: use a narrower -f, or -q)")
+			fmt.Fprint(w, " (the decoder fell behind: use a narrower -f, or --stats-only)")
 		}
 		fmt.Fprintln(w)
 	} else {

@@ -220,6 +220,20 @@ func TestLiveMatchesFile(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatalf("live stopped by the timeout, not by -c %d (datagrams lost?)\n%s", rp.Datagrams, stderr.String())
 			}
+			// The -w file grew under a temporary name and was renamed at the end.
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*.partial")); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+			// ... and names the interface it was captured on.
+			if rd, err := capture.Open(out); err != nil {
+				t.Error(err)
+			} else {
+				rd.Next()
+				if info, _ := rd.Interface(0); info.Name != "lo" {
+					t.Errorf("-w file names interface %q, want lo", info.Name)
+				}
+				rd.Close()
+			}
 
 			liveLines := splitLines(stdout.String())
 			want := opcodeCounts(t, decodeLines(t, path, nil))

@@ -1,18 +1,16 @@
 package livecmd
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/replay"
 )
 
 // serveVerify replays a capture the way the issue asks: `serve --replay`
@@ -26,7 +24,6 @@ type serveVerify struct {
 	path      string
 	done      chan error
 	cancel    context.CancelFunc
-	out, errb bytes.Buffer
 }
 
 // startServeVerify starts `serve --replay path` on 127.0.0.1 and counts
@@ -50,13 +47,29 @@ func startServeVerify(t *testing.T, path string) *serveVerify {
 	}
 	rd.Close()
 
-	ready := make(chan net.Addr, 1)
-	o := &servecmd.Options{IO: &report.IO{Out: &sv.out, Err: &sv.errb}, Replay: path,
-		Listen: "127.0.0.1:0", Timing: "asap", Quiet: true, ExitOnDone: true,
-		Ready: func(a net.Addr) { ready <- a }}
+	c, err := replay.Load(path, replay.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv.Server = pc.LocalAddr().(*net.UDPAddr).AddrPort()
+	srv := replay.NewServer(c, replay.ServerOptions{Timing: replay.TimingASAP})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	sv.cancel = cancel
-	go func() { sv.done <- servecmd.RunReplay(ctx, o) }()
+	go func() {
+		defer pc.Close()
+		// As --exit-when-done: stop once every captured session is played.
+		go func() {
+			for ctx.Err() == nil && !srv.AllDone() {
+				time.Sleep(20 * time.Millisecond)
+			}
+			cancel()
+		}()
+		sv.done <- srv.Serve(ctx, pc)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -65,14 +78,6 @@ func startServeVerify(t *testing.T, path string) *serveVerify {
 			t.Error("serve --replay did not stop within 5s")
 		}
 	})
-	select {
-	case a := <-ready:
-		sv.Server = a.(*net.UDPAddr).AddrPort()
-	case err := <-sv.done:
-		t.Fatalf("serve --replay ended at once: %v\n%s", err, sv.errb.String())
-	case <-time.After(5 * time.Second):
-		t.Fatal("serve --replay did not listen within 5s")
-	}
 	return sv
 }
 
@@ -80,18 +85,24 @@ func startServeVerify(t *testing.T, path string) *serveVerify {
 // fails unless every captured answer came back identical; then it waits
 // for serve to finish (--exit-when-done) so every datagram has been sent.
 func (sv *serveVerify) Send(ctx context.Context) error {
-	var out, errb bytes.Buffer
-	err := verifycmd.Run(ctx, &verifycmd.Options{IO: &report.IO{Out: &out, Err: &errb}, File: sv.path,
-		Target: sv.Server.String(), Mode: "exact", Timing: "asap", Timeout: time.Second, GiveUp: 5,
-		Listen: func() (net.PacketConn, error) { return net.ListenPacket("udp4", "127.0.0.1:0") }})
+	c, err := replay.Load(sv.path, replay.LoadOptions{})
 	if err != nil {
-		return &replayError{what: "verify", err: err, out: out.String() + errb.String()}
+		return err
+	}
+	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: sv.Server, Mode: replay.ModeExact, Timing: replay.TimingASAP,
+		AnswerTimeout: time.Second, GiveUp: 5,
+		Listen: func() (net.PacketConn, error) { return net.ListenPacket("udp4", "127.0.0.1:0") }})
+	if err == nil && !res.Summary.OK {
+		err = fmt.Errorf("answers differ: %+v", res.Summary)
+	}
+	if err != nil {
+		return &replayError{what: "verify", err: err}
 	}
 	select {
 	case err := <-sv.done:
 		sv.done <- err // for the cleanup
 		if err != nil {
-			return &replayError{what: "serve --replay", err: err, out: sv.out.String() + sv.errb.String()}
+			return &replayError{what: "serve --replay", err: err}
 		}
 	case <-ctx.Done():
 		return ctx.Err()

@@ -5,12 +5,10 @@ package reportcmd
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -21,6 +19,7 @@ type Options struct {
 	IO      *report.IO
 	Files   []string
 	Output  string // "-" for stdout
+	Force   bool   // replace an existing capture at Output
 	Title   string
 	Servers []string
 	Timeout time.Duration
@@ -31,8 +30,9 @@ type Options struct {
 	MaxDamageLines int
 }
 
-// NewCmdReport builds the cobra command.
-func NewCmdReport(io *report.IO) *cobra.Command {
+// NewCmdReport builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdReport(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "report [flags] FILE...",
@@ -61,36 +61,41 @@ same), 2 for usage or I/O errors.`,
 			if len(o.Files) == 0 {
 				return cliutil.Usage("give one or more capture files (see --help)")
 			}
+			if runF != nil {
+				return runF(o)
+			}
 			return Run(o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "report.html", `write the page to FILE ("-" for stdout)`)
+	f.StringVarP(&o.Output, "output", "o", "report.html", "write the page to `FILE` (\"-\" for stdout)")
+	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
 	f.StringVar(&o.Title, "title", "", "page title (default: the capture file names)")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
-	f.DurationVar(&o.Timeout, "timeout", 45*time.Second, "end a session after this much capture time without traffic")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
 
 // Run reads the captures and writes the page.
 func Run(o *Options) error {
-	servers, err := timelinecmd.ParseServers(o.Servers)
+	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
+		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
-	if o.Output == "" {
-		return cliutil.Usage("--output: give a file name or - for stdout")
+	out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+	if err := out.Check(o.Files...); err != nil {
+		return err
 	}
 	if o.MaxDamageLines <= 0 {
 		o.MaxDamageLines = 20
 	}
 	rep := report.NewHTMLReport(report.HTMLOptions{Title: o.Title})
-	res, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
 		Record: rep.Record, Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {
@@ -110,29 +115,13 @@ func Run(o *Options) error {
 // write renders the page into a temporary file beside the output and
 // renames it, so a failed run leaves no half-written report.
 func write(o *Options, rep *report.HTMLReport, totals *session.Counts) error {
-	if o.Output == "-" {
-		return rep.Write(o.IO.Out, o.Files, totals)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.Output), ".bcwire-report-*.html")
+	err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
+		return rep.Write(w, o.Files, totals)
+	})
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if err := rep.Write(tmp, o.Files, totals); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), o.Output); err != nil {
-		return err
-	}
-	if !o.Quiet {
+	if !o.Quiet && o.Output != "-" {
 		fmt.Fprintf(o.IO.Err, "wrote %s\n", o.Output)
 	}
 	return nil

@@ -58,7 +58,7 @@ func TestRun(t *testing.T) {
 	if stdout.Len() != 0 {
 		t.Errorf("stdout not empty")
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, ".bcwire-report-*"))
+	left, _ := filepath.Glob(filepath.Join(dir, ".*.partial"))
 	if len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}

@@ -2,10 +2,11 @@ package root
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"runtime"
 	"runtime/pprof"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/spf13/cobra"
 )
 
@@ -14,7 +15,7 @@ import (
 // written whether the command succeeds or not.
 type profiling struct {
 	cpuPath, memPath string
-	cpuFile          *os.File
+	cpuFile          *cliutil.AtomicFile
 }
 
 func (p *profiling) addFlags(root *cobra.Command) {
@@ -33,12 +34,12 @@ func (p *profiling) start() error {
 	if p.cpuPath == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpuPath)
+	f, err := cliutil.Create(p.cpuPath)
 	if err != nil {
 		return err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+		f.Abort()
 		return err
 	}
 	p.cpuFile = f
@@ -49,21 +50,18 @@ func (p *profiling) start() error {
 func (p *profiling) stop() error {
 	if p.cpuFile != nil {
 		pprof.StopCPUProfile()
-		if err := p.cpuFile.Close(); err != nil {
+		f := p.cpuFile
+		p.cpuFile = nil
+		if err := f.Commit(); err != nil {
 			return err
 		}
-		p.cpuFile = nil
 	}
 	if p.memPath == "" {
 		return nil
 	}
-	f, err := os.Create(p.memPath)
+	err := cliutil.WriteFile(p.memPath, nil, func(w io.Writer) error { return pprof.Lookup("allocs").WriteTo(w, 0) })
 	if err != nil {
-		return err
-	}
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-		f.Close()
 		return fmt.Errorf("--memprofile: %w", err)
 	}
-	return f.Close()
+	return nil
 }

@@ -5,6 +5,7 @@ package root
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
@@ -38,15 +39,54 @@ Start with:
   bcwire decode testdata/pcaps/battle.pcap`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
+		RunE:          needSubcommand,
 	}
+	root.SetVersionTemplate("bcwire {{.Version}}\n")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
-	root.AddCommand(decodecmd.NewCmdDecode(io), ciphercmd.NewCmdCipher(io.Out),
-		timelinecmd.NewCmdTimeline(io), statscmd.NewCmdStats(io), synthcmd.NewCmdSynth(io),
-		reportcmd.NewCmdReport(io), livecmd.NewCmdLive(io))
-	root.AddCommand(servecmd.NewCmdServe(io), verifycmd.NewCmdVerify(io), diffcmd.NewCmdDiff(io))
+	root.SetHelpCommand(newCmdHelp())
+	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
+		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
+		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil))
+	root.AddCommand(servecmd.NewCmdServe(io, nil), verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
 	prof.addFlags(root)
+	for _, c := range root.Commands() {
+		if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
+			c.RunE = needSubcommand // bcwire cipher
+		}
+	}
 	return root
+}
+
+// needSubcommand runs for a command that only groups others: the help on
+// stderr, and exit 2.
+func needSubcommand(c *cobra.Command, args []string) error {
+	c.SetOut(c.ErrOrStderr())
+	_ = c.Help()
+	if !c.HasParent() {
+		return cliutil.Usage("give a command (see above)")
+	}
+	return cliutil.Usage("%s needs one of its commands (see above)", c.CommandPath())
+}
+
+// newCmdHelp is cobra's help command, except that an unknown topic is a
+// usage error (exit 2) rather than a message and exit 0.
+func newCmdHelp() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			root := c.Root()
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 || target == nil {
+				return cliutil.Usage("no help topic %q (the commands are listed by 'bcwire help')", strings.Join(args, " "))
+			}
+			target.InitDefaultHelpFlag()
+			target.InitDefaultVersionFlag()
+			return target.Help()
+		},
+	}
 }
 
 // Execute runs bcwire with args and returns the exit status.

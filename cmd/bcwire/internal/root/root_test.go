@@ -149,11 +149,21 @@ func TestDecodeJSONKeysAndFilters(t *testing.T) {
 	if n := strings.Count(out, "\n"); n != 1 {
 		t.Errorf("--peer 2:\n%s", out)
 	}
+	// -c counts packets read, as tshark's: frame 1 holds two messages.
 	out, _, _ = run(t, "decode", "-c", "2", path)
-	if n := strings.Count(out, "\n"); n != 2 {
+	if n := strings.Count(out, "\n"); n != 3 || strings.Contains(out, "10.0.1.11:50007") {
 		t.Errorf("-c 2:\n%s", out)
 	}
-	out, _, _ = run(t, "decode", "-V", "--opcode", "0x2C", "-c", "1", path)
+	// ... in all the files together: 3 packets of the first, 1 of the second.
+	out, errs, _ = run(t, "decode", "-c", "4", path, path)
+	if n := strings.Count(out, "\n"); n != 6 || !strings.Contains(errs, ": 3 records") || !strings.Contains(errs, ": 1 records") {
+		t.Errorf("-c 4 over two files:\n%s%s", out, errs)
+	}
+	out, _, _ = run(t, "decode", "--opcode", "chat", "-c", "1", path)
+	if out != "" {
+		t.Errorf("--opcode chat -c 1: the first packet holds no chat:\n%s", out)
+	}
+	out, _, _ = run(t, "decode", "-V", "--opcode", "0x2C", "-c", "2", path)
 	if !strings.Contains(out, `text: "gg"`) {
 		t.Errorf("-V:\n%s", out)
 	}

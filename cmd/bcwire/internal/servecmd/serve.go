@@ -1,5 +1,5 @@
 // Package servecmd implements `bcwire serve`. Without --replay it runs the
-// native server (package nativecmd, server/native); with --replay CAPTURE
+// native server (native.go, server/native); with --replay CAPTURE
 // it stands in for the captured server and answers live clients byte for
 // byte from the capture (package server/replay).
 package servecmd
@@ -9,8 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	stdio "io"
 	"net"
-	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/nativecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/spf13/cobra"
@@ -33,10 +32,14 @@ type Options struct {
 	Listen     string
 	Timing     string
 	Strict     bool
-	JSON       string // file for the JSON report ("-" for stdout)
+	JSON       bool   // the report as JSON on stdout instead of the table
+	Output     string // also write the JSON report to this file ("-" for stdout)
+	Force      bool
 	Server     string // the captured server to replay, when there are several
 	Quiet      bool
 	ExitOnDone bool
+	// Native holds the native server's flags (and --listen, --port).
+	Native *NativeOptions
 
 	// Ready, when set, is called with the bound address once the server
 	// listens (tests use it with --listen 127.0.0.1:0).
@@ -44,10 +47,11 @@ type Options struct {
 }
 
 // NewCmdServe builds the cobra command: the native server, or with
-// --replay the stand-in for a captured server. Both share --listen.
-func NewCmdServe(io *report.IO) *cobra.Command {
+// --replay the stand-in for a captured server. Both share --listen. runF,
+// when set, is called with the parsed options instead of running.
+func NewCmdServe(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
-	var no *nativecmd.Options
+	var no *NativeOptions
 	cmd := &cobra.Command{
 		Use:   "serve [--replay CAPTURE] [flags]",
 		Short: "Run a dedicated server: the native one, or a stand-in that answers from a capture",
@@ -107,14 +111,15 @@ script reaches them. Use the same timing for 'bcwire verify' against it.
 
 On exit (Ctrl-C, or --exit-when-done) it prints per session the client
 datagrams matched, mismatched, skipped and repeated, the server datagrams
-sent and the fields rewritten; --json FILE writes the same as JSON.
+sent and the fields rewritten; --json prints it as JSON instead, and
+-o FILE also writes the JSON to FILE.
 
 Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 2 for usage or I/O errors.`,
 		Example: `  # the native server
   bcwire serve --name "Friday night" --max-players 4 --time-limit 20
   bcwire serve --config server.toml --log-json 2>server.log
-  bcwire serve --write native.pcap --stop-after 5m   # capture for bcwire decode / diff
+  bcwire serve -w native.pcap --stop-after 5m   # capture for bcwire decode / diff
   bcwire serve --print-manifest > manifest.toml      # then edit, and:
   bcwire serve --checksum-manifest manifest.toml
 
@@ -124,9 +129,33 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
   bcwire serve --replay testdata/pcaps/lossy.pcap --listen 127.0.0.1:22101 --timing asap
   bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
   # stop after every captured session has been played; keep a JSON report
-  bcwire serve --replay join.pcap --exit-when-done --json serve.json`,
-		Args: cobra.NoArgs,
+  bcwire serve --replay join.pcap --exit-when-done -o serve.json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return cliutil.Usage("serve takes no arguments, got %q (--json is a switch; write the report with -o FILE)", args[0])
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.Replay == "" {
+				if name := firstChanged(c, replayOnly); name != "" {
+					return cliutil.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
+				}
+			} else {
+				if name := firstChanged(c, nativeOnly); name != "" {
+					return cliutil.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
+				}
+				o.Listen = no.Listen
+				if o.Listen == "" {
+					o.Listen = ":" + strconv.Itoa(no.Port)
+				} else if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+					o.Listen = net.JoinHostPort(o.Listen, strconv.Itoa(no.Port))
+				}
+			}
+			o.Native = no
+			if runF != nil {
+				return runF(o)
+			}
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -134,32 +163,22 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if o.Replay == "" {
-				if name := firstChanged(c, replayOnly); name != "" {
-					return cliutil.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
-				}
-				return nativecmd.Run(ctx, io, no)
-			}
-			if name := firstChanged(c, nativeOnly); name != "" {
-				return cliutil.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
-			}
-			o.Listen = no.Listen
-			if o.Listen == "" {
-				o.Listen = ":" + strconv.Itoa(no.Port)
-			} else if _, _, err := net.SplitHostPort(o.Listen); err != nil {
-				o.Listen = net.JoinHostPort(o.Listen, strconv.Itoa(no.Port))
+				return RunNative(ctx, io, no)
 			}
 			return RunReplay(ctx, o)
 		},
 	}
 	f := cmd.Flags()
-	no = nativecmd.AddFlags(f) // --listen and --port are shared
+	no = AddNativeFlags(f) // --listen and --port are shared
 	no.Flags = f
 	f.StringVar(&o.Replay, "replay", "", "stand in for the server captured in `FILE` instead of running the native server")
 	f.StringVar(&o.Timing, "timing", "capture", "replay: capture keeps the captured timing; asap goes as fast as the script allows")
 	f.BoolVar(&o.Strict, "strict", false, "replay: end a session at its first client datagram that matches nothing")
-	f.StringVar(&o.JSON, "json", "", "replay: write the per-session report as JSON to `FILE` (- for stdout)")
-	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for, when the capture has several")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: log nothing while serving; print only the report")
+	f.BoolVar(&o.JSON, "json", false, "replay: print the per-session report as JSON instead of a table")
+	f.StringVarP(&o.Output, "output", "o", "", "replay: also write the per-session report as JSON to `FILE` (\"-\" for stdout)")
+	f.BoolVar(&o.Force, "force", false, "replay: let -o replace a file that holds a capture")
+	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for (needed when the capture has several)")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+cliutil.QuietUsage)
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
 	return cmd
 }
@@ -167,7 +186,7 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 // replayOnly and nativeOnly are the flags that belong to one mode; giving
 // one in the other mode is a usage error rather than silently ignored.
 var (
-	replayOnly = []string{"timing", "strict", "json", "server", "quiet", "exit-when-done"}
+	replayOnly = []string{"timing", "strict", "json", "output", "force", "server", "quiet", "exit-when-done"}
 	nativeOnly = []string{"config", "name", "map", "max-players", "collision", "friendly-fire",
 		"time-limit", "frag-limit", "password", "checksum-manifest", "print-manifest", "write",
 		"log-json", "log-level", "console", "end-after", "restart-after", "stop-after"}
@@ -203,18 +222,27 @@ func RunReplay(ctx context.Context, o *Options) error {
 	}
 	var lo replay.LoadOptions
 	if o.Server != "" {
-		ap, err := netip.ParseAddrPort(o.Server)
+		ap, err := cliutil.ParseServer(o.Server)
 		if err != nil {
-			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
+			return err
 		}
 		lo.Server = ap
+	}
+	if o.Output != "" {
+		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		if err := out.Check(o.Replay); err != nil {
+			return err
+		}
+	}
+	if err := cliutil.CheckCapturePath(o.Replay); err != nil {
+		return err
 	}
 	c, err := replay.Load(o.Replay, lo)
 	if err != nil {
 		if errors.Is(err, replay.ErrManyServers) {
 			return cliutil.Usage("%v with --server", err)
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return cliutil.IOError(o.Replay, err)
 	}
 	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {
@@ -274,9 +302,17 @@ func RunReplay(ctx context.Context, o *Options) error {
 
 	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
 		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored()}
-	printReport(o.IO, &rep)
-	if o.JSON != "" {
-		if err := writeJSON(o.IO, o.JSON, &rep); err != nil {
+	switch {
+	case o.Output == "-": // the JSON is stdout
+	case o.JSON:
+		if err := writeJSON(o.IO, "-", &rep); err != nil {
+			return err
+		}
+	default:
+		printReport(o.IO, &rep)
+	}
+	if o.Output != "" {
+		if err := writeJSON(o.IO, o.Output, &rep); err != nil {
 			return err
 		}
 	}
@@ -321,18 +357,13 @@ func printReport(io *report.IO, r *Report) {
 }
 
 func writeJSON(io *report.IO, path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	err := cliutil.WriteFile(path, io.Out, func(w stdio.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
 	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
-	}
-	b = append(b, '\n')
-	if path == "-" {
-		_, err = io.Out.Write(b)
-	} else {
-		err = os.WriteFile(path, b, 0o644)
-	}
-	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--json: %w", err)}
+		return cliutil.IOError(path, err)
 	}
 	return nil
 }

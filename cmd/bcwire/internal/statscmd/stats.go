@@ -4,7 +4,6 @@ package statscmd
 
 import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -21,8 +20,9 @@ type Options struct {
 	Caps       cliutil.Caps
 }
 
-// NewCmdStats builds the cobra command.
-func NewCmdStats(io *report.IO) *cobra.Command {
+// NewCmdStats builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdStats(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "stats [flags] FILE...",
@@ -54,21 +54,24 @@ usage or I/O errors.`,
 			if len(o.Files) == 0 {
 				return cliutil.Usage("give one or more capture files (see --help)")
 			}
+			if runF != nil {
+				return runF(o)
+			}
 			return Run(o)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
-	f.StringSliceVar(&o.Servers, "server", nil, "treat HOST:PORT as a server (default: detect servers)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the per-file summary on stderr")
+	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Caps.AddFlags(f, true)
 	return cmd
 }
 
 // Run counts and prints.
 func Run(o *Options) error {
-	servers, err := timelinecmd.ParseServers(o.Servers)
+	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
@@ -76,7 +79,7 @@ func Run(o *Options) error {
 		return err
 	}
 	p := report.NewStatsPrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON, !o.NoSessions)
-	res, err := timelinecmd.Scan(&timelinecmd.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture()}, p.Session)
 	if err != nil {
 		p.Flush()

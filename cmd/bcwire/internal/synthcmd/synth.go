@@ -3,11 +3,9 @@
 package synthcmd
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -22,7 +20,7 @@ import (
 // Options of `bcwire synth`.
 type Options struct {
 	IO       *report.IO
-	Output   string
+	Write    string // the capture, -w
 	Players  int
 	Duration time.Duration
 	Seed     int64
@@ -33,11 +31,12 @@ type Options struct {
 	Quiet    bool
 }
 
-// NewCmdSynth builds the cobra command.
-func NewCmdSynth(io *report.IO) *cobra.Command {
+// NewCmdSynth builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdSynth(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
-		Use:   "synth -o FILE [flags]",
+		Use:   "synth -w FILE [flags]",
 		Short: "Generate a realistic stock-like capture",
 		Long: `Generate a capture of whole Bridge Commander sessions as a stock dedicated
 server and stock clients put them on the wire, built with bcwire's own
@@ -50,33 +49,50 @@ kill and respawn, keepalives, and at the end a graceful disconnect.
 
 With --loss the link drops datagrams and the reliable layer retransmits, as
 the real one does. The capture point is the server's interface. Output is
-byte-for-byte the same for the same flags and seed.`,
-		Example: `  bcwire synth -o battle.pcap --players 4 --duration 60s
-  bcwire synth -o lossy.pcapng --format pcapng --loss 0.05 --seed 7
-  bcwire synth -o join.pcap --players 1 --duration 10s --link sll`,
+byte-for-byte the same for the same flags and seed.
+
+The format follows the file name (.pcapng writes pcapng, anything else
+pcap) unless --format says otherwise.`,
+		Example: `  bcwire synth -w battle.pcap --players 4 --duration 60s
+  bcwire synth -w lossy.pcapng --loss 0.05 --seed 7
+  bcwire synth -w join.pcap --players 1 --duration 10s --link sll`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return Run(o) },
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(o)
+			}
+			return Run(o)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", "write the capture to FILE (required)")
+	f.StringVarP(&o.Write, "write", "w", "", "write the capture to `FILE` (required)")
+	cliutil.ReplacedFlag(f, "output", "o", "synth writes a capture: give it with -w FILE")
 	f.IntVar(&o.Players, "players", 2, "number of players, 1-16")
 	f.DurationVar(&o.Duration, "duration", 60*time.Second, "length of the capture")
 	f.Int64Var(&o.Seed, "seed", 1, "random seed; the same seed gives the same bytes")
 	f.Float64Var(&o.Loss, "loss", 0, "probability that the link drops a datagram, 0-0.5")
-	f.StringVar(&o.Format, "format", "pcap", "capture format: pcap or pcapng")
+	f.StringVar(&o.Format, "format", "", "capture format: pcap or pcapng (default: by the file name)")
 	f.StringVar(&o.Link, "link", "ethernet", "link type: ethernet, sll or loopback")
-	f.StringVar(&o.Server, "server", synth.DefaultServer.String(), "the server's IPv4 address and port")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "do not print the summary on stderr")
+	f.StringVar(&o.Server, "server-addr", synth.DefaultServer.String(), "the generated server's IPv4 `ADDR:PORT`")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	return cmd
 }
 
 // Run generates the capture.
 func Run(o *Options) error {
-	if o.Output == "" {
-		return cliutil.Usage("-o FILE is required")
+	if o.Write == "" {
+		return cliutil.Usage("-w FILE is required (the capture to write)")
+	}
+	if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
+		return err
+	}
+	if o.Players < 1 || o.Players > 16 {
+		return cliutil.Usage("--players %d: use 1 to 16", o.Players)
 	}
 	var format capture.Format
 	switch strings.ToLower(o.Format) {
+	case "":
+		format, _ = cliutil.CaptureFormat(o.Write)
 	case "pcap":
 		format = capture.PCAP
 	case "pcapng":
@@ -97,35 +113,26 @@ func Run(o *Options) error {
 	}
 	server, err := netip.ParseAddrPort(o.Server)
 	if err != nil || !server.Addr().Is4() {
-		return cliutil.Usage("--server %q: want IPv4:PORT, e.g. 10.0.0.1:22101", o.Server)
+		return cliutil.Usage("--server-addr %q: want IPv4:PORT, e.g. 10.0.0.1:22101", o.Server)
 	}
 	cfg := synth.Config{Players: o.Players, Duration: o.Duration, Seed: o.Seed, Loss: o.Loss, Server: server}
-	f, err := os.Create(o.Output)
+	var man synth.Manifest
+	err = cliutil.WriteFile(o.Write, o.IO.Out, func(bw io.Writer) error {
+		w, err := capture.NewWriter(bw, format, link)
+		if err != nil {
+			return err
+		}
+		man, err = synth.Generate(cfg, w)
+		return err
+	})
 	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	w, err := capture.NewWriter(bw, format, link)
-	if err != nil {
-		f.Close()
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
-	}
-	man, err := synth.Generate(cfg, w)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(o.Output)
 		if strings.Contains(err.Error(), "outside") {
 			return cliutil.Usage("%v", err)
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Output, err)}
+		return cliutil.IOError(o.Write, err)
 	}
 	if !o.Quiet {
-		PrintManifest(o.IO.Err, o.Output, man)
+		PrintManifest(o.IO.Err, o.Write, man)
 	}
 	return nil
 }

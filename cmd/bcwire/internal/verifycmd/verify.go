@@ -4,7 +4,6 @@
 package verifycmd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,7 +32,9 @@ type Options struct {
 	Target   string
 	Mode     string
 	Timing   string
-	JSON     string
+	JSON     bool   // the report as JSON on stdout instead of text
+	Output   string // also write the JSON report to this file
+	Force    bool
 	Server   string
 	Timeout  time.Duration
 	GiveUp   int
@@ -49,8 +50,9 @@ type Options struct {
 	Listen func() (net.PacketConn, error)
 }
 
-// NewCmdVerify builds the cobra command.
-func NewCmdVerify(io *report.IO) *cobra.Command {
+// NewCmdVerify builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command (tests check flags with it).
+func NewCmdVerify(io *report.IO, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "verify --target ADDR [flags] CAPTURE",
@@ -90,15 +92,16 @@ answers before it have arrived. A server replaying a capture with
 
 Each server step is reported as identical (byte for byte), equivalent (same
 decoded content; game time and addresses set aside), different (shown
-decoded side by side), missing (nothing arrived within --timeout) or
+decoded side by side), missing (nothing arrived within --answer-timeout) or
 unexpected (arrived, but the capture has nothing like it). The first
 divergence of each session is shown with its capture frame number. A session
 that gets no answer at all to --give-up datagrams in a row is abandoned.
 
---json FILE writes {"target", "mode", "timing", "sessions": [{"session",
+--json prints the report as JSON on stdout instead of text; -o FILE
+writes the same JSON to FILE ("-" for stdout): {"target", "mode", "timing", "sessions": [{"session",
 "client", "captured", "joined", "phases", "identical", "equivalent",
 "different", "missing", "unexpected", "sent", "not_sent", "abandoned",
-"first_divergence", "steps": [...]}], "summary": {...}} ("-" for stdout).
+"first_divergence", "steps": [...]}], "summary": {...}}.
 "joined" means the session reached the lobby: Settings and GameInit
 arrived. "phases" are the join phases of the live exchange, as in
 'bcwire timeline --json'.
@@ -119,18 +122,24 @@ Exit status: 0 when every step was identical, equivalent or config, 1 when
 some differed, 2 for usage or I/O errors and when the target never answers.`,
 		Example: `  # check a replay server (or any server) against the 4-player battle
   bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
-  # as fast as answers allow, against 'bcwire serve --timing asap'
+  # as fast as answers allow, against 'bcwire serve --replay lossy.pcap --timing asap'
   bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
   # a server of your own: compare decoded messages, keep every step as JSON
-  bcwire verify --target 192.168.1.20:22101 --mode adaptive --json steps.json capture.pcap`,
+  bcwire verify --target 192.168.1.20:22101 --mode adaptive -o steps.json capture.pcap`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) == 0 {
 				return cliutil.Usage("give exactly one capture file (see --help)")
+			}
+			if len(args) > 1 {
+				return cliutil.Usage("give exactly one capture file, not %q (--json is a switch; -o FILE writes the JSON report)", args)
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
+			if runF != nil {
+				return runF(o)
+			}
 			ctx := c.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -144,12 +153,14 @@ some differed, 2 for usage or I/O errors and when the target never answers.`,
 	f.StringVar(&o.Target, "target", "", "the server under test, `HOST:PORT` (required)")
 	f.StringVar(&o.Mode, "mode", "exact", "exact: datagrams byte for byte; adaptive: a protocol-aware client comparing decoded messages")
 	f.StringVar(&o.Timing, "timing", "capture", "capture: captured offsets; asap: as soon as the answers allow")
-	f.StringVar(&o.JSON, "json", "", "write the report as JSON to `FILE` (- for stdout)")
-	f.StringVar(&o.Server, "server", "", "the captured server `HOST:PORT` whose sessions to play, when the capture has several")
-	f.DurationVar(&o.Timeout, "timeout", time.Second, "how long to wait for an expected answer")
+	f.BoolVar(&o.JSON, "json", false, "print the report as JSON instead of text")
+	f.StringVarP(&o.Output, "output", "o", "", "also write the report as JSON to `FILE` (\"-\" for stdout)")
+	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
+	f.StringVar(&o.Server, "server", "", "the captured server `HOST:PORT` whose sessions to play (needed when the capture has several)")
+	f.DurationVar(&o.Timeout, "answer-timeout", time.Second, "how long to wait for an expected answer")
 	f.IntVar(&o.GiveUp, "give-up", 5, "abandon a session after this many client datagrams in a row get no answer")
-	f.IntVar(&o.MaxShown, "show", 5, "divergences shown per session in the text report (0: only the first)")
-	f.BoolVarP(&o.Verbose, "verbose", "v", false, "list every step in the text report")
+	f.IntVar(&o.MaxShown, "max-divergences", 5, "divergences shown per session in the text report (0: only the first)")
+	f.BoolVar(&o.Verbose, "all-steps", false, "list every step in the text report")
 	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
 	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
 	f.StringSliceVar(&o.FailOn, "fail-on", nil, "also count these `CLASSES` of difference in the exit status: config (how the server is set up)")
@@ -175,25 +186,37 @@ func Run(ctx context.Context, o *Options) error {
 		return cliutil.Usage("--timing: %v", err)
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--timeout %s: must be positive", o.Timeout)
+		return cliutil.Usage("--answer-timeout %s: must be positive", o.Timeout)
+	}
+	if o.MaxShown < 0 {
+		return cliutil.Usage("--max-divergences %d: cannot be negative", o.MaxShown)
 	}
 	if o.GiveUp <= 0 {
 		return cliutil.Usage("--give-up %d: must be at least 1", o.GiveUp)
 	}
 	var lo replay.LoadOptions
 	if o.Server != "" {
-		ap, err := netip.ParseAddrPort(o.Server)
+		ap, err := cliutil.ParseServer(o.Server)
 		if err != nil {
-			return cliutil.Usage("--server %q: want HOST:PORT, e.g. 10.0.0.1:22101", o.Server)
+			return err
 		}
 		lo.Server = ap
+	}
+	if o.Output != "" {
+		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		if err := out.Check(o.File, o.Rules); err != nil {
+			return err
+		}
+	}
+	if err := cliutil.CheckCapturePath(o.File); err != nil {
+		return err
 	}
 	c, err := replay.Load(o.File, lo)
 	if err != nil {
 		if errors.Is(err, replay.ErrManyServers) {
 			return cliutil.Usage("%v with --server", err)
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return cliutil.IOError(o.File, err)
 	}
 	var cmp replay.Comparer
 	if o.Rules != "" {
@@ -241,23 +264,23 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	if o.JSON != "-" {
-		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
-	}
-	if o.JSON != "" {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
+	encode := func(w io.Writer) error {
+		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+		return enc.Encode(res)
+	}
+	switch {
+	case o.Output == "-": // the JSON is stdout
+	case o.JSON:
+		if err := encode(o.IO.Out); err != nil {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 		}
-		if o.JSON == "-" {
-			_, err = o.IO.Out.Write(buf.Bytes())
-		} else {
-			err = os.WriteFile(o.JSON, buf.Bytes(), 0o644)
-		}
-		if err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--json: %w", err)}
+	default:
+		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
+	}
+	if o.Output != "" {
+		if err := cliutil.WriteFile(o.Output, o.IO.Out, encode); err != nil {
+			return cliutil.IOError(o.Output, err)
 		}
 	}
 	if !res.Summary.OK {
@@ -325,7 +348,7 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 				continue
 			}
 			if shown == maxShown {
-				fmt.Fprintf(w, "  ... and more (--show N or --json FILE for every step)\n")
+				fmt.Fprintf(w, "  ... and more (--max-divergences N, --all-steps, or -o FILE for every step)\n")
 				break
 			}
 			shown++

@@ -101,10 +101,10 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	serveJSON := filepath.Join(t.TempDir(), "serve.json")
 	addr, stop, exited := replayServer(t, corpus+"lossy.pcap", func(o *servecmd.Options) {
 		o.ExitOnDone = true
-		o.JSON = serveJSON
+		o.Output = serveJSON
 	})
 	jsonPath := filepath.Join(t.TempDir(), "v.json")
-	out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--timeout", "300ms", "--json", jsonPath, corpus+"lossy.pcap")
+	out, errs, code := run(t, "verify", "--target", addr, "--timing", "asap", "--answer-timeout", "300ms", "-o", jsonPath, corpus+"lossy.pcap")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -187,7 +187,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 func TestVerifyCommandDifferences(t *testing.T) {
 	noLeaks(t)
 	addr, stop, _ := replayServer(t, corpus+"duel.pcapng", nil)
-	out, _, code := run(t, "verify", "--target", addr, "--timing", "asap", "--timeout", "150ms", corpus+"join.pcap")
+	out, _, code := run(t, "verify", "--target", addr, "--timing", "asap", "--answer-timeout", "150ms", corpus+"join.pcap")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
@@ -233,13 +233,33 @@ func TestCommandErrors(t *testing.T) {
 	if _, errs, code := run(t, "serve", "--replay", "/nonexistent.pcap"); code != 2 || !strings.Contains(errs, "nonexistent") {
 		t.Errorf("missing capture: exit %d %q", code, errs)
 	}
+	// The old "--json FILE" typed as a switch, and -o naming the capture,
+	// stop before anything is written (the capture used to become JSON).
+	tmp := t.TempDir()
+	capPath := filepath.Join(tmp, "join.pcap")
+	orig, _ := os.ReadFile(corpus + "join.pcap")
+	os.WriteFile(capPath, orig, 0o644)
+	for _, args := range [][]string{
+		{"verify", "--target", "127.0.0.1:1", "--json", capPath, capPath},
+		{"verify", "--target", "127.0.0.1:1", "-o", capPath, capPath},
+		{"verify", "--target", "127.0.0.1:1", "-o", filepath.Join(tmp, "..", filepath.Base(tmp), "join.pcap"), capPath},
+		{"serve", "--replay", capPath, "--json", capPath},
+		{"serve", "--replay", capPath, "-o", capPath},
+	} {
+		if _, errs, code := run(t, args...); code != 2 || !strings.Contains(errs, capPath) && !strings.Contains(errs, "join.pcap") {
+			t.Errorf("%v: exit %d %q; want 2 naming the capture", args, code, errs)
+		}
+	}
+	if b, _ := os.ReadFile(capPath); !bytes.Equal(b, orig) {
+		t.Errorf("the capture was changed")
+	}
 	// Nobody answers on this socket: exit 2 with a clear message.
 	silent, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer silent.Close()
-	_, errs, code := run(t, "verify", "--target", silent.LocalAddr().String(), "--timing", "asap", "--timeout", "200ms", corpus+"join.pcap")
+	_, errs, code := run(t, "verify", "--target", silent.LocalAddr().String(), "--timing", "asap", "--answer-timeout", "200ms", corpus+"join.pcap")
 	if code != 2 || !strings.Contains(errs, "target unreachable: no answer from "+silent.LocalAddr().String()) {
 		t.Errorf("unreachable: exit %d %q", code, errs)
 	}

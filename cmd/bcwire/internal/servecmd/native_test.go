@@ -1,4 +1,4 @@
-package nativecmd
+package servecmd
 
 import (
 	"bytes"
@@ -41,10 +41,10 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func parse(t *testing.T, args ...string) *Options {
+func parse(t *testing.T, args ...string) *NativeOptions {
 	t.Helper()
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	o := AddFlags(fs)
+	o := AddNativeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRunServesAndWritesCapture(t *testing.T) {
 	out, logs := &syncBuffer{}, &syncBuffer{}
 	rio := &report.IO{Out: out, Err: logs}
 	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), rio, o) }()
+	go func() { done <- RunNative(context.Background(), rio, o) }()
 
 	cl, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
@@ -159,6 +159,9 @@ func TestRunServesAndWritesCapture(t *testing.T) {
 	if n < 5 {
 		t.Errorf("capture holds %d datagrams", n)
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.partial")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }
 
 func TestRunStopsAfter(t *testing.T) {
@@ -170,7 +173,7 @@ func TestRunStopsAfter(t *testing.T) {
 	defer pc.Close()
 	o.Conn = pc
 	start := time.Now()
-	if err := Run(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o); err != nil {
+	if err := RunNative(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o); err != nil {
 		t.Fatal(err)
 	}
 	if el := time.Since(start); el > 3*time.Second {
@@ -180,6 +183,8 @@ func TestRunStopsAfter(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
+	cfg := filepath.Join(dir, "server.toml")
+	os.WriteFile(cfg, []byte("name = \"x\"\n"), 0o644)
 	for _, args := range [][]string{
 		{"--max-players", "17"},
 		{"--time-limit", "-1"},
@@ -188,9 +193,10 @@ func TestUsageErrors(t *testing.T) {
 		{"--write", filepath.Join(dir, "out.txt")},
 		{"--log-level", "loud"},
 		{"--checksum-manifest", filepath.Join(dir, "missing.toml")},
+		{"--config", cfg, "-w", cfg}, // an input
 	} {
 		o := parse(t, args...)
-		err := Run(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o)
+		err := RunNative(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o)
 		if exitCode(err) != cliutil.ExitUsage {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, exitCode(err))
 		}
@@ -199,7 +205,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestPrintManifest(t *testing.T) {
 	var out bytes.Buffer
-	if err := Run(context.Background(), &report.IO{Out: &out, Err: io.Discard}, parse(t, "--print-manifest")); err != nil {
+	if err := RunNative(context.Background(), &report.IO{Out: &out, Err: io.Discard}, parse(t, "--print-manifest")); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "m.toml")

@@ -1,8 +1,7 @@
-// Package nativecmd implements the native mode of `bcwire serve`: a Bridge
-// Commander dedicated server (server/native) that speaks the stock protocol
-// on its own. It exports its flag set and runner so the serve command can
-// offer them beside its other modes.
-package nativecmd
+package servecmd
+
+// The native mode of `bcwire serve`: a Bridge Commander dedicated server
+// (server/native) that speaks the stock protocol on its own.
 
 import (
 	"bufio"
@@ -14,9 +13,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,8 +26,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Options of the native server command.
-type Options struct {
+// NativeOptions are the flags of the native server.
+type NativeOptions struct {
 	ConfigFile    string
 	Listen        string
 	Port          int
@@ -60,10 +57,10 @@ type Options struct {
 	Stdin io.Reader
 }
 
-// AddFlags adds the native server's flags to fs.
-func AddFlags(fs *pflag.FlagSet) *Options {
+// AddNativeFlags adds the native server's flags to fs.
+func AddNativeFlags(fs *pflag.FlagSet) *NativeOptions {
 	d := native.DefaultConfig()
-	o := &Options{Flags: fs}
+	o := &NativeOptions{Flags: fs}
 	fs.StringVar(&o.ConfigFile, "config", "", "read settings from a TOML (.toml) or YAML (.yaml) file; flags override it")
 	fs.StringVar(&o.Listen, "listen", "", "address to listen on (default all interfaces, --port)")
 	fs.IntVar(&o.Port, "port", d.Port, "UDP port for game traffic and GameSpy queries")
@@ -77,7 +74,7 @@ func AddFlags(fs *pflag.FlagSet) *Options {
 	fs.StringVar(&o.Password, "password", "", "advertise the server as password-protected")
 	fs.StringVar(&o.Manifest, "checksum-manifest", "", "check clients' checksum responses against this file (default: accept all)")
 	fs.BoolVar(&o.PrintManifest, "print-manifest", false, "print the manifest of bcwire's model stock client, as an example of the format, and exit")
-	fs.StringVarP(&o.Write, "write", "w", "", "write the server's traffic to a capture file (.pcap or .pcapng)")
+	fs.StringVarP(&o.Write, "write", "w", "", "write the server's traffic to a capture `FILE` (.pcap or .pcapng; written beside it as .FILE.*.partial and renamed when the server stops)")
 	fs.BoolVar(&o.LogJSON, "log-json", false, "log as JSON lines instead of text")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&o.Console, "console", false, "read console commands from stdin even when it is not a terminal")
@@ -87,10 +84,10 @@ func AddFlags(fs *pflag.FlagSet) *Options {
 	return o
 }
 
-func (o *Options) changed(name string) bool { return o.Flags != nil && o.Flags.Changed(name) }
+func (o *NativeOptions) changed(name string) bool { return o.Flags != nil && o.Flags.Changed(name) }
 
 // config merges the defaults, the file and the flags given.
-func (o *Options) config() (native.Config, error) {
+func (o *NativeOptions) config() (native.Config, error) {
 	cfg := native.DefaultConfig()
 	if o.ConfigFile != "" {
 		c, err := native.LoadConfig(o.ConfigFile, cfg)
@@ -122,9 +119,9 @@ func (o *Options) config() (native.Config, error) {
 
 func ioErr(err error) error { return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err} }
 
-// Run runs the server until ctx is done, "quit" on the console, or
+// RunNative runs the server until ctx is done, "quit" on the console, or
 // --stop-after.
-func Run(ctx context.Context, io *report.IO, o *Options) error {
+func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	if o.PrintManifest {
 		if err := native.WriteManifest(io.Out, native.StockManifest()); err != nil {
 			return ioErr(err)
@@ -172,6 +169,9 @@ func Run(ctx context.Context, io *report.IO, o *Options) error {
 
 	var capw *captureFile
 	if o.Write != "" {
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
+			return err
+		}
 		capw, err = createCapture(o.Write)
 		if err != nil {
 			return ioErr(err)
@@ -210,10 +210,14 @@ func Run(ctx context.Context, io *report.IO, o *Options) error {
 	err = srv.Serve(ctx, pc)
 	wg.Wait()
 	if capw != nil {
-		if cerr := capw.close(); err == nil && cerr != nil {
-			err = cerr
+		if cerr := capw.close(); cerr != nil {
+			log.Error("capture not written", "file", o.Write, "err", cerr)
+			if err == nil {
+				err = fmt.Errorf("-w %s: %w", o.Write, cerr)
+			}
+		} else {
+			log.Info("capture written", "file", o.Write)
 		}
-		log.Info("capture written", "file", o.Write)
 	}
 	if err != nil {
 		return ioErr(err)
@@ -255,32 +259,30 @@ func console(ctx context.Context, out io.Writer, srv *native.Server, in io.Reade
 	}
 }
 
-// captureFile is the --write capture.
+// captureFile is the -w capture. It grows under a temporary name
+// beside its target and is renamed over it when the server stops cleanly;
+// after a crash the traffic so far is in the .partial file.
 type captureFile struct {
 	mu  sync.Mutex
-	f   *os.File
+	f   *cliutil.AtomicFile
 	bw  *bufio.Writer
 	w   *capture.Writer
 	err error
 }
 
 func createCapture(path string) (*captureFile, error) {
-	format := capture.PCAP
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".pcapng":
-		format = capture.PCAPNG
-	case ".pcap", ".cap":
-	default:
-		return nil, cliutil.Usage("--write %s: name the capture .pcap or .pcapng", path)
+	format, ok := cliutil.CaptureFormat(path)
+	if !ok {
+		return nil, cliutil.Usage("-w %s: name the capture .pcap or .pcapng", path)
 	}
-	f, err := os.Create(path)
+	f, err := cliutil.Create(path)
 	if err != nil {
 		return nil, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
 	w, err := capture.NewWriter(bw, format, capture.Ethernet)
 	if err != nil {
-		f.Close()
+		f.Abort()
 		return nil, err
 	}
 	return &captureFile{f: f, bw: bw, w: w}, nil
@@ -319,8 +321,9 @@ func (c *captureFile) close() error {
 	if e := c.bw.Flush(); err == nil {
 		err = e
 	}
-	if e := c.f.Close(); err == nil {
-		err = e
+	if err != nil {
+		c.f.Abort()
+		return err
 	}
-	return err
+	return c.f.Commit()
 }

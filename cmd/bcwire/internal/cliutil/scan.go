@@ -1,0 +1,178 @@
+package cliutil
+
+// The capture-to-sessions loop of stats, timeline, report and diff, with
+// what a person running them sees on stderr: progress on large files, the
+// damaged packets with their numbers, and a summary line per file. The
+// loop itself is session.Scan.
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/session"
+)
+
+// ScanOptions say what Scan reads and how.
+type ScanOptions struct {
+	IO      *report.IO
+	Files   []string
+	Servers []netip.AddrPort
+	Session session.Options
+	Quiet   bool // no per-file summary on stderr
+	// MaxDamageLines caps the damaged records listed on stderr per file
+	// (default 20); the rest are counted.
+	MaxDamageLines int
+	// Record, when set, also sees every record (the HTML report counts
+	// message rates from them).
+	Record func(r *flow.Record)
+	// Workers > 1 decrypts and splits datagrams on that many goroutines
+	// (flow.RunParallel); the output is the same.
+	Workers int
+	// Flow and Capture carry the caps (fragment sets, flows, IPv4
+	// reassembly); Flow.Servers is set from Servers.
+	Flow    flow.Options
+	Capture capture.Options
+}
+
+// ScanResult is what Scan found in all the files.
+type ScanResult struct {
+	Totals   session.Counts
+	Sessions int
+	Damaged  int // records that carried an error
+	// BadChecksums counts, of Damaged, the packets that failed their
+	// IPv4 or UDP checksum.
+	BadChecksums int
+}
+
+// Err is the exit status the damage calls for: nil, or exit 1.
+func (r *ScanResult) Err() error {
+	if r.Damaged == 0 {
+		return nil
+	}
+	return &ExitError{Code: ExitDamaged,
+		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, ChecksumHint(r.BadChecksums))}
+}
+
+// progressThreshold is the file size above which a terminal shows progress.
+const progressThreshold = 16 << 20
+
+// Scan reads each file with session.Scan and calls emit with every session
+// as it ends. Each file is followed on its own (its own clock and flows).
+// Damaged records are listed on stderr with the file and packet number.
+// The error is an *ExitError for files that cannot be opened or read, or
+// for a failing emit.
+func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*ScanResult, error) {
+	if o.MaxDamageLines <= 0 {
+		o.MaxDamageLines = 20
+	}
+	res := &ScanResult{}
+	for _, path := range o.Files {
+		if err := scanFile(o, path, res, emit); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *session.Session) error) error {
+	cf, err := OpenCapture(path, o.Capture)
+	if err != nil {
+		return err
+	}
+	defer cf.Close()
+	var prog *report.Progress
+	if cf.Size >= progressThreshold {
+		prog = report.NewProgress(o.IO, path, cf.Size)
+	}
+
+	listed, n := 0, 0
+	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers}
+	sopts.Flow.Servers = o.Servers
+	if len(o.Servers) > 0 {
+		sopts.Keep = KeepServers(o.Servers)
+	}
+	sopts.Record = func(r *flow.Record) bool {
+		if r.Err != nil && listed < o.MaxDamageLines {
+			listed++
+			prog.Clear()
+			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, DamageText(r))
+		}
+		if o.Record != nil && (sopts.Keep == nil || sopts.Keep(r)) {
+			o.Record(r)
+		}
+		if n++; n&1023 == 0 {
+			prog.Update(cf.Read())
+		}
+		return true
+	}
+	var emitErr error
+	sum, err := session.Scan(cf.R, sopts, func(s *session.Session) error {
+		emitErr = emit(path, s)
+		return emitErr
+	})
+	prog.Clear()
+	if emitErr != nil {
+		return &ExitError{Code: ExitUsage, Err: emitErr} // writing the output failed
+	}
+	if err != nil {
+		return IOError(path, err)
+	}
+	if sum.Damaged > listed {
+		fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, sum.Damaged-listed)
+	}
+	res.Totals.Merge(&sum.Totals)
+	res.Sessions += sum.Sessions
+	res.Damaged += sum.Damaged
+	res.BadChecksums += sum.Summary.Capture.BadChecksums
+	if !o.Quiet {
+		c, fs := sum.Summary.Capture, sum.Summary.Flow
+		fmt.Fprintf(o.IO.Err, "%s: %d records, %d Bridge Commander datagrams, %d GameSpy, %d sessions (at most %d at once)",
+			path, c.Records, fs.Datagrams, fs.GameSpy, sum.Sessions, sum.Peak)
+		if sum.Damaged > 0 {
+			fmt.Fprintf(o.IO.Err, "; %d DAMAGED", sum.Damaged)
+		}
+		if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
+			fmt.Fprintf(o.IO.Err, "; %s", ev)
+		}
+		fmt.Fprintln(o.IO.Err)
+	}
+	return nil
+}
+
+// EvictionText says what the caps made the decoder forget, or "" when
+// nothing was.
+func EvictionText(sum flow.Summary, sessions int) string {
+	c, f := sum.Capture, sum.Flow
+	if c.FragmentsEvicted+f.FragmentsEvicted+f.FlowsEvicted+f.ServersEvicted+sessions == 0 {
+		return ""
+	}
+	return fmt.Sprintf("caps evicted %d fragment sets, %d IPv4 fragment sets, %d flows, %d servers, %d sessions",
+		f.FragmentsEvicted, c.FragmentsEvicted, f.FlowsEvicted, f.ServersEvicted, sessions)
+}
+
+// DamageText names the packet and says what is wrong with it.
+func DamageText(r *flow.Record) string {
+	if r.Kind == flow.KindDamaged && !r.Src.IsValid() {
+		return r.Err.Error() // a capture record's error names its frame
+	}
+	where := fmt.Sprintf("frame %d", r.Frame)
+	if r.Kind == flow.KindLost {
+		where = fmt.Sprintf("frame %d (first fragment)", r.Frame)
+	}
+	if r.Src.IsValid() {
+		where += fmt.Sprintf(" %s -> %s", r.Src, r.Dst)
+	}
+	return where + ": " + r.Err.Error()
+}
+
+// KeepServers chooses the records of the --server servers.
+func KeepServers(servers []netip.AddrPort) func(r *flow.Record) bool {
+	set := make(map[netip.AddrPort]bool, len(servers))
+	for _, s := range servers {
+		set[s] = true
+	}
+	return func(r *flow.Record) bool { return set[r.Server] }
+}
