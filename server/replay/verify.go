@@ -123,7 +123,7 @@ type Step struct {
 	Frame  int     `json:"frame,omitempty"` // capture frame of the step
 	Dir    string  `json:"dir"`             // "C->S" or "S->C"
 	Status string  `json:"status"`
-	AtMS   float64 `json:"at_ms"` // live offset from the session's start
+	AtMS   float64 `json:"at_ms,omitempty"` // live offset from the session's start; absent for steps not reached
 	// Rewritten lists the address fields rewritten in a sent datagram.
 	Rewritten []string `json:"rewritten,omitempty"`
 	// Detail says how a different step differs.
