@@ -14,6 +14,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/server/manifest"
+	"github.com/bcwire/bcwire/server/native"
 	"github.com/bcwire/bcwire/session/diff"
 )
 
@@ -400,6 +401,42 @@ func TestVerifyFailOnConfig(t *testing.T) {
 		}
 		if want := !fail; res.Summary.OK != want {
 			t.Errorf("fail-on-config %v: summary OK %v, want %v (counts %+v)", fail, res.Summary.OK, want, res.Summary.Counts)
+		}
+	}
+}
+
+// TestVerifyNativeServerWithOpenBCManifest: bcwire's own server checking
+// answers against a manifest in OpenBC's JSON form admits verify's client
+// only when verify answers from the same manifest.
+func TestVerifyNativeServerWithOpenBCManifest(t *testing.T) {
+	c := load(t, "join.pcap")
+	mf, err := manifest.ParseOpenBC([]byte(`{"version_string_hash": "0x7E0CE243", "directories": [
+		{"index": 0, "dir_name_hash": "0x4DAFCB2F", "files": [{"name_hash": "0x373EB677", "content_hash": "0x09555159"}]},
+		{"index": 1, "dir_name_hash": "0x4DAFCB2F", "files": []},
+		{"index": 2, "dir_name_hash": "0xB831D315", "files": [{"name_hash": 1, "content_hash": 2}]},
+		{"index": 3, "dir_name_hash": "0x3F7BF00A", "files": []}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, answer := range []bool{true, false} {
+		pc := listen(t)
+		srv, err := native.New(native.Options{Config: native.DefaultConfig(), Manifest: native.Manifest(mf)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ctx, pc) }()
+		opts := VerifyOptions{Mode: ModeAdaptive, Timing: TimingASAP, GiveUp: 2}
+		if answer {
+			opts.Manifest = mf
+		}
+		res := verifyAt(t, c, addrOf(pc), opts)
+		cancel()
+		<-done
+		pc.Close()
+		if joined := res.Summary.Joined == 1; joined != answer {
+			t.Errorf("answering from the manifest %v: joined %v (first divergence %+v)", answer, joined, res.Sessions[0].First)
 		}
 	}
 }
