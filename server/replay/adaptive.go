@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -125,6 +126,9 @@ type adaptive struct {
 	// message does not stall the run at every one.
 	need   []*expMsg
 	gaveUp map[string]bool
+	// lastSent is the script index of the last client datagram sent (-1:
+	// none yet).
+	lastSent int
 }
 
 type extraMsg struct {
@@ -189,7 +193,7 @@ func newAdaptive(v *verifier) *adaptive {
 	a := &adaptive{v: v, rx: transport.NewConn(0xFF, transport.Options{}), acker: transport.NewConn(0xFF, transport.Options{}),
 		captured: map[ackKey]bool{}, received: map[ackKey]bool{}, owed: map[ackKey]bool{},
 		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{}, gaveUp: map[string]bool{},
-		replaced: map[uint16]bool{}, dec1: game.NewDecoder(), dec2: game.NewDecoder()}
+		replaced: map[uint16]bool{}, dec1: game.NewDecoder(), dec2: game.NewDecoder(), lastSent: -1}
 	a.prepare()
 	return a
 }
@@ -484,6 +488,7 @@ func (a *adaptive) send(i int) error {
 	st.AtMS = v.since()
 	v.res.Steps = append(v.res.Steps, st)
 	v.res.Sent++
+	a.lastSent = i
 	return nil
 }
 
@@ -660,6 +665,9 @@ func (a *adaptive) receive(data []byte) error {
 			}
 		case d.Type == dissect.TypeData && len(d.Payload) > 1 && d.Payload[0] == byte(game.OpChecksumRequest):
 			a.requested[d.Payload[1]] = true
+		case d.Type == dissect.TypeBoot || (d.Type == dissect.TypeData && len(d.Payload) > 0 &&
+			(game.Opcode(d.Payload[0]) == game.OpVersionMismatch || game.Opcode(d.Payload[0]) == game.OpSystemChecksumFail)):
+			a.refused(d.Type, d.Seq, d.Payload)
 		}
 		a.match(extraMsg{typ: d.Type, seq: d.Seq, payload: d.Payload})
 	}
@@ -681,6 +689,24 @@ func (a *adaptive) receive(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// refused notes the server's first refusal of the client: it opens the
+// session's report, naming the client step it answered.
+func (a *adaptive) refused(typ dissect.TransportType, seq uint16, payload []byte) {
+	v := a.v
+	if v.refusal != nil {
+		return
+	}
+	after := "before the client sent anything"
+	if i := a.lastSent; i >= 0 {
+		d := &v.script.Steps[i]
+		after = fmt.Sprintf("after frame %d (%s)", d.Frame, clientSummary(d))
+	}
+	got := msgLines(typ, seq, payload, a.dec1)
+	v.refusal = &Step{Step: -1, Dir: "S->C", Status: StatusRefused, AtMS: v.since(), Got: got,
+		Detail: fmt.Sprintf("the server refused the client %s: %s", after, strings.TrimSpace(got[0]))}
+	v.refusalMark = len(v.res.Steps)
 }
 
 // match pairs an arriving message with an awaited one: identical (same

@@ -438,5 +438,10 @@ func TestVerifyNativeServerWithOpenBCManifest(t *testing.T) {
 		if joined := res.Summary.Joined == 1; joined != answer {
 			t.Errorf("answering from the manifest %v: joined %v (first divergence %+v)", answer, joined, res.Sessions[0].First)
 		}
+		// Refused: the report opens with the refusal and the step it answered.
+		if f := res.Sessions[0].First; !answer && (f == nil || f.Status != StatusRefused ||
+			!strings.Contains(f.Detail, "the server refused the client after frame 5 (ChecksumResponse round 0): data seq=1  VersionMismatch")) {
+			t.Errorf("refused: first divergence %+v", f)
+		}
 	}
 }
