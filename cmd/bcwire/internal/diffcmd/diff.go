@@ -67,7 +67,14 @@ client messages to the other clients, keepalive cadence, retransmissions.
 Protocol rules are checked on each side alone (no 0x80 flag in server
 StateUpdates, ACK flags, every reliable message ACKed, sequence numbers,
 non-stock framings, replication to late joiners); a finding only ours shows
-is a difference, one both show is listed as shared.
+is a difference, one both show is listed as shared. Named deviations are
+findings of their own, each quoting its first instance's frame and bytes:
+a disconnect sent as transport type 0x06 (stock 0x05), an event-forward
+message longer or shorter than its stock event class (SubsystemStatus 18
+bytes), a connect in the legacy [type][len][flags] framing; a server that
+keepalives only from some phase on is told apart from one that sends none.
+Differences in how a server is set up (Settings values, MISSION_INIT's
+match settings) are "config" at info severity.
 
 Values that legitimately differ are tolerated: game time, addresses, player
 names, the state of replicated ships, scores, object ids offset by the
