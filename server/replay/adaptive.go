@@ -417,6 +417,7 @@ func (a *adaptive) send(i int) error {
 	d := &v.script.Steps[i]
 	wire, plain, changed := Rewrite(d, v.local)
 	st := Step{Step: i, Frame: d.Frame, Dir: "C->S", Status: StatusSent}
+	var extra [][]byte // datagrams sent after it: fragments of a manifest's response
 	for _, c := range changed {
 		st.Rewritten = append(st.Rewritten, c.String())
 	}
@@ -434,6 +435,7 @@ func (a *adaptive) send(i int) error {
 				}
 			}
 			held := 0
+			var later []dissect.Message // fragments that go in datagrams of their own
 			for j := range dg.Messages {
 				m := dg.Messages[j]
 				if m.Type == dissect.TypeAck {
@@ -449,14 +451,22 @@ func (a *adaptive) send(i int) error {
 				}
 				if m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) &&
 					(!m.Fragment || m.FragIndex == 0) {
+					var p []byte
+					ok := false
 					if m.Fragment {
-						if p, ok := a.fromManifest(m.Payload[1], &st); ok {
+						if p, ok = a.fromManifest(m.Payload[1], &st); ok {
 							a.replaced[m.Seq] = true
-							out.Messages = append(out.Messages, fragmentsOf(m, p)...)
-							continue
 						}
 					} else {
-						m.Payload = a.checksumAnswer(m.Payload, &st)
+						p, ok = a.checksumAnswer(m.Payload, &st), true
+					}
+					if ok {
+						// Whole when it fits; else its first fragment here
+						// and each other in a datagram of its own.
+						frags := fragmentsOf(m, p)
+						out.Messages = append(out.Messages, frags[0])
+						later = append(later, frags[1:]...)
+						continue
 					}
 				}
 				out.Messages = append(out.Messages, m)
@@ -479,12 +489,21 @@ func (a *adaptive) send(i int) error {
 				wire = make([]byte, len(p))
 				dissect.Encrypt(wire, p)
 			}
+			for _, f := range later {
+				one := dissect.Datagram{Peer: out.Peer, Messages: []dissect.Message{f}}
+				q := one.Append(nil)
+				w := make([]byte, len(q))
+				dissect.Encrypt(w, q)
+				extra = append(extra, w)
+			}
 		}
 	}
-	if _, err := v.pc.WriteTo(wire, v.target); err != nil {
-		return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
+	for _, w := range append([][]byte{wire}, extra...) {
+		if _, err := v.pc.WriteTo(w, v.target); err != nil {
+			return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
+		}
+		v.observe(v.local, v.opts.Target, w)
 	}
-	v.observe(v.local, v.opts.Target, wire)
 	st.AtMS = v.since()
 	v.res.Steps = append(v.res.Steps, st)
 	v.res.Sent++

@@ -445,3 +445,77 @@ func TestVerifyNativeServerWithOpenBCManifest(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyFragmentsLargeManifestAnswer: a manifest response too large for
+// one message goes as stock fragments, one datagram each, never past the
+// 512-byte datagram stock peers receive.
+func TestVerifyFragmentsLargeManifestAnswer(t *testing.T) {
+	c := load(t, "join.pcap")
+	var files strings.Builder
+	for i := range 100 {
+		if i > 0 {
+			files.WriteString(",")
+		}
+		fmt.Fprintf(&files, `{"name_hash": %d, "content_hash": %d}`, i+1, 1000+i)
+	}
+	mf, err := manifest.ParseOpenBC([]byte(`{"version_string_hash": "0x7E0CE243", "directories": [
+		{"index": 2, "dir_name_hash": "0xB831D315", "files": [` + files.String() + `]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mf[2]) < 800 {
+		t.Fatalf("round 2 is only %d bytes", len(mf[2]))
+	}
+	opts := VerifyOptions{Target: netip.MustParseAddrPort("127.0.0.1:9"), Mode: ModeAdaptive, Manifest: mf}
+	log := &sentLog{}
+	v := &verifier{opts: &opts, script: c.Sessions[0], listen: func() (net.PacketConn, error) {
+		log.PacketConn = listen(t)
+		return log, nil
+	}}
+	if err := v.setup(); err != nil {
+		t.Fatal(err)
+	}
+	defer v.pc.Close()
+	v.start = time.Now()
+	a := newAdaptive(v)
+	for _, r := range []byte{0, 1, 2, 3, 0xFF} {
+		a.requested[r] = true
+	}
+	for k := range a.captured {
+		a.received[k] = true
+	}
+	for i := range v.script.Steps {
+		if v.script.Steps[i].IsClient() {
+			if err := a.send(i); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var frags [][]byte
+	total := 0
+	for _, wire := range log.sent {
+		if len(wire) > 512 {
+			t.Errorf("a %d-byte datagram", len(wire))
+		}
+		if dissect.IsGameSpy(wire) {
+			continue
+		}
+		plain := make([]byte, len(wire))
+		dissect.Decrypt(plain, wire)
+		var dg dissect.Datagram
+		if err := dg.Parse(plain); err != nil {
+			t.Fatal(err)
+		}
+		for i := range dg.Messages {
+			if m := &dg.Messages[i]; m.Type == dissect.TypeData && m.Fragment {
+				if m.FragIndex == 0 {
+					total = int(m.FragTotal)
+				}
+				frags = append(frags, append([]byte(nil), m.Payload...))
+			}
+		}
+	}
+	if total != 3 || len(frags) != 3 || !bytes.Equal(bytes.Join(frags, nil), mf[2]) {
+		t.Errorf("%d fragments (of %d announced) reassemble to %d bytes, want the manifest's %d", len(frags), total, len(bytes.Join(frags, nil)), len(mf[2]))
+	}
+}
