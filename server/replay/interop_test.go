@@ -99,6 +99,15 @@ func TestVerifyOneAddressPerSession(t *testing.T) {
 	if res.Summary.Joined != 1 || limit.refused == 0 || res.Sessions[1].Joined {
 		t.Errorf("--source 127.0.0.1: %d sessions joined (want only the first), %d datagrams refused", res.Summary.Joined, limit.refused)
 	}
+	// Sharing an address, the second session kept its captured gap after
+	// the first even with asap timing.
+	gap := c.Sessions[1].Start.Sub(c.Sessions[0].Start)
+	p0, p1 := res.Sessions[0].Phases.Connect, res.Sessions[1].Phases.Connect
+	if p0 == nil || p1 == nil {
+		t.Errorf("one address: connect times %v %v", p0, p1)
+	} else if p1.Sub(*p0) < gap-100*time.Millisecond {
+		t.Errorf("one address: the second session connected %v after the first, captured gap %v", p1.Sub(*p0), gap)
+	}
 }
 
 func TestSourcesFor(t *testing.T) {
