@@ -45,19 +45,6 @@ func targetID(enemy *player) game.ObjectID {
 	return enemy.ship.id
 }
 
-// forward builds an event-forward message of op about this ship, with the
-// event class and sender-side code stock clients use.
-func (sh *ship) forward(op game.Opcode) game.Message {
-	ev := game.Event{Class: game.EventClassSubsystem, Source: sh.id, Dest: sh.id}
-	switch op {
-	case game.OpStartCloaking:
-		ev.Code = game.ETStartCloakingNotify
-	case game.OpStopCloaking:
-		ev.Code = game.ETStopCloakingNotify
-	}
-	return &game.EventForward{Op: op, Event: ev}
-}
-
 func (sh *ship) startFiring(enemy *player) game.Message {
 	return &game.EventForward{Op: game.OpStartFiring, Event: game.Event{Class: game.EventClassStartFiring,
 		Code: game.ETStartFiringNotify, Source: sh.phaser(), Dest: targetID(enemy)}}

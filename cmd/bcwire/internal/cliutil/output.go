@@ -171,6 +171,9 @@ func (f *AtomicFile) Abort() {
 // write fails nothing is renamed. "-" writes to stdout.
 func WriteFile(path string, stdout io.Writer, write func(w io.Writer) error) error {
 	if path == "-" {
+		if stdout == nil {
+			return errors.New(`"-" (stdout) is not possible here; give a file name`)
+		}
 		return write(stdout)
 	}
 	f, err := Create(path)

@@ -206,7 +206,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.Output != "" {
 		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
-		if err := out.Check(o.File, o.Rules); err != nil {
+		if err := out.Check(o.File, o.Rules, o.Manifest); err != nil {
 			return err
 		}
 	}
