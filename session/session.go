@@ -125,6 +125,7 @@ const (
 	EventEndGame         = "end_game"
 	EventRestartGame     = "restart_game"
 	EventDamaged         = "damaged"
+	EventNonStock        = "non_stock" // traffic in a form stock never sends (a third-party client's or server's)
 )
 
 // ChatLine is one chat message.
@@ -150,6 +151,9 @@ type Ship struct {
 	Class     string        `json:"class,omitempty"`
 	Created   time.Time     `json:"created"`
 	Destroyed *time.Time    `json:"destroyed"`
+	// Subsystems sums up the ship's subsystem states as created
+	// (game.ObjCreate.SubsystemSummary).
+	Subsystems string `json:"subsystems,omitempty"`
 }
 
 // ShipRate is how often StateUpdates for one object went one way.

@@ -1,25 +1,25 @@
 package game
 
 import (
-	"encoding/binary"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/testutil"
 )
 
-// The subsystem states are read straight from the bytes (statesByClass),
-// the innermost loop of game decoding. This file keeps a field-by-field
-// decoder of them, built only on checked Reader reads, as the plain form
-// the fast one must match exactly: same values, same warnings, same
-// errors. The fields before the states are read by the decoder's own
-// readFields, which is already that plain form.
+// The usual StateUpdate is read straight from the bytes: its fields before
+// the states by readFixed, its subsystem states by statesByClass, the
+// innermost loop of game decoding. This file holds them to the plain form,
+// built only on checked Reader reads: the decoder's own readFieldsByName
+// and a field-by-field reader of the states kept here. Same values, same
+// warnings, same errors.
 
 func refDecodeStateUpdate(r *dissect.Reader, ships *ShipRegistry, dir Direction) *StateUpdate {
 	m := &StateUpdate{dir: dir}
 	r.StrictBits()
-	m.readFields(r)
+	m.readFieldsByName(r)
 	if m.Flags&StateSubsystems != 0 && r.Err() == nil {
 		refReadSubsystems(m, r, ships.Lookup(m.Object))
 	}
@@ -56,7 +56,17 @@ func refReadSubsystems(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) {
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
+// refReadByClass tries the stock form, then OpenBC's (the shield generator
+// as a base subsystem, only when a shield state is among the bytes).
 func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
+	if refReadByForm(m, r, spec, false) {
+		return true
+	}
+	return refReadByForm(m, r, spec, true)
+}
+
+func refReadByForm(m *StateUpdate, r *dissect.Reader, spec *ShipSpec, openbc bool) bool {
+	var dev uint8
 	n := len(spec.Subsystems)
 	i := int(m.SubsystemStart)
 	if i >= n {
@@ -69,13 +79,31 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
 		s := SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children}
 		s.Condition = tr.U8("subsystem condition")
 		s.Children = tr.Bytes(len(sp.Children), "child conditions")
-		switch sp.Format {
-		case SubsystemPowered:
+		switch {
+		case sp.Format == SubsystemShield && openbc:
+			s.Format = SubsystemBase
+			dev |= openbcShield
+		case sp.Format == SubsystemPowered || sp.Format == SubsystemShield:
+			if probe := tr; openbc && tr.BitsLeft() == 0 && tr.Len() > 0 {
+				// OpenBC may open a group after a short one, which
+				// the strict Reader refuses: open it by hand.
+				if probe.Bit(""); probe.Err() != nil {
+					rest := tr.Rest()
+					if g, ok := (dissect.BitGroup{}).Opened(rest[0]); ok {
+						tr.Commit(rest[1:], g)
+						dev |= openbcGroups
+						s.NewBitGroup = true
+					}
+				}
+			}
 			s.HasPower = tr.Bit("subsystem power bit")
 			if s.HasPower {
 				s.Power = tr.U8("subsystem power percentage")
 			}
-		case SubsystemPower:
+			if sp.Format == SubsystemShield {
+				s.Facings = tr.Bytes(ShieldFacings, "shield facings")
+			}
+		case sp.Format == SubsystemPower:
 			s.MainBattery = tr.U8("main battery")
 			s.BackupBattery = tr.U8("backup battery")
 		}
@@ -84,9 +112,10 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
 			i = 0
 		}
 	}
-	if tr.Err() != nil || tr.BitsLeft() != 0 {
+	if tr.Err() != nil || tr.BitsLeft() != 0 || openbc && dev == 0 {
 		return false
 	}
+	m.openbc = dev
 	m.Subsystems = list
 	*r = tr
 	return true
@@ -140,11 +169,7 @@ func FuzzStateUpdateMatchesReference(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {
-		d := NewDecoder()
-		if spec := ShipBySpecies(Species(species)); spec != nil && len(body) >= 4 {
-			d.Ships.Add(ObjectID(binary.LittleEndian.Uint32(body)), spec)
-		}
-		msg := append([]byte{byte(OpStateUpdate)}, body...)
+		d, msg := stateUpdateFuzzInput(species, body)
 		for _, dir := range []Direction{ClientToServer, ServerToClient} {
 			refCompare(t, d, msg, dir)
 		}
@@ -192,10 +217,13 @@ func TestStateUpdateLongSectionsMatchReference(t *testing.T) {
 						w.U8(uint8(100 + c))
 					}
 					switch sp.Format {
-					case SubsystemPowered:
+					case SubsystemPowered, SubsystemShield:
 						w.Bit(k%3 != 0)
 						if k%3 != 0 {
 							w.U8(uint8(k))
+						}
+						if sp.Format == SubsystemShield {
+							w.Raw([]byte{1, 2, 3, 4, 5, uint8(k)})
 						}
 					case SubsystemPower:
 						w.U8(0xFE)
@@ -215,6 +243,39 @@ func TestStateUpdateLongSectionsMatchReference(t *testing.T) {
 						name, flags, states, len(su.Subsystems), su.SubsystemsUndecoded, su.subsystemNote())
 				}
 			}
+		}
+	}
+}
+
+// TestReadFixedMatchesByName: for every flags byte readFixed handles, its
+// size from fixedFieldSize is what readFieldsByName reads, and both read
+// the same values.
+func TestReadFixedMatchesByName(t *testing.T) {
+	for f := range 256 {
+		n := int(fixedFieldSize[f])
+		bits := StateFlags(f)&(StatePosition|StateCloak) != 0
+		both := StateFlags(f)&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons
+		if (n == 0) != (bits || both) {
+			t.Fatalf("flags %#02x: fixed size %d", f, n)
+		}
+		if n == 0 {
+			continue
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(31*i + f)
+		}
+		b[4], b[5], b[6], b[7], b[8] = 0, 0, 0xC0, 0x3F, byte(f) // game time 1.5, not a NaN
+		var fixed, byName StateUpdate
+		fixed.readFixed(b)
+		var r dissect.Reader
+		r.Reset(b)
+		byName.readFieldsByName(&r)
+		if r.Err() != nil || r.Len() != 0 {
+			t.Fatalf("flags %#02x: by name: %v, %d of %d bytes left", f, r.Err(), r.Len(), n)
+		}
+		if !reflect.DeepEqual(fixed, byName) {
+			t.Fatalf("flags %#02x:\nreadFixed  %+v\nby name    %+v", f, fixed, byName)
 		}
 	}
 }
