@@ -91,8 +91,9 @@ func (s *Server) Shutdown(now time.Time) {
 		}
 		delete(s.peers, p.addr)
 	}
+	s.finalHeartbeats(now)
 	s.log.Info("stopped", "joined", s.stats.Joined, "relayed", s.stats.Relayed, "gamespy", s.stats.GameSpy,
-		"dropped", s.stats.Dropped)
+		"dropped", s.stats.Dropped, "drops", s.stats.Drops)
 }
 
 func addrPort(a net.Addr) netip.AddrPort {
