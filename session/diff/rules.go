@@ -147,9 +147,6 @@ var DefaultIgnore = []string{
 	"ObjCreate*.position", "ObjCreate*.orientation", "ObjCreate*.speed", "ObjCreate*.subsystem_data",
 	"SCORE.kills", "SCORE.deaths", "SCORE.score", "SCORE_INIT.kills", "SCORE_INIT.deaths", "SCORE_INIT.score",
 	"MISSION_INIT.end_time",
-	// "A session-specific object ID. Varies per session and per player"
-	// (OpenBC's docs/wire-formats/delete-player-ui-wire-format.md).
-	"DeletePlayerUI.target",
 }
 
 // ConfigFields are the fields that say how a server is set up rather than
