@@ -309,9 +309,6 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	if s.Name == "" && m.PlayerName != "" {
 		s.Name = m.PlayerName
 	}
-	if subsystems != "" {
-		text += " (" + subsystems + ")"
-	}
 	setOnce(&s.Phases.InGame, r.Time)
 	if l.lost {
 		setOnce(&s.Phases.Respawned, r.Time)
@@ -322,6 +319,9 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	text := class + " " + idText(m.Object)
 	if m.HasTeam {
 		text += fmt.Sprintf(" team %d", m.Team)
+	}
+	if subsystems != "" {
+		text += " (" + subsystems + ")"
 	}
 	if l.lost {
 		l.event(r, EventRespawn, "new ship "+text)

@@ -127,7 +127,7 @@ func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) 
 	}
 	if s.countPeers(func(p *peer) bool { return halfOpen(p) && sameIP(p) }) >= s.lims.HalfOpenPerIP &&
 		!evict(func(p *peer) bool { return silent(p) && sameIP(p) }) {
-		s.stats.Dropped++
+		s.dropDatagram(now, from, DropHalfOpen, "bound", "per address")
 		return false, false
 	}
 	maxSilent := max(1, s.o.MaxPeers-1) // one slot is left for a peer that answers
@@ -138,7 +138,7 @@ func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) 
 		return false, true // full of players and of handshakes that answer
 	}
 	if !evict(silent) {
-		s.stats.Dropped++
+		s.dropDatagram(now, from, DropHalfOpen, "bound", "in all")
 		return false, false
 	}
 	return len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen, true

@@ -45,6 +45,9 @@ type peer struct {
 	order inorder.Buffer
 	phase phase
 	round int // index of the checksum request outstanding
+	// legacy: the client connected with the legacy framing
+	// (Options.AcceptLegacyFraming).
+	legacy bool
 
 	joinedAt      time.Time
 	connectedAt   time.Time
@@ -73,7 +76,7 @@ func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
 				{Type: dissect.TypeBoot, Reliable: true, Ordered: true, Payload: []byte{stock.BootFull}}}}
 			s.sendPlain(now, from, d.Append(nil))
 		} else {
-			s.stats.Dropped++
+			s.dropDatagram(now, from, DropRateLimited)
 		}
 		return nil
 	}
@@ -111,6 +114,11 @@ func (s *Server) drop(now time.Time, p *peer, reason string) {
 	for id, sh := range s.ships {
 		if sh.owner == p {
 			delete(s.ships, id)
+		}
+	}
+	for id, o := range s.objects {
+		if o.owner == p {
+			delete(s.objects, id)
 		}
 	}
 	if wasInGame {

@@ -91,8 +91,9 @@ func (s *Server) Shutdown(now time.Time) {
 		}
 		s.forget(p)
 	}
+	s.finalHeartbeats(now)
 	s.log.Info("stopped", "joined", s.stats.Joined, "relayed", s.stats.Relayed, "gamespy", s.stats.GameSpy,
-		"dropped", s.stats.Dropped, "evicted", s.stats.Evicted, "frag_evicted", s.stats.FragEvicted, "frag_refused", s.stats.FragRefused)
+		"dropped", s.stats.Dropped, "drops", s.stats.Drops, "evicted", s.stats.Evicted, "frag_evicted", s.stats.FragEvicted, "frag_refused", s.stats.FragRefused)
 }
 
 func addrPort(a net.Addr) netip.AddrPort {

@@ -62,19 +62,23 @@ func NewCmdServe(io *report.IO, runF func(*Options) error) *cobra.Command {
 NATIVE SERVER (without --replay)
 
 A Bridge Commander 1.1 dedicated server that speaks the stock protocol. It
-answers GameSpy queries (\basic\, \status\, \info\, \rules\, \players\) and
-game traffic on one port, and takes stock clients through the join exactly
+answers GameSpy queries (\basic\, \status\, \info\, \rules\, \players\,
+\echo\, \secure\; the query's \queryid\ echoed) and game traffic on one
+port, registers with GameSpy masters given with --master (heartbeats at
+start, every 60 s, on a state change and on shutdown), and takes stock clients through the join exactly
 as the stock server does: connect reply with checksum round 0, the five
 checksum rounds one at a time, 0x28 + Settings + GameInit in one datagram,
 then MISSION_INIT, DeletePlayerUI and the scores on NewPlayerInGame, and
 every live ship for late joiners. In the game it relays each client's game
 messages unchanged to the others (team chat to the team only), except, as
-the stock host, StateUpdates and CollisionEffects: it keeps those and sends
+the stock host, StateUpdates, CollisionEffects, 0x0D and 0x13, and object
+requests (0x1D, 0x1E), which it answers itself: it keeps those and sends
 its own StateUpdates, ten a second per ship, with the subsystems at full
 health (it simulates no damage) and the motion each owner reported. Reliable delivery, ACKs, fragmentation, bundling,
 keepalives (one a second), the 45 s silence timeout and graceful
 disconnects follow the stock transport. Unknown sources get at most one
-small reply a second.
+small reply a second. --log-level debug logs every dropped datagram with its
+reason (at most ten lines a second); the stop line counts them by reason.
 
 Console (on a terminal, or with --console): players, say TEXT, boot SLOT,
 endgame, restart, help, quit. Ctrl-C stops the server after telling every

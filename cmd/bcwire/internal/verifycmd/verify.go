@@ -114,9 +114,11 @@ A difference only in how the server is set up - GameSpy name, mission,
 map, limits, game mode and player list, Settings values, MISSION_INIT's
 match settings - is "config": every such key is listed, and it is never
 the first divergence nor counted in the exit status unless --fail-on
-config. A session the server stops answering opens with the client step
-after which nothing came ("no answer after frame 5 (ChecksumResponse round
-0)"); the rest of an abandoned session is "not reached".
+config. A session the server refuses (a boot, a checksum failure) opens
+with that refusal and the client step it answered; one the server stops
+answering opens with the client step after which nothing came ("no answer
+after frame 5 (ChecksumResponse round 0)"); the rest of an abandoned
+session is "not reached".
 
 A damaged capture is named at the start (counts and the first frames) and
 in the JSON ("capture_damage").
