@@ -262,6 +262,8 @@ type Result struct {
 	Timing   string           `json:"timing"`
 	Sessions []*SessionResult `json:"sessions"`
 	Summary  Summary          `json:"summary"`
+	// Damage is the capture's damage (nil when clean): see damage.go.
+	Damage *DamageReport `json:"capture_damage,omitempty"`
 }
 
 // ErrUnreachable is returned when the target never answered the first
