@@ -98,6 +98,13 @@ func openTable[T any](path string, opts ...parquet.WriterOption) (*table[T], err
 	if err != nil {
 		return nil, err
 	}
+	// CreateTemp makes the file private (0600); the tables are for
+	// others' query engines to read, as a file from os.Create would be.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	opts = append(opts, parquet.Compression(&codec), parquet.MaxRowsPerRowGroup(RowGroupRows))
 	w := parquet.NewGenericWriter[T](f, opts...)
 	return &table[T]{path: path, tmp: f.Name(), f: f, w: w, buf: make([]T, 0, 1024)}, nil
