@@ -13,16 +13,7 @@ import (
 // window only; in these captures every relay falls inside it.
 func TestRelayAgreesWithStats(t *testing.T) {
 	for _, name := range []string{"battle.pcap", "lossy.pcap", "duel.pcapng"} {
-		rd, err := capture.Open("../../testdata/pcaps/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := DefaultRules()
-		c, err := Read(name, rd, nil, &r)
-		rd.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := readBundled(t, name)
 		compared, copies := 0, 0
 		for _, s := range c.Sessions {
 			if s.Info == nil {
@@ -46,4 +37,21 @@ func TestRelayAgreesWithStats(t *testing.T) {
 			t.Errorf("%s: %d sessions compared, %d copies: nothing to compare", name, compared, copies)
 		}
 	}
+}
+
+// readBundled builds the Capture of testdata/pcaps/name with the default
+// rules.
+func readBundled(t *testing.T, name string) *Capture {
+	t.Helper()
+	rd, err := capture.Open("../../testdata/pcaps/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	r := DefaultRules()
+	c, err := Read(name, rd, nil, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
