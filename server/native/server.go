@@ -106,6 +106,8 @@ type Stats struct {
 	GameSpy                   int // queries answered
 	Dropped                   int // datagrams ignored: garbage, unknown sources, rate limited
 	Joined                    int // clients that reached the game
+	Boots                     int // clients booted (server full, console kick, checksum)
+	ChecksumFailures          int // clients whose checksum response did not match the manifest
 	Relayed                   int // copies of client game messages forwarded
 	HostUpdates               int // the host's own StateUpdates sent
 	Refused                   int // connects refused (server full)

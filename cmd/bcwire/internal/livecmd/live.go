@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -22,6 +23,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/live"
 	"github.com/bcwire/bcwire/dissect/pcapfilter"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/session"
 	"github.com/google/gopacket"
 	"github.com/spf13/cobra"
@@ -46,12 +48,18 @@ type Options struct {
 	Promisc    bool
 	Snaplen    int
 	Checksums  cliutil.Checksums
+	Metrics    string // serve Prometheus metrics at http://ADDR/metrics
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
 	Ctx context.Context
 	// Ready, when set, is called once the socket is capturing (tests).
 	Ready func()
+	// MetricsReady and Stopped, when set, are called with the metrics
+	// address once it listens, and once the capture ended and the metrics
+	// hold its final figures, before the endpoint closes (tests).
+	MetricsReady func(addr net.Addr)
+	Stopped      func()
 }
 
 // NewCmdLive builds the cobra command. runF, when set, is called with the
@@ -90,6 +98,11 @@ per second, retransmissions, damaged messages and kernel drops. When the
 capture ends (Ctrl-C, -c, --duration) every open session is closed and a
 summary of each session and the statistics table go to stderr.
 
+--metrics ADDR serves Prometheus metrics at http://ADDR/metrics: datagrams,
+bytes and messages by direction and opcode, sessions, players per server,
+retransmissions, fragments, damage, ACK round-trip times, GameSpy queries
+(see the README, Metrics for Prometheus). They are updated once a second.
+
 Capturing needs root or the CAP_NET_RAW capability
 (sudo setcap cap_net_raw+ep $(command -v bcwire)).
 
@@ -126,6 +139,7 @@ permission, or an I/O error.`,
 	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
 	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
 	o.Checksums.AddFlag(f)
+	f.StringVar(&o.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9120)")
 	return cmd
 }
 
@@ -177,6 +191,18 @@ func Run(o *Options) error {
 		l.w, l.wf = w, f
 	}
 
+	if o.Metrics != "" {
+		l.m = metrics.NewDissector()
+		ep, err := metrics.Listen(o.Metrics, l.m)
+		if err != nil {
+			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
+		}
+		defer ep.Close()
+		if o.MetricsReady != nil {
+			o.MetricsReady(ep.Addr())
+		}
+	}
+
 	parent := o.Ctx
 	if parent == nil {
 		parent = context.Background()
@@ -212,6 +238,8 @@ type liveRun struct {
 	w       *capture.Writer
 	wf      *cliutil.AtomicFile
 	werr    error
+	src     *live.Source
+	m       *metrics.Dissector // --metrics
 	err     *bufio.Writer
 
 	keep      func(*flow.Record) bool // --server
@@ -223,6 +251,7 @@ type liveRun struct {
 	sp        *report.StatsPrinter
 
 	start, lastTick, lastFlush time.Time
+	lastMetrics                time.Time
 	datagrams, bytes           int // since start
 	tickDatagrams, tickBytes   int // at the last stats line
 	damaged, retransmissions   int
@@ -279,6 +308,7 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 
 	src := &live.Source{H: l.h, Ctx: ctx, MaxFrames: o.Count, OnFrame: l.frame, Tick: l.tick,
 		Capture: o.Checksums.Options()}
+	l.src = src
 	if !o.Quiet {
 		fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
 		if o.Write != "" {
@@ -292,6 +322,9 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	}
 	sum, runErr := flow.Run(src, l.tr, l.record)
 	l.b.Finish()
+	if l.m != nil {
+		l.m.Update(l.b, l.tr.Stats(), src.Stats())
+	}
 	l.p.Flush()
 	if l.w != nil {
 		if err := l.w.Flush(); err != nil && l.werr == nil {
@@ -302,6 +335,9 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		}
 	}
 	l.final(sum, src.Frames())
+	if o.Stopped != nil {
+		o.Stopped()
+	}
 	switch {
 	case l.werr != nil:
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Write, l.werr)}
@@ -349,6 +385,9 @@ func (l *liveRun) record(r *flow.Record) bool {
 		return true
 	}
 	l.b.Add(r)
+	if l.m != nil {
+		l.m.Observe(r)
+	}
 	l.countRetransmission(r)
 	if l.o.Auto {
 		l.learn(r)
@@ -409,6 +448,10 @@ func (l *liveRun) tick(now time.Time) {
 		if err := l.w.Flush(); err != nil && l.werr == nil {
 			l.werr = err
 		}
+	}
+	if l.m != nil && now.Sub(l.lastMetrics) >= metrics.Interval {
+		l.lastMetrics = now
+		l.m.Update(l.b, l.tr.Stats(), l.src.Stats())
 	}
 	if l.o.StatsEvery > 0 && now.Sub(l.lastTick) >= l.o.StatsEvery {
 		secs := now.Sub(l.lastTick).Seconds()
