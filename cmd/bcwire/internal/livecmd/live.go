@@ -18,7 +18,6 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/live"
 	"github.com/bcwire/bcwire/dissect/pcapfilter"
@@ -37,6 +36,7 @@ type Options struct {
 	Filter     string
 	Auto       bool
 	Write      string
+	Ring       []string // -b conditions
 	Count      int
 	Duration   time.Duration
 	JSON       bool
@@ -60,6 +60,9 @@ type Options struct {
 	// hold its final figures, before the endpoint closes (tests).
 	MetricsReady func(addr net.Addr)
 	Stopped      func()
+	// create opens each -w file (default cliutil.Create; tests inject a
+	// full disk).
+	create func(path string) (captureFile, error)
 }
 
 // NewCmdLive builds the cobra command. runF, when set, is called with the
@@ -92,6 +95,17 @@ included. While capturing, the file grows beside its name as
 .NAME.*.partial (flushed every second, so a crash loses little: the data is
 there) and is renamed to NAME when the capture ends, so an existing NAME is
 only replaced by a complete capture.
+
+-b switches -w files as dumpcap's ring buffer does, for captures that run
+for months: -b filesize:KB starts a new file before one would pass KB
+kilobytes (dumpcap's unit: 1 kB = 1000 bytes), -b duration:SEC after SEC
+seconds (also when no packet comes), and -b files:N keeps only the last N
+files, removing the oldest. Files are named as dumpcap names them, with a
+counter and the local start time: -w day.pcapng gives
+day_00001_20261125183000.pcapng, day_00002_..., each renamed from its
+temporary name when complete; every packet goes to exactly one file. A full
+disk stops the capture with a message that says so (exit status 2); the
+completed files stay.
 
 --stats-every prints a summary line on stderr: sessions, datagrams and bytes
 per second, retransmissions, damaged messages and kernel drops. When the
@@ -128,6 +142,7 @@ permission, or an I/O error.`,
 	f.StringVarP(&o.Filter, "filter", "f", "", `kernel filter, tcpdump syntax (default "udp port PORT")`)
 	f.BoolVar(&o.Auto, "auto", false, "also find servers on other ports (see above)")
 	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to this pcapng file")
+	f.StringArrayVarP(&o.Ring, "ring-buffer", "b", nil, "with -w, switch files: filesize:KB (1 kB = 1000 bytes, as dumpcap), duration:SEC, files:N (keep the last N); repeatable")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after COUNT captured packets")
 	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (e.g. 30s, 1h)")
 	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print every field of each message")
@@ -157,6 +172,13 @@ func Run(o *Options) error {
 	if o.Snaplen < 64 || o.Snaplen > 262144 {
 		return cliutil.Usage("--snaplen %d: use 64-262144", o.Snaplen)
 	}
+	ring, err := parseRing(o.Ring)
+	if err != nil {
+		return err
+	}
+	if len(o.Ring) > 0 && o.Write == "" {
+		return cliutil.Usage("-b needs -w FILE (the files to switch)")
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -179,16 +201,20 @@ func Run(o *Options) error {
 		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
 			return err
 		}
-		f, err := cliutil.Create(o.Write)
-		if err != nil {
-			return cliutil.IOError(o.Write, err)
+		create := o.create
+		if create == nil {
+			create = createAtomic
 		}
-		defer f.Abort() // after a failure; a clean end commits first
-		w, err := capture.NewWriterInterface(f, capture.PCAPNG, h.LinkType(), o.Iface)
-		if err != nil {
-			return cliutil.IOError(o.Write, err)
+		l.rw = &ringWriter{path: o.Write, ring: ring, link: h.LinkType(), iface: o.Iface, create: create}
+		if ring.rotating() && !o.Quiet {
+			l.rw.onSwitch = func(name string, frames int) {
+				fmt.Fprintf(l.err, "bcwire live: %s complete, %d packets\n", name, frames)
+			}
 		}
-		l.w, l.wf = w, f
+		if err := l.rw.Start(time.Now()); err != nil {
+			return cliutil.IOError(o.Write, explainWriteError(err))
+		}
+		defer l.rw.Abort() // after a failure; a clean end commits first
 	}
 
 	if o.Metrics != "" {
@@ -235,8 +261,7 @@ type liveRun struct {
 	h       *live.Handle
 	base    *pcapfilter.Expr
 	learned map[uint16]bool // server ports the --auto filter passes
-	w       *capture.Writer
-	wf      *cliutil.AtomicFile
+	rw      *ringWriter     // -w
 	werr    error
 	src     *live.Source
 	m       *metrics.Dissector // --metrics
@@ -312,7 +337,7 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	if !o.Quiet {
 		fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
 		if o.Write != "" {
-			fmt.Fprintf(l.err, ", writing %s (as %s until the end)", o.Write, l.wf.Name())
+			fmt.Fprintf(l.err, ", writing %s (as %s until complete)", o.Write, l.rw.Current())
 		}
 		fmt.Fprintln(l.err, " (Ctrl-C stops)")
 		l.err.Flush()
@@ -326,12 +351,9 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		l.m.Update(l.b, l.tr.Stats(), src.Stats())
 	}
 	l.p.Flush()
-	if l.w != nil {
-		if err := l.w.Flush(); err != nil && l.werr == nil {
+	if l.rw != nil {
+		if err := l.rw.Close(); err != nil && l.werr == nil {
 			l.werr = err
-		}
-		if l.werr == nil {
-			l.werr = l.wf.Commit()
 		}
 	}
 	l.final(sum, src.Frames())
@@ -340,7 +362,7 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	}
 	switch {
 	case l.werr != nil:
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Write, l.werr)}
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("-w %s: %w", o.Write, explainWriteError(l.werr))}
 	case runErr != nil && !errors.Is(runErr, l.werr):
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: runErr}
 	case l.printErr != nil:
@@ -363,10 +385,12 @@ func filterText(e *pcapfilter.Expr) string {
 func (l *liveRun) frame(b []byte, ci gopacket.CaptureInfo) error {
 	l.datagrams++
 	l.bytes += ci.Length
-	if l.w == nil {
+	if l.rw == nil {
 		return nil
 	}
-	if err := l.w.WriteRaw(ci.Timestamp, b); err != nil {
+	// The kernel's receive time is the clock for -b duration: no extra
+	// clock read per packet.
+	if err := l.rw.WriteFrame(ci.Timestamp, ci.Timestamp, b); err != nil {
 		l.werr = err
 		return err
 	}
@@ -443,9 +467,9 @@ func (l *liveRun) tick(now time.Time) {
 			l.printErr = err
 		}
 	}
-	if l.w != nil && now.Sub(l.lastFlush) >= time.Second {
+	if l.rw != nil && now.Sub(l.lastFlush) >= time.Second {
 		l.lastFlush = now
-		if err := l.w.Flush(); err != nil && l.werr == nil {
+		if err := l.rw.Tick(now); err != nil && l.werr == nil {
 			l.werr = err
 		}
 	}

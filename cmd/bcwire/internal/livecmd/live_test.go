@@ -307,6 +307,11 @@ func TestUsageErrors(t *testing.T) {
 		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Filter: "udp port 1 or ip6"}, "column 15"},
 		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Servers: []string{"x"}}, "--server"},
 		{Options{Iface: "bcwire-nope0", Port: 22101, Snaplen: 262144}, "no such interface bcwire-nope0 (available:"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Write: "x.pcapng", Ring: []string{"filesize:0"}}, "filesize:kB"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Write: "x.pcapng", Ring: []string{"size:10"}}, "filesize:kB"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Write: "x.pcapng", Ring: []string{"files:3"}}, "needs -b filesize"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Ring: []string{"duration:60"}}, "-b needs -w"},
+		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Metrics: "127.0.0.1:99999"}, "--metrics"},
 	} {
 		o := c.o
 		o.IO = &report.IO{Out: io.Discard, Err: io.Discard}
