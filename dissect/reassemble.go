@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -10,7 +11,8 @@ import (
 // total-1 are all held, in whatever order they arrived. A retransmitted
 // fragment (its index already held, or its set recently completed) is
 // recognised and adds nothing. Unfinished sets are capped in number and
-// bytes; the oldest is evicted first.
+// bytes, checked for every fragment added (a set that grows fragment by
+// fragment counts as much as many small ones); the oldest is evicted first.
 
 // Reassembler collects fragments into whole messages. K identifies the
 // message a fragment belongs to: at least its sequence number, plus whatever
@@ -24,6 +26,64 @@ type Reassembler[K comparable] struct {
 	doneRing          []K
 	doneNext          int
 	out               []byte // the last completed message, reused
+	// free holds the buffers of removed sets' fragments, reused for new
+	// fragments, up to freeCap bytes of capacity (freeBytes): under a
+	// flood of evicted sets the fragments then cost no garbage, which
+	// would otherwise let the heap grow to a multiple of the cap between
+	// collections.
+	free      [][]byte
+	freeBytes int
+	spare     []*FragmentSet[K] // removed sets, their parts slices kept, for new sets
+}
+
+// maxSpareSets bounds Reassembler.spare.
+const maxSpareSets = 64
+
+// freeCap is the capacity a Reassembler keeps for reuse: a quarter of its
+// byte cap.
+func (r *Reassembler[K]) freeCap() int { return r.maxBytes / 4 }
+
+// alloc returns an empty buffer of capacity at least n, a reused one when
+// one of the last few freed fits without wasting more than half of it.
+func (r *Reassembler[K]) alloc(n int) []byte {
+	for i := len(r.free) - 1; i >= 0 && i >= len(r.free)-8; i-- {
+		if b := r.free[i]; cap(b) >= n && cap(b) <= 2*n+64 {
+			last := len(r.free) - 1
+			r.free[i], r.free[last] = r.free[last], nil
+			r.free = r.free[:last]
+			r.freeBytes -= cap(b)
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, n+1)
+}
+
+// recycle keeps s, a set being removed, and its fragment buffers for
+// reuse.
+func (r *Reassembler[K]) recycle(s *FragmentSet[K]) {
+	for i, p := range s.parts {
+		if p != nil && r.freeBytes+cap(p) <= r.freeCap() {
+			r.free = append(r.free, p)
+			r.freeBytes += cap(p)
+		}
+		s.parts[i] = nil
+	}
+	if len(r.spare) < maxSpareSets {
+		*s = FragmentSet[K]{parts: s.parts[:0]}
+		r.spare = append(r.spare, s)
+	}
+}
+
+// newSet returns a new set, a recycled one when there is one.
+func (r *Reassembler[K]) newSet(key K, frame int, ts time.Time) *FragmentSet[K] {
+	if n := len(r.spare); n > 0 {
+		s := r.spare[n-1]
+		r.spare[n-1] = nil
+		r.spare = r.spare[:n-1]
+		s.Key, s.FirstFrame, s.FirstTime = key, frame, ts
+		return s
+	}
+	return &FragmentSet[K]{Key: key, FirstFrame: frame, FirstTime: ts}
 }
 
 // FragmentSet is one unfinished message.
@@ -42,7 +102,10 @@ type FragmentResult struct {
 	Complete  []byte // the reassembled game message; valid until the next Add
 	Count     int    // fragments it was built from
 	Duplicate bool   // the fragment was already held, or its message already completed
-	Evicted   int    // unfinished sets dropped to make room
+	// Evicted counts the unfinished sets dropped to make room, oldest
+	// first. When that reached the fragment's own set (the oldest, and
+	// alone over the byte cap), the fragment was dropped with it.
+	Evicted int
 }
 
 // remembered completed keys, to recognise late retransmissions.
@@ -65,26 +128,33 @@ func NewReassembler[K comparable](maxSets, maxBytes int) *Reassembler[K] {
 // whole message when m completes it.
 func (r *Reassembler[K]) Add(key K, m *Message, frame int, ts time.Time) FragmentResult {
 	var res FragmentResult
+	idx := int(m.FragIndex)
 	s := r.sets[key]
 	if s == nil {
 		if _, ok := r.done[key]; ok {
 			res.Duplicate = true
 			return res
 		}
-		res.Evicted = r.makeRoom(len(m.Payload))
-		s = &FragmentSet[K]{Key: key, FirstFrame: frame, FirstTime: ts}
+		res.Evicted = r.makeRoom(len(m.Payload), 1)
+		s = r.newSet(key, frame, ts)
 		r.sets[key] = s
 		r.order = append(r.order, key)
+	} else {
+		if idx < len(s.parts) && s.parts[idx] != nil {
+			res.Duplicate = true
+			return res
+		}
+		if r.bytes+len(m.Payload) > r.maxBytes {
+			res.Evicted = r.makeRoom(len(m.Payload), 0)
+			if r.sets[key] != s {
+				return res // its own set was evicted: the message cannot complete
+			}
+		}
 	}
-	idx := int(m.FragIndex)
-	if idx < len(s.parts) && s.parts[idx] != nil {
-		res.Duplicate = true
-		return res
+	if len(s.parts) <= idx {
+		s.parts = slices.Grow(s.parts, idx+1-len(s.parts))[:idx+1]
 	}
-	for len(s.parts) <= idx {
-		s.parts = append(s.parts, nil)
-	}
-	s.parts[idx] = append(make([]byte, 0, len(m.Payload)+1), m.Payload...)
+	s.parts[idx] = append(r.alloc(len(m.Payload)), m.Payload...)
 	s.Have++
 	s.Bytes += len(m.Payload)
 	r.bytes += len(m.Payload)
@@ -105,6 +175,7 @@ func (r *Reassembler[K]) Add(key K, m *Message, frame int, ts time.Time) Fragmen
 	}
 	res.Complete, res.Count = r.out, s.Total
 	r.remove(key, s)
+	r.recycle(s)
 	r.remember(key)
 	return res
 }
@@ -138,14 +209,16 @@ func (r *Reassembler[K]) remove(key K, s *FragmentSet[K]) {
 	}
 }
 
-// makeRoom evicts the oldest sets until one more set of n bytes fits.
-func (r *Reassembler[K]) makeRoom(n int) int {
+// makeRoom evicts the oldest sets until n more bytes fit, in newSets more
+// sets (0 or 1).
+func (r *Reassembler[K]) makeRoom(n, newSets int) int {
 	evicted := 0
-	for len(r.order) > 0 && (len(r.sets) >= r.maxSets || r.bytes+n > r.maxBytes) {
+	for len(r.order) > 0 && (len(r.sets)+newSets > r.maxSets || r.bytes+n > r.maxBytes) {
 		k := r.order[0]
 		r.order = r.order[1:]
 		if s := r.sets[k]; s != nil {
 			r.remove(k, s)
+			r.recycle(s)
 			evicted++
 		}
 	}

@@ -77,3 +77,57 @@ func TestReassemblyFloodStaysUnderCap(t *testing.T) {
 		t.Fatalf("order queue grew to %d", len(r.order))
 	}
 }
+
+// The byte cap holds for fragments added to sets that already exist, not
+// only for new sets (issue 23 point 1: sets that each grew past a MiB, one
+// fragment at a time, were never evicted).
+func TestReassemblyByteCapCountsEveryFragment(t *testing.T) {
+	const maxBytes = 100
+	r := NewReassembler[uint16](100, maxBytes)
+	big := string(make([]byte, 30))
+	evicted := 0
+	// Three sets, each fragment 0 of 255 with one byte, then growing in
+	// turn by 30 bytes a fragment.
+	for seq := uint16(1); seq <= 3; seq++ {
+		evicted += r.Add(seq, frag(seq, 0, 255, "x"), int(seq), time.Time{}).Evicted
+	}
+	frame := 3
+	for idx := uint8(1); idx <= 5; idx++ {
+		for seq := uint16(1); seq <= 3; seq++ {
+			frame++
+			res := r.Add(seq, frag(seq, idx, 0, big), frame, time.Time{})
+			evicted += res.Evicted
+			if _, b := r.Pending(); b > maxBytes {
+				t.Fatalf("fragment %d of set %d: %d bytes pending, cap %d", idx, seq, b, maxBytes)
+			}
+		}
+	}
+	if evicted == 0 {
+		t.Fatal("nothing evicted")
+	}
+	// Oldest first: the set created last survives the longest.
+	left := r.Drain()
+	if len(left) == 0 {
+		t.Fatal("no set left")
+	}
+	if left[len(left)-1].Key != 3 {
+		t.Fatalf("%d sets left, the newest %+v", len(left), *left[len(left)-1])
+	}
+
+	// A set alone over the cap is evicted with the fragment that would
+	// take it over; a set beside it that fits is kept.
+	r = NewReassembler[uint16](100, maxBytes)
+	r.Add(1, frag(1, 0, 9, big), 1, time.Time{})
+	r.Add(1, frag(1, 1, 0, big), 2, time.Time{})
+	r.Add(2, frag(2, 0, 2, "y"), 3, time.Time{})
+	res := r.Add(1, frag(1, 2, 0, big+big), 4, time.Time{})
+	if res.Evicted != 1 || res.Complete != nil {
+		t.Fatalf("over the cap: %+v", res)
+	}
+	if n, b := r.Pending(); n != 1 || b != 1 {
+		t.Fatalf("pending %d sets, %d bytes; want set 2 alone", n, b)
+	}
+	if res := r.Add(2, frag(2, 1, 0, "z"), 5, time.Time{}); string(res.Complete) != "yz" {
+		t.Fatalf("set 2: %+v", res)
+	}
+}

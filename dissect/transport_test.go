@@ -354,30 +354,11 @@ func TestParseSetsEveryField(t *testing.T) {
 		wantErr := fresh.Parse(b)
 		used := Datagram{Messages: make([]Message, 8)}
 		for i := range used.Messages {
-			fillEveryField(reflect.ValueOf(&used.Messages[i]).Elem())
+			testutil.FillNonZero(t, reflect.ValueOf(&used.Messages[i]).Elem())
 		}
 		gotErr := used.Parse(b)
 		if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(used.Messages, fresh.Messages) {
 			t.Errorf("%s: reused storage gives %+v (%v), fresh %+v (%v)", h, used.Messages, gotErr, fresh.Messages, wantErr)
-		}
-	}
-}
-
-// fillEveryField sets every field of the struct v to a non-zero value.
-func fillEveryField(v reflect.Value) {
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch f.Kind() {
-		case reflect.Bool:
-			f.SetBool(true)
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			f.SetInt(77)
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			f.SetUint(0x5A)
-		case reflect.Slice:
-			f.Set(reflect.MakeSlice(f.Type(), 3, 3))
-		default:
-			panic("fillEveryField: no value for a " + f.Kind().String())
 		}
 	}
 }

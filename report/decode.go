@@ -596,3 +596,10 @@ func appendMessageJSON(b []byte, r *flow.Record) []byte {
 	}
 	return b
 }
+
+// AppendValueJSON appends v as decode --json writes a member's value (a
+// game message's "fields", a control message, a GameSpy datagram).
+func AppendValueJSON(b []byte, v any) []byte {
+	out, _ := appendJSON(b, v)
+	return out
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/dissect/game"
 )
 
 // Options tune a Builder. Zero fields take the defaults.
@@ -87,8 +86,8 @@ type Builder struct {
 	// of an open session is counted once, in the session's Traffic, and
 	// Totals adds those up.
 	total Counts
-	view  Counts // Totals' result
-	first stamp  // of total.First; total.Last is at clock
+	view  *Counts // Totals' result, made on its first use (a Builder is then small)
+	first stamp   // of total.First; total.Last is at clock
 
 	clock     stamp // latest capture time seen
 	lastSweep stamp
@@ -107,6 +106,7 @@ type Builder struct {
 	head   int
 
 	live, peak, emitted, evicted int
+	retransmissions              int
 }
 
 // NewBuilder returns a Builder that hands each finished Session to emit
@@ -124,14 +124,17 @@ func (b *Builder) Totals() *Counts {
 	if b.live == 0 {
 		return &b.total
 	}
-	b.view = b.total
+	if b.view == nil {
+		b.view = new(Counts)
+	}
+	*b.view = b.total
 	for _, l := range b.opened[b.head:] {
 		if l != nil && !l.closed {
 			b.view.mergeCounts(&l.s.Traffic)
-			l.common.addTo(&b.view)
+			l.common.addTo(b.view)
 		}
 	}
-	return &b.view
+	return b.view
 }
 
 // Live is the number of sessions open now; Peak the most open at once;
@@ -142,6 +145,12 @@ func (b *Builder) Emitted() int { return b.emitted }
 
 // Evicted is the number of sessions ended early to honour MaxSessions.
 func (b *Builder) Evicted() int { return b.evicted }
+
+// Retransmissions is the number of reliable messages sent again so far, in
+// every session, open or ended: the sum of their Reliability's
+// Retransmissions, as each session's streams count them (live shows it
+// while sessions are still open).
+func (b *Builder) Retransmissions() int { return b.retransmissions }
 
 // Add consumes one record. r and what it points to are not retained.
 func (b *Builder) Add(r *flow.Record) {
@@ -241,9 +250,9 @@ func (b *Builder) replaced(l *live, r *flow.Record, now stamp) bool {
 	return false
 }
 
-func isConnectRequest(r *flow.Record) bool {
-	return r.Dir == game.ClientToServer && r.Control != nil && r.Control.Kind == "connect-request"
-}
+// isConnectRequest is flow's: the record that starts a new connection
+// there starts a new session here.
+func isConnectRequest(r *flow.Record) bool { return flow.IsConnectRequest(r) }
 
 func (b *Builder) open(r *flow.Record, now stamp) *live {
 	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,
@@ -258,7 +267,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 		b.servers[r.Server] = srv
 	}
 	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, scratch: &b.scratch,
-		lastSeen: now}
+		retransmissions: &b.retransmissions, lastSeen: now}
 	// What live.add's first call would find in traffic.
 	if !now.isZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time

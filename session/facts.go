@@ -126,8 +126,10 @@ func (l *live) control(r *flow.Record) {
 	switch r.Msg.Type {
 	case dissect.TypeConnect, dissect.TypeConnectAck:
 		switch {
-		case c.Kind == "connect-request" && r.Dir == game.ClientToServer:
-			setOnce(&s.Phases.Connect, r.Time)
+		case isConnectRequest(r):
+			if setOnce(&s.Phases.Connect, r.Time) && r.Msg.Legacy {
+				l.event(r, EventNonStock, "connect request in the legacy [type][len:u8][flags:u8] framing (a third-party client's, not stock)")
+			}
 		case c.Kind == "slot-assignment" && r.Dir == game.ServerToClient:
 			setOnce(&s.Phases.ConnectReply, r.Time)
 			s.Slot = int(*c.Slot)
@@ -300,10 +302,8 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	l.remember(m.Object, st)
 	l.current, l.flying = m.Object, true
 	s.ShipsCreated++
-	text := class + " " + idText(m.Object)
 	if m.HasTeam {
 		s.Team = int(m.Team)
-		text += fmt.Sprintf(" team %d", m.Team)
 	}
 	if s.Name == "" && m.PlayerName != "" {
 		s.Name = m.PlayerName
@@ -311,6 +311,15 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	setOnce(&s.Phases.InGame, r.Time)
 	if l.lost {
 		setOnce(&s.Phases.Respawned, r.Time)
+	}
+	if l.eventsFull() {
+		return
+	}
+	text := class + " " + idText(m.Object)
+	if m.HasTeam {
+		text += fmt.Sprintf(" team %d", m.Team)
+	}
+	if l.lost {
 		l.event(r, EventRespawn, "new ship "+text)
 	} else {
 		l.event(r, EventShipCreated, "ship selected: "+text)
@@ -349,7 +358,9 @@ func (l *live) shipLost(r *flow.Record, id game.ObjectID) {
 	}
 	l.lost = true
 	setOnce(&s.Phases.Destroyed, r.Time)
-	l.event(r, EventShipDestroyed, fmt.Sprintf("ship %s destroyed", idText(id)))
+	if !l.eventsFull() {
+		l.event(r, EventShipDestroyed, fmt.Sprintf("ship %s destroyed", idText(id)))
+	}
 }
 
 // seen reports whether id is in l.objects.
@@ -471,20 +482,27 @@ func (l *live) score(r *flow.Record) {
 		if victim != nil && victim.flying {
 			defer victim.shipLost(r, victim.current) // listed after the kill
 		}
-		text := fmt.Sprintf("%s killed %s", playerName(killer, m.KillerID), playerName(victim, m.VictimID))
-		if m.KillerID == 0 {
-			text = playerName(victim, m.VictimID) + " died"
-		}
+		// The sessions the kill is listed in; its text is made only
+		// for one with room.
+		to := [2]*live{killer, victim}
 		switch {
 		case killer == nil && victim == nil:
-			l.event(r, EventKill, text)
-		default:
-			if killer != nil {
-				killer.event(r, EventKill, text)
+			to[0] = l
+		case victim == killer:
+			to[1] = nil
+		}
+		text := ""
+		for _, o := range to {
+			if o == nil || o.eventsFull() {
+				continue
 			}
-			if victim != nil && victim != killer {
-				victim.event(r, EventKill, text)
+			if text == "" {
+				text = fmt.Sprintf("%s killed %s", playerName(killer, m.KillerID), playerName(victim, m.VictimID))
+				if m.KillerID == 0 {
+					text = playerName(victim, m.VictimID) + " died"
+				}
 			}
+			o.event(r, EventKill, text)
 		}
 	case *game.Score:
 		if p := srv.byWireSlot(m.PlayerID); p != nil {

@@ -123,7 +123,7 @@ func (b *burst) note(l *live, r *flow.Record) {
 }
 
 func (b *burst) flush(l *live) {
-	if b.n >= l.opts.BurstMin {
+	if b.n >= l.opts.BurstMin && !l.eventsFull() {
 		text := fmt.Sprintf("%d retransmissions in %s:", b.n, b.last.Sub(b.start).Round(time.Millisecond))
 		for d := range 2 {
 			for _, ch := range []dissect.Channel{dissect.ChannelData, dissect.ChannelControl} {

@@ -37,6 +37,8 @@ type live struct {
 	done       bool         // emitted: relay entries pointing here are stale
 	common     commonCounts // of s.Traffic, until finish
 	scratch    *[]byte      // the Builder's, for reassembled payloads
+	// retransmissions is the Builder's running count.
+	retransmissions *int
 	// ownShip is the id of the client's last StateUpdate; ownShipDone
 	// says stateUpdate has nothing more to note for it than its rate.
 	ownShip     game.ObjectID
@@ -143,12 +145,13 @@ func (l *live) add(r *flow.Record, now stamp) {
 		}
 	}
 	if m.Type == dissect.TypeAck {
-		l.streams[1-d][m.AckChannel()&1].ack(m, now)
+		ackStreams(&l.streams[1-d], m, now)
 		return
 	}
 	if st := &l.streams[d][m.Type.Channel()&1]; !m.Reliable {
 		st.st.Unreliable++ // send's first step, without the call
-	} else if st.send(m, now) {
+	} else if st.send(m, now, r.Frame) {
+		*l.retransmissions++
 		l.burst.note(l, r)
 		if r.Reassembled == 0 {
 			return // a copy: its content was handled the first time
@@ -201,6 +204,18 @@ func (l *live) damaged(r *flow.Record) {
 
 func (l *live) event(r *flow.Record, kind, text string) {
 	l.eventAt(r.Time, r.Frame, kind, text)
+}
+
+// eventsFull reports whether the session's event list is full, counting
+// the event that does not fit, so that the caller need not make its text:
+// in steady state a session's list is full and events are only counted,
+// which must not allocate.
+func (l *live) eventsFull() bool {
+	if len(l.s.Events) >= l.opts.MaxEvents {
+		l.s.EventsDropped++
+		return true
+	}
+	return false
 }
 
 func (l *live) eventAt(t time.Time, frame int, kind, text string) {

@@ -123,13 +123,15 @@ func (k sentKey) bucket() int {
 	return int((uint32(k.seq) ^ uint32(uint16(k.frag))<<6) & (sentBuckets - 1))
 }
 
-// sentMsg is a reliable message a stream remembers.
+// sentMsg is a reliable message a stream remembers. (32 bytes: next and
+// frame are 32-bit, which holds for 2^31 messages a stream.)
 type sentMsg struct {
 	first  stamp // first sent
 	key    sentKey
-	resent bool // sent more than once
-	acked  bool
-	next   int // the previous message in the same chain, as its send number + 1
+	resent bool  // sent more than once
+	acked  bool  //
+	frame  int32 // capture frame it was first sent in
+	next   int32 // the previous message in the same chain, as its send number + 1
 }
 
 // stream follows one sender's reliable messages on one channel.
@@ -167,14 +169,14 @@ func (s *stream) find(k sentKey) *sentMsg {
 		if e.key == k {
 			return e
 		}
-		n = e.next
+		n = int(e.next)
 	}
 	return nil
 }
 
-// remember adds a message sent for the first time, forgetting the oldest
-// one beyond recentCap.
-func (s *stream) remember(k sentKey, t stamp) {
+// remember adds a message sent for the first time (in frame), forgetting
+// the oldest one beyond recentCap.
+func (s *stream) remember(k sentKey, t stamp, frame int) {
 	if s.buckets == nil {
 		if s.buckets = s.spare.takeBuckets(); s.buckets == nil {
 			s.buckets = make([]int, sentBuckets)
@@ -185,7 +187,7 @@ func (s *stream) remember(k sentKey, t stamp) {
 	}
 	b := k.bucket()
 	n := s.base + len(s.recent)
-	s.recent = append(s.recent, sentMsg{first: t, key: k, next: s.buckets[b]})
+	s.recent = append(s.recent, sentMsg{first: t, key: k, frame: int32(frame), next: int32(s.buckets[b])})
 	s.buckets[b] = n + 1
 	if len(s.recent) > recentCap {
 		if !s.recent[0].acked {
@@ -214,9 +216,9 @@ func (s *stream) grow() {
 	s.recent = s.buf[:n]
 }
 
-// send notes a message sent by the stream's owner and reports whether it
-// was a retransmission.
-func (s *stream) send(m *dissect.Message, t stamp) (retransmit bool) {
+// send notes a message sent by the stream's owner in frame and reports
+// whether it was a retransmission.
+func (s *stream) send(m *dissect.Message, t stamp, frame int) (retransmit bool) {
 	if !m.Reliable {
 		s.st.Unreliable++
 		return false
@@ -249,42 +251,94 @@ func (s *stream) send(m *dissect.Message, t stamp) (retransmit bool) {
 		w.highest = m.Seq
 		w.set(m.Seq, true)
 	} else if !seen {
-		s.win.arrive(m.Seq, &s.st)
+		s.win.arrive(m.Seq, &s.st, frame)
 	}
-	s.remember(k, t)
+	s.remember(k, t, frame)
 	return false
 }
 
-// ack notes an ACK from the other side.
-func (s *stream) ack(a *dissect.Message, t stamp) {
+// AckMatch is what an ACK acknowledged.
+type AckMatch struct {
+	// Acked is set when the ACK acknowledged a message for the first
+	// time, Duplicate when that message was already ACKed; neither, when
+	// the capture never showed the message.
+	Acked, Duplicate bool
+	Channel          dissect.Channel // the message's
+	Fragment         bool            // the message was a fragment
+}
+
+// ackStreams notes an ACK of the messages of streams, a sender's two channels,
+// and returns what it acknowledged. The ACK's flags name the channel and,
+// for a fragment, its index; an ACK whose flags do not fit a message the
+// capture showed, or only one already ACKed (a non-stock peer's flags), is
+// matched as the flags could have meant: the other channel, then the whole
+// message, of a message not yet ACKed.
+func ackStreams(streams *[2]stream, a *dissect.Message, t stamp) AckMatch {
+	ch := a.AckChannel() & 1
 	k := sentKey{a.Seq, -1}
 	if a.AckFlags&dissect.AckFragment != 0 {
 		k.frag = int16(a.AckFragIndex)
 	}
+	s := &streams[ch]
 	e := s.find(k)
-	switch {
-	case e == nil:
-		s.st.UnmatchedAcks++
-	case e.acked:
-		s.st.DuplicateAcks++
-	default:
-		e.acked = true
-		s.st.Acked++
-		if !e.resent && !t.before(e.first) {
-			if s.rtt.vals == nil {
-				s.rtt.vals = s.spare.takeSamples()
-			}
-			// t.sub(e.first), its usual case inlined: t is not before
-			// e.first, so a difference in range is not negative (one
-			// that overflowed is).
-			var rtt time.Duration
-			if ds := t.sec - e.first.sec; ds >= 0 && ds < maxExactSec {
-				rtt = time.Duration(ds)*time.Second + time.Duration(t.nsec-e.first.nsec)
-			} else {
-				rtt = t.sub(e.first)
-			}
-			s.rtt.add(rtt)
+	if e == nil || e.acked {
+		// Not as flagged, or already ACKed: a message not yet ACKed the
+		// flags could have meant comes first.
+		if f, fs, fch := ackFallback(streams, k, ch); f != nil {
+			e, s, ch = f, fs, fch
+		} else if e == nil {
+			s.st.UnmatchedAcks++
+			return AckMatch{}
 		}
+	}
+	m := AckMatch{Channel: dissect.Channel(ch), Fragment: e.key.frag >= 0}
+	if e.acked {
+		s.st.DuplicateAcks++
+		m.Duplicate = true
+		return m
+	}
+	s.ack(e, t)
+	m.Acked = true
+	return m
+}
+
+// ackFallback finds the message an ACK of k on channel ch meant when its
+// flags do not fit: k on the other channel, then the whole message on
+// either.
+func ackFallback(streams *[2]stream, k sentKey, ch dissect.Channel) (*sentMsg, *stream, dissect.Channel) {
+	tries := [3]struct {
+		ch dissect.Channel
+		k  sentKey
+	}{{1 - ch, k}, {ch, sentKey{k.seq, -1}}, {1 - ch, sentKey{k.seq, -1}}}
+	for i, try := range tries {
+		if i > 0 && k.frag < 0 {
+			break // the whole message was what was tried
+		}
+		if e := streams[try.ch].find(try.k); e != nil && !e.acked {
+			return e, &streams[try.ch], try.ch
+		}
+	}
+	return nil, nil, 0
+}
+
+// ack marks e, a message not yet ACKed, ACKed at t.
+func (s *stream) ack(e *sentMsg, t stamp) {
+	e.acked = true
+	s.st.Acked++
+	if !e.resent && !t.before(e.first) {
+		if s.rtt.vals == nil {
+			s.rtt.vals = s.spare.takeSamples()
+		}
+		// t.sub(e.first), its usual case inlined: t is not before
+		// e.first, so a difference in range is not negative (one that
+		// overflowed is).
+		var rtt time.Duration
+		if ds := t.sec - e.first.sec; ds >= 0 && ds < maxExactSec {
+			rtt = time.Duration(ds)*time.Second + time.Duration(t.nsec-e.first.nsec)
+		} else {
+			rtt = t.sub(e.first)
+		}
+		s.rtt.add(rtt)
 	}
 }
 
@@ -368,7 +422,10 @@ type seqWindow struct {
 	started bool
 	first   uint16 // the first number seen: anything older predates the capture
 	highest uint16
-	bits    [1024 / 64]uint64
+	// firstFrame is the frame of the first number, gapFrame that of the
+	// first forward jump (0 while there is none).
+	firstFrame, gapFrame int32
+	bits                 [1024 / 64]uint64
 }
 
 const winSize = 1024
@@ -398,10 +455,12 @@ func (w *seqWindow) set(seq uint16, on bool) {
 	}
 }
 
-// arrive records the first sight of seq and counts gaps and late arrivals.
-func (w *seqWindow) arrive(seq uint16, st *ChannelStats) {
+// arrive records the first sight of seq (in frame) and counts gaps and
+// late arrivals.
+func (w *seqWindow) arrive(seq uint16, st *ChannelStats, frame int) {
 	if !w.started {
 		w.started, w.first, w.highest = true, seq, seq
+		w.firstFrame = int32(frame)
 		w.set(seq, true)
 		return
 	}
@@ -409,6 +468,9 @@ func (w *seqWindow) arrive(seq uint16, st *ChannelStats) {
 	switch {
 	case d > 0:
 		if d > 1 {
+			if st.Gaps == 0 {
+				w.gapFrame = int32(frame)
+			}
 			st.Gaps++
 			st.Missing += int(d) - 1
 		}

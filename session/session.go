@@ -125,6 +125,7 @@ const (
 	EventEndGame         = "end_game"
 	EventRestartGame     = "restart_game"
 	EventDamaged         = "damaged"
+	EventNonStock        = "non_stock" // traffic in a form stock never sends (a third-party client's or server's)
 )
 
 // ChatLine is one chat message.

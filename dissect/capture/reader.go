@@ -102,11 +102,18 @@ func NewReader(r io.Reader) (*Reader, error) {
 // capture file at all. A gzip or zstd stream (known by its magic) is
 // decompressed on the way; Close then releases the decompressor.
 func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
+	size := -1 // what the source says it holds, read before decompress wraps it
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = l.Len()
+	}
 	r, compression, closer, err := decompress(r)
 	if err != nil {
 		return nil, err
 	}
-	rd, err := newReader(r, opts)
+	if compression != Uncompressed {
+		size = -1
+	}
+	rd, err := newReader(r, opts, size)
 	if err != nil {
 		if closer != nil {
 			closer.Close()
@@ -120,8 +127,8 @@ func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
 	return rd, nil
 }
 
-func newReader(r io.Reader, opts Options) (*Reader, error) {
-	in := newInput(r)
+func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
+	in := newInput(r, size)
 	magic, err := in.peek(4)
 	if len(magic) < 4 {
 		if err == nil || err == io.EOF {
@@ -262,7 +269,17 @@ type input struct {
 	spare   []byte
 }
 
-func newInput(r io.Reader) *input { return &input{r: r, buf: make([]byte, bufSize)} }
+// newInput sizes the buffer down to size, what the source said it holds
+// (-1 when it did not), when that is less (a capture in memory, as the
+// fuzz targets read: a whole bufSize per capture of a few hundred bytes
+// made them slow).
+func newInput(r io.Reader, size int) *input {
+	n := bufSize
+	if size >= 0 {
+		n = min(n, max(size+1, 4096))
+	}
+	return &input{r: r, buf: make([]byte, n)}
+}
 
 // peek returns the next n bytes without consuming them. Near the end of the
 // file it returns fewer, with io.EOF (or the I/O error that stopped
@@ -300,6 +317,9 @@ func (in *input) read(n int) ([]byte, error) {
 // doubling once it is full of data that actually arrived, so a lying
 // length field in a short file cannot force a large allocation.
 func (in *input) fill(n int) {
+	if in.err != nil {
+		return // reading has ended: nothing to make room for
+	}
 	if in.pos > 0 {
 		// Move the unread tail to the front; it is short next to the
 		// buffer, so this costs little per read.

@@ -51,11 +51,13 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	// Stats' result).
 	reader, _ := src.(*capture.Reader)
 	var (
-		held [readAhead]heldDatagram
+		// held grows to readAhead as batches need it (a capture of a few
+		// datagrams, as the fuzz targets make, then costs little).
+		held []heldDatagram
 		// statsBefore[k] is the capture counters before held[k] was read:
 		// if emit stops the run before a datagram's turn, it was never read
 		// as far as the caller can tell.
-		statsBefore [readAhead + 1]capture.Stats
+		statsBefore = make([]capture.Stats, 1, 8)
 		plain, raw  [readAhead][]byte
 		rec         Record
 		damagedRaw  []byte // reused for checksum-damaged datagrams
@@ -63,17 +65,19 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	for !out.stopped {
 		// Take one datagram, and more while they are already in memory.
 		n, k := 0, 0 // datagrams read, and of them to decrypt
+		size := 0    // their bytes
 		var err error
 		if reader != nil {
 			reader.Hold() // the datagrams stay where they were read
 		}
-		for n < readAhead {
+		for n < readAhead && size < readAheadBytes {
 			var p *capture.Packet
 			if reader != nil {
 				if n > 0 {
 					if reader.Buffered() == 0 {
 						break
 					}
+					statsBefore = growTo(statsBefore, n)
 					reader.StatsTo(&statsBefore[n])
 				}
 				p, err = reader.Next()
@@ -82,6 +86,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 					if buffered == nil || buffered.Buffered() == 0 {
 						break
 					}
+					statsBefore = growTo(statsBefore, n)
 					statsBefore[n] = src.Stats()
 				}
 				p, err = src.Next()
@@ -89,8 +94,10 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 			if err != nil {
 				break
 			}
+			held = growTo(held, n)
 			h := &held[n]
 			h.hold(p, reader != nil)
+			size += len(h.raw)
 			if !h.gameSpy {
 				h.plain = grow(h.plain, len(h.raw))
 				plain[k], raw[k] = h.plain, h.raw
@@ -152,11 +159,26 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	return sum, nil
 }
 
+// growTo returns s with index n in range, grown (by append, keeping what
+// it holds) when it is not.
+func growTo[T any](s []T, n int) []T {
+	for len(s) <= n {
+		s = append(s, *new(T))
+	}
+	return s
+}
+
 // readAhead is how many datagrams Run reads at once from a buffered source:
 // enough that DecryptBatch can fill its 32 SIMD lanes evenly (with the
 // bundled battle's lengths, 128 datagrams keep 88% of the kernel's work
 // useful), few enough that the copies stay in the CPU cache.
 const readAhead = 128
+
+// readAheadBytes also bounds what Run reads ahead, for large datagrams: a
+// held capture.Reader keeps what it has handed out where it is, and has to
+// take a new buffer when it refills twice while held. Stock datagrams are
+// at most a few hundred bytes, so readAhead is what stops their batches.
+const readAheadBytes = 64 << 10
 
 // heldDatagram is a datagram read ahead of its turn, with the record its
 // records are built in. The source's Packet is only valid until its next

@@ -120,6 +120,12 @@ type flowKey struct{ server, client netip.AddrPort }
 type flowState struct {
 	key flowKey
 	dec *game.Decoder // the server's decoder (shared by its flows)
+	// epoch numbers the flow's current connection: a client's connect
+	// request gives it a new one, so that the new connection's sequence
+	// numbers, which start again, name fragment sets of their own and are
+	// never taken for retransmissions of the old connection's. Epochs are
+	// unique in a Tracker (a flow forgotten and seen again gets a new one).
+	epoch uint32
 }
 
 // pairCache remembers, for recently seen (src, dst) pairs, the flow and the
@@ -147,12 +153,13 @@ func addrBits16(a netip.Addr) uint64 {
 	return binary.LittleEndian.Uint64(v[:8]) ^ binary.LittleEndian.Uint64(v[8:])
 }
 
-// fragKey names one fragmented message: its flow, direction and sequence
-// number.
+// fragKey names one fragmented message: its flow and connection (epoch),
+// direction and sequence number.
 type fragKey struct {
-	flow flowKey
-	dir  game.Direction
-	seq  uint16
+	flow  flowKey
+	epoch uint32
+	dir   game.Direction
+	seq   uint16
 }
 
 // Tracker is the flow-following decoder. Feed it datagrams in capture order
@@ -166,6 +173,7 @@ type Tracker struct {
 	frags    *dissect.Reassembler[fragKey]
 	stats    Stats
 	gen      uint32 // bumped whenever servers or flows change
+	epochs   uint32 // flowState.epoch numbers handed out
 	cache    [pairCacheSize]pairCache
 
 	flowOrder   fifo[flowKey]        // creation order of flows, for eviction
@@ -345,7 +353,7 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 	case m.Type == dissect.TypeData:
 		payload := m.Payload
 		if m.Fragment {
-			res := t.frags.Add(fragKey{fs.key, rec.Dir, m.Seq}, m, rec.Frame, rec.Time)
+			res := t.frags.Add(fragKey{fs.key, fs.epoch, rec.Dir, m.Seq}, m, rec.Frame, rec.Time)
 			t.stats.FragmentsEvicted += res.Evicted
 			if res.Duplicate {
 				rec.DuplicateFragment = true
@@ -366,6 +374,9 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 		rec.Control = &t.ctl
 		if err != nil {
 			rec.Warning = joinWarn(rec.Warning, "control payload shown raw: "+err.Error())
+		}
+		if IsConnectRequest(rec) {
+			t.newConnection(fs)
 		}
 	}
 }
@@ -567,10 +578,36 @@ func (t *Tracker) flow(server, client netip.AddrPort) *flowState {
 			}
 		}
 		fs = &flowState{key: k, dec: t.decoder(server)}
+		t.newConnection(fs)
 		t.flows[k] = fs
 		t.flowOrder.push(k)
 	}
 	return fs
+}
+
+// newConnection starts a new connection on fs: fragments from here on
+// belong to new fragment sets. The old connection's unfinished sets stay
+// until they are evicted or Finish reports them lost; the memory of its
+// completed ones no longer matches anything.
+func (t *Tracker) newConnection(fs *flowState) {
+	t.epochs++
+	fs.epoch = t.epochs
+}
+
+// IsConnectRequest reports whether r is a client's connect request, which
+// starts a new connection on its flow whatever came before (a client that
+// crashed and restarts connects again without a disconnect): the stock
+// form, and the legacy [type][len:u8][flags:u8] framing a third-party
+// client sends its connect in, whose payload has no stock layout.
+func IsConnectRequest(r *Record) bool {
+	if r.Dir != game.ClientToServer || r.Control == nil || r.Msg == nil {
+		return false
+	}
+	switch r.Msg.Type {
+	case dissect.TypeConnect, dissect.TypeConnectAck:
+		return r.Control.Kind == "connect-request" || r.Msg.Legacy && r.Control.Kind == "raw"
+	}
+	return false
 }
 
 // fifo is a queue of keys in insertion order; its storage is compacted as

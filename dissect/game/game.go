@@ -130,15 +130,19 @@ func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
 	}
 	op := Opcode(p[0])
+	// StateUpdate is most of the game traffic: its usual form is decoded
+	// without the Reader, and the rest with its decode, both on its own
+	// type rather than through the Message and warner interfaces (as
+	// quic-go's frame parser special-cases its common frames).
+	if op == OpStateUpdate && d.su != nil && d.su.decodeFast(p[1:], dir, &d.Ships) {
+		res.Msg, res.Warning = d.su, d.su.warning()
+		return res
+	}
 	d.ctx.Dir = dir
 	d.r.ResetAt(p[1:], 1)
 	var warning string
 	var m Message
 	if op == OpStateUpdate && d.su != nil {
-		// Most of the game traffic: decoded and asked for its warning on
-		// its own type, not through the Message and warner interfaces
-		// (as quic-go's frame parser calls its common frames' parsers
-		// directly).
 		d.su.decode(&d.r, &d.ctx)
 		if d.r.Err() == nil {
 			warning = d.su.warning()

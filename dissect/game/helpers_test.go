@@ -4,6 +4,7 @@ package game
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"strings"
@@ -100,4 +101,15 @@ func jsonDecoder(t testing.TB) *Decoder {
 		}
 	}
 	return d
+}
+
+// stateUpdateFuzzInput is the StateUpdate fuzz targets' input: a decoder
+// that knows the object of body as a ship of species (when it names one),
+// and the message.
+func stateUpdateFuzzInput(species uint8, body []byte) (*Decoder, []byte) {
+	d := NewDecoder()
+	if spec := ShipBySpecies(Species(species)); spec != nil && len(body) >= 4 {
+		d.Ships.Add(ObjectID(binary.LittleEndian.Uint32(body)), spec)
+	}
+	return d, append([]byte{byte(OpStateUpdate)}, body...)
 }

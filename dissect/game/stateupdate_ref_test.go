@@ -1,25 +1,25 @@
 package game
 
 import (
-	"encoding/binary"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/testutil"
 )
 
-// The subsystem states are read straight from the bytes (statesByClass),
-// the innermost loop of game decoding. This file keeps a field-by-field
-// decoder of them, built only on checked Reader reads, as the plain form
-// the fast one must match exactly: same values, same warnings, same
-// errors. The fields before the states are read by the decoder's own
-// readFields, which is already that plain form.
+// The usual StateUpdate is read straight from the bytes: its fields before
+// the states by readFixed, its subsystem states by statesByClass, the
+// innermost loop of game decoding. This file holds them to the plain form,
+// built only on checked Reader reads: the decoder's own readFieldsByName
+// and a field-by-field reader of the states kept here. Same values, same
+// warnings, same errors.
 
 func refDecodeStateUpdate(r *dissect.Reader, ships *ShipRegistry, dir Direction) *StateUpdate {
 	m := &StateUpdate{dir: dir}
 	r.StrictBits()
-	m.readFields(r)
+	m.readFieldsByName(r)
 	if m.Flags&StateSubsystems != 0 && r.Err() == nil {
 		refReadSubsystems(m, r, ships.Lookup(m.Object))
 	}
@@ -140,11 +140,7 @@ func FuzzStateUpdateMatchesReference(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {
-		d := NewDecoder()
-		if spec := ShipBySpecies(Species(species)); spec != nil && len(body) >= 4 {
-			d.Ships.Add(ObjectID(binary.LittleEndian.Uint32(body)), spec)
-		}
-		msg := append([]byte{byte(OpStateUpdate)}, body...)
+		d, msg := stateUpdateFuzzInput(species, body)
 		for _, dir := range []Direction{ClientToServer, ServerToClient} {
 			refCompare(t, d, msg, dir)
 		}
@@ -215,6 +211,39 @@ func TestStateUpdateLongSectionsMatchReference(t *testing.T) {
 						name, flags, states, len(su.Subsystems), su.SubsystemsUndecoded, su.subsystemNote())
 				}
 			}
+		}
+	}
+}
+
+// TestReadFixedMatchesByName: for every flags byte readFixed handles, its
+// size from fixedFieldSize is what readFieldsByName reads, and both read
+// the same values.
+func TestReadFixedMatchesByName(t *testing.T) {
+	for f := range 256 {
+		n := int(fixedFieldSize[f])
+		bits := StateFlags(f)&(StatePosition|StateCloak) != 0
+		both := StateFlags(f)&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons
+		if (n == 0) != (bits || both) {
+			t.Fatalf("flags %#02x: fixed size %d", f, n)
+		}
+		if n == 0 {
+			continue
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(31*i + f)
+		}
+		b[4], b[5], b[6], b[7], b[8] = 0, 0, 0xC0, 0x3F, byte(f) // game time 1.5, not a NaN
+		var fixed, byName StateUpdate
+		fixed.readFixed(b)
+		var r dissect.Reader
+		r.Reset(b)
+		byName.readFieldsByName(&r)
+		if r.Err() != nil || r.Len() != 0 {
+			t.Fatalf("flags %#02x: by name: %v, %d of %d bytes left", f, r.Err(), r.Len(), n)
+		}
+		if !reflect.DeepEqual(fixed, byName) {
+			t.Fatalf("flags %#02x:\nreadFixed  %+v\nby name    %+v", f, fixed, byName)
 		}
 	}
 }

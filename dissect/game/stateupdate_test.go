@@ -2,7 +2,6 @@ package game
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -429,11 +428,7 @@ func FuzzStateUpdate(f *testing.F) {
 	m.FillSubsystems(wb, 8, nil, false)
 	f.Add(uint8(8), m.Append(nil)[1:])
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {
-		d := NewDecoder()
-		if spec := ShipBySpecies(Species(species)); spec != nil && len(body) >= 4 {
-			d.Ships.Add(ObjectID(binary.LittleEndian.Uint32(body)), spec)
-		}
-		msg := append([]byte{byte(OpStateUpdate)}, body...)
+		d, msg := stateUpdateFuzzInput(species, body)
 		for _, dir := range []Direction{ClientToServer, ServerToClient} {
 			lcCheck(t, d, msg, dir)
 		}
@@ -477,5 +472,36 @@ func BenchmarkStateUpdateAppend(b *testing.B) {
 	for b.Loop() {
 		next = m.FillSubsystems(sov, next, nil, false)
 		buf = m.Append(buf[:0])
+	}
+}
+
+// TestStateUpdateResetClearsEveryField fills every field of a StateUpdate,
+// unexported ones too, and checks that reset leaves each one zero but the
+// reused buffers (empty, their storage kept) and leadBuf (shown only
+// through SubsystemLeadBits): reset clears the fields one by one, and a
+// field added to StateUpdate must not be forgotten there.
+func TestStateUpdateResetClearsEveryField(t *testing.T) {
+	var m StateUpdate
+	v := reflect.ValueOf(&m).Elem()
+	testutil.FillNonZero(t, v)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("field %s not filled", v.Type().Field(i).Name)
+		}
+	}
+	m.reset()
+	for i := range v.NumField() {
+		name, f := v.Type().Field(i).Name, v.Field(i)
+		switch name {
+		case "leadBuf":
+		case "Subsystems", "Weapons", "childBuf":
+			if f.Len() != 0 || f.Cap() != 4 {
+				t.Errorf("%s: len %d cap %d after reset, want 0 and its storage kept", name, f.Len(), f.Cap())
+			}
+		default:
+			if !f.IsZero() {
+				t.Errorf("%s is not zero after reset", name)
+			}
+		}
 	}
 }

@@ -15,10 +15,12 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/bcwire/bcwire/dissect/capture"
 )
@@ -139,5 +141,39 @@ func RepoRoot(tb testing.TB) string {
 			tb.Fatal("no go.mod above the working directory")
 		}
 		dir = parent
+	}
+}
+
+// FillNonZero sets every field of the struct v (addressable), unexported
+// ones and those of nested structs and arrays too, to a value that is not
+// zero: for tests that check that code reusing a value resets every field
+// of it.
+func FillNonZero(tb testing.TB, v reflect.Value) {
+	if !v.CanSet() {
+		v = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			FillNonZero(tb, v.Field(i))
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			FillNonZero(tb, v.Index(i))
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 4))
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(1)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(1)
+	default:
+		tb.Fatalf("FillNonZero: no value for a %s", v.Kind())
 	}
 }

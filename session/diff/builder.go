@@ -73,7 +73,7 @@ func (b *Builder) server(ep netip.AddrPort) *serverState {
 
 func (b *Builder) newSession(k flowKey, at time.Time) *Session {
 	s := &Session{Server: k.server, Client: k.client, Start: at, End: at,
-		pend: map[pendKey]pendVal{}, ackUse: map[ackUseKey]*usage{}, srv: b.server(k.server)}
+		ackUse: map[ackUseKey]*usage{}, srv: b.server(k.server)}
 	b.flows[k] = s
 	b.all = append(b.all, s)
 	s.srv.sessions = append(s.srv.sessions, s)
@@ -310,24 +310,11 @@ func (b *Builder) pair() {
 
 // checkSession runs the per-session protocol checks once it has ended.
 func (b *Builder) checkSession(s *Session) {
-	grace := time.Duration(b.rules.AckGrace)
-	type unacked struct {
-		n, frame int
-	}
-	var un [2][2]unacked
-	for k, v := range s.pend {
-		if s.End.Sub(v.at) < grace {
-			continue
-		}
-		u := &un[k.dir][k.ch]
-		if u.n == 0 || v.frame < u.frame {
-			u.frame = v.frame
-		}
-		u.n++
-	}
+	cutoff := s.End.Add(-time.Duration(b.rules.AckGrace))
 	for d := 0; d < 2; d++ {
 		for ch := 0; ch < 2; ch++ {
-			if u := un[d][ch]; u.n > 0 {
+			var u struct{ n, frame int }
+			if u.n, u.frame = s.delivery[d].Unacked(dissect.Channel(ch), cutoff); u.n > 0 {
 				dir := session.Dirs[d]
 				sev := Major // the server did not ACK a client's message
 				if dir == game.ServerToClient {
@@ -347,18 +334,18 @@ func (b *Builder) checkSession(s *Session) {
 			sev = Minor
 		}
 		for ch := 0; ch < 2; ch++ {
-			t := s.seq[d][ch]
-			if t.started && t.fromStart && t.first != 0 {
+			t := s.delivery[d].Sequence(dissect.Channel(ch))
+			if t.Started && s.fromStart[d][ch] && t.First != 0 {
 				b.find(s, Finding{Key: fmt.Sprintf("seq-start %s %s", dir, dissect.Channel(ch)), Kind: "sequence",
 					Phase: PhaseHandshake, Severity: sev,
-					Summary: fmt.Sprintf("%s reliable messages on the %s channel are numbered from %d (stock starts at 0)", dir, dissect.Channel(ch), t.first)},
-					t.firstAt, "")
+					Summary: fmt.Sprintf("%s reliable messages on the %s channel are numbered from %d (stock starts at 0)", dir, dissect.Channel(ch), t.First)},
+					t.FirstFrame, "")
 			}
-			if t.gaps > 0 && dir == game.ServerToClient {
+			if t.Gaps > 0 && dir == game.ServerToClient {
 				b.find(s, Finding{Key: fmt.Sprintf("seq-gaps %s %s", dir, dissect.Channel(ch)), Kind: "sequence",
 					Phase: s.PhaseAt(s.Start), Severity: sev,
 					Summary: fmt.Sprintf("%s sequence numbers on the %s channel skip values (captured at the server, so the server skipped them)", dir, dissect.Channel(ch))},
-					t.gapFrame, fmt.Sprintf("%s: %d gaps", s.Client, t.gaps))
+					t.GapFrame, fmt.Sprintf("%s: %d gaps", s.Client, t.Gaps))
 			}
 		}
 	}

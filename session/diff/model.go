@@ -202,13 +202,14 @@ type Session struct {
 	// matched.
 	Info *session.Session
 
-	open      *Step // the step whose answer is being collected
-	others    *Step // a disconnect step collecting what this client is sent
-	pend      map[pendKey]pendVal
-	acked     map[pendKey]bool
-	ackedRing []pendKey
-	ackedNext int
-	seq       [2][2]seqTrack
+	open   *Step // the step whose answer is being collected
+	others *Step // a disconnect step collecting what this client is sent
+	// delivery follows reliable delivery by sender (direction index),
+	// with the session package's engine, so that what diff counts once
+	// is what stats counts once; fromStart says, by sender and channel,
+	// that the first reliable message was seen with the connect.
+	delivery  [2]session.Delivery
+	fromStart [2][2]bool
 	ackUse    map[ackUseKey]*usage
 	ended     bool
 	srv       *serverState

@@ -4,11 +4,11 @@ package diff
 // to the other clients.
 
 import (
-	"hash/fnv"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/session"
 )
 
 type serverState struct {
@@ -31,7 +31,7 @@ type sent struct {
 
 // remember keeps a client's game message for relay matching.
 func (b *Builder) remember(s *Session, r *flow.Record, op game.Opcode, eligible int) {
-	h := hashBytes(b.payload(r))
+	h := session.MessageHash(b.payload(r))
 	e := &sent{hash: h, from: s, op: op, at: r.Time, eligible: eligible}
 	s.srv.recent[h] = append(s.srv.recent[h], e)
 	s.srv.queue = append(s.srv.queue, e)
@@ -40,7 +40,7 @@ func (b *Builder) remember(s *Session, r *flow.Record, op game.Opcode, eligible 
 // relayCopy reports whether r, a game message to s, is a copy of another
 // client's recent message.
 func (b *Builder) relayCopy(s *Session, r *flow.Record) bool {
-	h := hashBytes(b.payload(r))
+	h := session.MessageHash(b.payload(r))
 	for _, e := range s.srv.recent[h] {
 		if e.from == s || (e.to != nil && e.to[s]) {
 			continue
@@ -98,10 +98,4 @@ func (b *Builder) tally(sv *serverState, e *sent) {
 	} else {
 		sv.recent[e.hash] = list
 	}
-}
-
-func hashBytes(p []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(p)
-	return h.Sum64()
 }

@@ -28,6 +28,8 @@ type ScanOptions struct {
 	// Record, when set, also sees every record (the HTML report counts
 	// message rates from them).
 	Record func(r *flow.Record)
+	// File, when set, is told each file's path before its records.
+	File func(path string)
 	// Workers > 1 decrypts and splits datagrams on that many goroutines
 	// (flow.RunParallel); the output is the same.
 	Workers int
@@ -78,6 +80,9 @@ func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*Sc
 }
 
 func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *session.Session) error) error {
+	if o.File != nil {
+		o.File(path)
+	}
 	cf, err := OpenCapture(path, o.Capture)
 	if err != nil {
 		return err

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/live"
 	"github.com/bcwire/bcwire/dissect/pcapfilter"
@@ -189,7 +188,7 @@ func Run(o *Options) error {
 			return cliutil.Usage("-f: %v", err)
 		}
 	}
-	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true}, retx: map[retxKey]struct{}{}}
+	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true}}
 	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen})
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
@@ -247,14 +246,6 @@ func Run(o *Options) error {
 // capture running for weeks does not grow without bound.
 const maxSummaries = 500
 
-type retxKey struct {
-	client   netip.AddrPort
-	dir      uint8
-	control  bool
-	seq      uint16
-	fragment uint8
-}
-
 // liveRun is the state of one capture.
 type liveRun struct {
 	o       *Options
@@ -279,8 +270,7 @@ type liveRun struct {
 	lastMetrics                time.Time
 	datagrams, bytes           int // since start
 	tickDatagrams, tickBytes   int // at the last stats line
-	damaged, retransmissions   int
-	retx                       map[retxKey]struct{}
+	damaged                    int
 	printErr                   error
 }
 
@@ -412,7 +402,6 @@ func (l *liveRun) record(r *flow.Record) bool {
 	if l.m != nil {
 		l.m.Observe(r)
 	}
-	l.countRetransmission(r)
 	if l.o.Auto {
 		l.learn(r)
 	}
@@ -423,23 +412,6 @@ func (l *liveRun) record(r *flow.Record) bool {
 		}
 	}
 	return true
-}
-
-// countRetransmission counts reliable messages seen again, for the
-// periodic line (the final figures come from the sessions).
-func (l *liveRun) countRetransmission(r *flow.Record) {
-	if r.Kind != flow.KindMessage || r.Msg == nil || !r.Msg.Reliable || r.Msg.Type == dissect.TypeAck {
-		return
-	}
-	k := retxKey{client: r.Client, dir: uint8(r.Dir), control: r.Msg.Type != dissect.TypeData, seq: r.Msg.Seq, fragment: r.Msg.FragIndex}
-	if _, seen := l.retx[k]; seen {
-		l.retransmissions++
-		return
-	}
-	if len(l.retx) >= 1<<16 {
-		clear(l.retx) // bounded memory; sequence numbers wrap at 65536 anyway
-	}
-	l.retx[k] = struct{}{}
 }
 
 // learn adds the port of a newly confirmed server to the kernel filter.
@@ -487,7 +459,7 @@ func (l *liveRun) tick(now time.Time) {
 		fmt.Fprintf(l.err, "bcwire live: %s  %d sessions open (%d ended), %.1f datagrams/s, %s/s, %d retransmissions, %d errors, %s\n",
 			now.Sub(l.start).Round(time.Second), l.b.Live(), l.b.Emitted(),
 			float64(l.datagrams-l.tickDatagrams)/secs, byteRate(float64(l.bytes-l.tickBytes)/secs),
-			l.retransmissions, l.damaged, drops)
+			l.b.Retransmissions(), l.damaged, drops)
 		l.tickDatagrams, l.tickBytes = l.datagrams, l.bytes
 	}
 	l.err.Flush()

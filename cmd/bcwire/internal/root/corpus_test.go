@@ -2,17 +2,15 @@ package root
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/testutil"
 	"github.com/bcwire/bcwire/server/synth"
 )
 
@@ -159,44 +157,8 @@ func TestCorpusCoversEveryGeneratedOpcode(t *testing.T) {
 // it under -update.
 func golden(t *testing.T, path, out string) {
 	t.Helper()
-	gz := len(out) > gzipLimit
-	if gz {
+	if len(out) > gzipLimit {
 		path += ".gz"
 	}
-	if *update {
-		data := []byte(out)
-		if gz {
-			var b bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-			zw.Write(data)
-			zw.Close()
-			data = b.Bytes()
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/bcwire/internal/root/ -update)", err)
-	}
-	if gz {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if string(data) != out {
-		wl, gl := strings.Split(string(data), "\n"), strings.Split(out, "\n")
-		for i := 0; i < len(wl) && i < len(gl); i++ {
-			if wl[i] != gl[i] {
-				t.Fatalf("%s: line %d differs:\n golden: %s\n    got: %s\n(regenerate with -update if intended)", path, i+1, wl[i], gl[i])
-			}
-		}
-		t.Fatalf("%s: %d lines golden, %d now (regenerate with -update if intended)", path, len(wl), len(gl))
-	}
+	testutil.Golden(t, path, []byte(out), *update)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/diffcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/livecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
@@ -47,7 +48,7 @@ Start with:
 	root.SetErr(io.Err)
 	root.SetHelpCommand(newCmdHelp())
 	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
-		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
+		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), exportcmd.NewCmdExport(io, nil), synthcmd.NewCmdSynth(io, nil),
 		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil))
 	root.AddCommand(servecmd.NewCmdServe(io, nil), verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
 	prof.addFlags(root)

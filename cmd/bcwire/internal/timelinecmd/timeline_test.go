@@ -10,25 +10,14 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/internal/testutil"
 	"github.com/bcwire/bcwire/report"
 )
 
 // golden compares got with testdata/name, rewriting it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test -update and review the diff):\n%s", path, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func run(t *testing.T, o *Options) (stdout, stderr string, code int) {

@@ -1,0 +1,144 @@
+// Package exportcmd implements `bcwire export`: captures as Parquet tables
+// for DuckDB, Spark or Trino.
+package exportcmd
+
+import (
+	"os"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/report/export"
+	"github.com/bcwire/bcwire/session"
+	"github.com/spf13/cobra"
+)
+
+// Options of `bcwire export`.
+type Options struct {
+	IO      *report.IO
+	Files   []string
+	Dir     string
+	Servers []string
+	Quiet   bool
+	Caps    cliutil.Caps
+}
+
+// NewCmdExport builds the cobra command. runF, when set, is called with the
+// parsed options instead of running the command.
+func NewCmdExport(io *report.IO, runF func(*Options) error) *cobra.Command {
+	o := &Options{IO: io}
+	cmd := &cobra.Command{
+		Use:   "export -o DIR [flags] FILE...",
+		Short: "Write captures as Parquet tables (messages, sessions) for DuckDB, Spark or Trino",
+		Long: `Decode pcap or pcapng captures and write two Parquet tables under DIR,
+partitioned as query engines read partitions (Hive-style directories), so
+that exports of many captures from many servers add up in one directory:
+
+  DIR/messages/capture=NAME/date=YYYY-MM-DD/part-N.parquet
+      one row per transport message, GameSpy datagram or damaged record:
+      file, frame, time, kind, server, client, src, dst, dir, peer, msg,
+      type, type_name, reliable, seq, opcode, name, fields (decode --json's
+      "fields" object as JSON text), the common StateUpdate fields typed
+      (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error
+  DIR/sessions/capture=NAME/part-N.parquet
+      one row per session: file, server, client, slot, name, team, ship,
+      start, end, duration_s, reached, end_reason, mid_capture, connect,
+      lobby, in_game, join_s, kills, deaths, score, ships_created,
+      ships_destroyed, chat_lines, datagrams and game messages per
+      direction, state_updates per direction, retransmitted, damaged
+
+NAME is the capture's file name. Exporting a capture again adds a part
+beside the old one; delete its capture=NAME directories first to replace
+it. Rows stream to disk in row groups, so memory stays bounded whatever
+the capture's length.
+
+Exit status: 0 when everything decoded cleanly, 1 when some packets or
+messages were damaged (listed on stderr, and in the error column), 2 for
+usage or I/O errors.`,
+		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap*
+  duckdb -c "SELECT server, date, count(DISTINCT client) AS players,
+                    count(*) FILTER (name = 'StateUpdate') AS state_updates
+             FROM read_parquet('fleet/messages/**/*.parquet', hive_partitioning = true)
+             GROUP BY ALL ORDER BY ALL"`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Files = args
+			if len(o.Files) == 0 {
+				return cliutil.Usage("give one or more capture files (see --help)")
+			}
+			if o.Dir == "" {
+				return cliutil.Usage("-o DIR: give the directory to write the tables to")
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return Run(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Dir, "output", "o", "", "write the tables under `DIR` (created if needed)")
+	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddQuietFlag(f, &o.Quiet)
+	o.Caps.AddFlags(f, false)
+	return cmd
+}
+
+// Run exports.
+func Run(o *Options) error {
+	servers, err := cliutil.ParseServers(o.Servers)
+	if err != nil {
+		return err
+	}
+	if err := o.Caps.Check(); err != nil {
+		return err
+	}
+	for _, in := range o.Files {
+		if t := (cliutil.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
+			if err := t.Check(in); err != nil {
+				return err
+			}
+		}
+	}
+	w, err := export.New(o.Dir)
+	if err != nil {
+		return cliutil.IOError(o.Dir, err)
+	}
+	var (
+		file string
+		rows export.Rows
+		werr error
+	)
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
+		File: func(path string) { file = path },
+		Record: func(r *flow.Record) {
+			if werr != nil {
+				return
+			}
+			var row *export.MessageRow
+			if row, werr = w.NextMessage(file, r.Time.UTC()); werr == nil {
+				rows.MessageRowOf(row, file, r)
+			}
+		}}, func(path string, s *session.Session) error {
+		if werr != nil {
+			return werr
+		}
+		var sr export.SessionRow
+		export.SessionRowOf(&sr, path, s)
+		return w.Session(sr)
+	})
+	if cerr := w.Close(); werr == nil {
+		werr = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return cliutil.IOError(o.Dir, werr)
+	}
+	return res.Err()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}

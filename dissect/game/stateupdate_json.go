@@ -1,0 +1,100 @@
+package game
+
+// StateUpdate's JSON form: the fields of the flags that are set, as its
+// text form shows them.
+
+import "github.com/bcwire/bcwire/internal/jsonenc"
+
+// AppendJSON appends {"value":"0x9D","names":"POS|FWD|UP|SPEED|WEAPONS"}.
+func (f StateFlags) AppendJSON(b []byte) []byte {
+	b = append(b, `{"value":"0x`...)
+	b = append(b, hexDigits[f>>4], hexDigits[f&0xF])
+	b = append(b, `","names":"`...)
+	if f == 0 {
+		b = append(b, "none"...)
+	}
+	sep := false
+	for i, n := range stateFlagNames {
+		if f&(1<<i) != 0 {
+			if sep {
+				b = append(b, '|')
+			}
+			b, sep = append(b, n...), true
+		}
+	}
+	return append(b, `"}`...)
+}
+
+// AppendJSON appends the header and the fields of the flags that are set.
+func (m *StateUpdate) AppendJSON(b []byte) []byte {
+	b = m.Object.AppendJSON(append(b, `{"object":`...))
+	b = appendJSONF32(append(b, `,"game_time":`...), m.GameTime)
+	b = m.Flags.AppendJSON(append(b, `,"flags":`...))
+	f := m.Flags
+	if f&StatePosition != 0 {
+		b = m.Position.AppendJSON(append(b, `,"position":`...))
+		b = jsonenc.Bool(append(b, `,"has_hash":`...), m.HasHash)
+		if m.HasHash {
+			h := m.Hash
+			b = append(b, `,"hash":"0x`...)
+			b = append(b, hexDigits[h>>12], hexDigits[h>>8&0xF], hexDigits[h>>4&0xF], hexDigits[h&0xF], '"')
+		}
+	}
+	if f&StateDelta != 0 {
+		b = m.Delta.AppendJSON(append(b, `,"delta":`...))
+	}
+	if f&StateForward != 0 {
+		b = m.Forward.AppendJSON(append(b, `,"forward":`...))
+	}
+	if f&StateUp != 0 {
+		b = m.Up.AppendJSON(append(b, `,"up":`...))
+	}
+	if f&StateSpeed != 0 {
+		b = m.Speed.AppendJSON(append(b, `,"speed":`...))
+	}
+	if f&StateCloak != 0 {
+		b = jsonenc.Bool(append(b, `,"cloaked":`...), m.Cloaked)
+	}
+	if f&StateSubsystems != 0 {
+		b = appendUint(append(b, `,"subsystem_start":`...), uint64(m.SubsystemStart))
+		if m.SubsystemsUndecoded {
+			b = jsonenc.String(append(b, `,"subsystems_undecoded":`...), m.subsystemNote())
+			if len(m.SubsystemLeadBits) > 0 {
+				b = append(b, `,"subsystem_lead_bits":[`...)
+				for i, v := range m.SubsystemLeadBits {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = jsonenc.Bool(b, v)
+				}
+				b = append(b, ']')
+			}
+			b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
+		} else {
+			if m.Class != nil {
+				b = jsonenc.String(append(b, `,"class":`...), m.Class.Name)
+			}
+			b = append(b, `,"subsystems":[`...)
+			for i := range m.Subsystems {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = m.Subsystems[i].AppendJSON(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	if f&StateWeapons != 0 {
+		b = append(b, `,"weapons":[`...)
+		for i, w := range m.Weapons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendUint(append(b, `{"index":`...), uint64(w.Index))
+			b = appendUint(append(b, `,"health":`...), uint64(w.Health))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,129 @@
+package export
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/session"
+	"github.com/parquet-go/parquet-go"
+)
+
+// TestExportRoundTrip writes the bundled battle capture's records and
+// sessions and reads the files back: one row per record, in order, with
+// the columns of decode --json, and one row per session.
+func TestExportRoundTrip(t *testing.T) {
+	const file = "../../testdata/pcaps/battle.pcap"
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := capture.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows Rows
+	var frames []int64
+	stateUpdates, withSpeed := 0, 0
+	sessions := 0
+	_, err = session.Scan(rd, session.ScanOptions{Record: func(r *flow.Record) bool {
+		row, err := w.NextMessage(file, r.Time.UTC())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.MessageRowOf(row, file, r)
+		frames = append(frames, row.Frame)
+		if row.Name != nil && *row.Name == "StateUpdate" {
+			stateUpdates++
+			if row.Speed != nil {
+				withSpeed++
+			}
+		}
+		return true
+	}}, func(s *session.Session) error {
+		sessions++
+		var sr SessionRow
+		SessionRowOf(&sr, file, s)
+		return w.Session(sr)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	msgs, err := parquet.ReadFile[MessageRow](filepath.Join(dir, "messages", "capture=battle.pcap", "date=2026-01-10", "part-0.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != len(frames) {
+		t.Fatalf("%d rows read back, %d written", len(msgs), len(frames))
+	}
+	gotSU, gotSpeed := 0, 0
+	for i, m := range msgs {
+		if m.Frame != frames[i] {
+			t.Fatalf("row %d: frame %d, wrote %d", i, m.Frame, frames[i])
+		}
+		if m.Kind == "message" && (m.Type == nil || m.Peer == nil || m.Src == "" || m.Dir == "?") {
+			t.Fatalf("row %d: message without type, peer or addresses: %+v", i, m)
+		}
+		if m.Name != nil && *m.Name == "StateUpdate" {
+			gotSU++
+			if m.Object == nil || m.Flags == nil || m.GameTime == nil || m.Fields == nil {
+				t.Fatalf("row %d: StateUpdate without its typed columns: %+v", i, m)
+			}
+			if m.Speed != nil {
+				gotSpeed++
+			}
+		}
+		if m.Time.Before(time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)) {
+			t.Fatalf("row %d: time %v", i, m.Time)
+		}
+	}
+	if gotSU != stateUpdates || gotSpeed != withSpeed || gotSU == 0 || gotSpeed == 0 {
+		t.Errorf("StateUpdates read back %d (%d with speed), written %d (%d)", gotSU, gotSpeed, stateUpdates, withSpeed)
+	}
+	ss, err := parquet.ReadFile[SessionRow](filepath.Join(dir, "sessions", "capture=battle.pcap", "part-0.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != sessions || sessions != 4 {
+		t.Fatalf("%d session rows, %d sessions", len(ss), sessions)
+	}
+	for _, s := range ss {
+		if s.Client == "" || s.StateUpdateC2S == 0 || s.Join == nil || *s.Join <= 0 {
+			t.Errorf("session row %+v", s)
+		}
+	}
+}
+
+// A partition written again gains a file instead of replacing one.
+func TestExportAddsParts(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 2; i++ {
+		w, err := New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Session(SessionRow{File: "a.pcap", Client: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, "sessions", "capture=a.pcap", "part-*.parquet"))
+	if len(parts) != 2 {
+		t.Errorf("parts %v, want two", parts)
+	}
+}
