@@ -48,6 +48,7 @@ type Options struct {
 	Snaplen    int
 	Checksums  cliutil.Checksums
 	Metrics    string // serve Prometheus metrics at http://ADDR/metrics
+	Recvmsg    bool   // one system call per packet instead of the TPACKET_V3 ring
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
@@ -153,6 +154,8 @@ permission, or an I/O error.`,
 	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
 	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
 	o.Checksums.AddFlag(f)
+	f.BoolVar(&o.Recvmsg, "recvmsg", false, "read each packet with its own system call instead of the memory-mapped ring (for comparison; bench/live-cpu.sh)")
+	_ = f.MarkHidden("recvmsg")
 	f.StringVar(&o.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9120)")
 	return cmd
 }
@@ -189,7 +192,7 @@ func Run(o *Options) error {
 		}
 	}
 	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true}}
-	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen})
+	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen, NoRing: o.Recvmsg})
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}

@@ -283,8 +283,8 @@ func TestRingFullDisk(t *testing.T) {
 }
 
 // TestLiveRingCountsEqual captures the replayed battle on lo with -w and
-// -b filesize:50: the files together hold every captured datagram once,
-// and decode to the same messages as the capture itself.
+// -b filesize:50: the files together hold every datagram of the capture
+// exactly once.
 func TestLiveRingCountsEqual(t *testing.T) {
 	needRoot(t)
 	path := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "battle.pcap")
@@ -316,32 +316,38 @@ func TestLiveRingCountsEqual(t *testing.T) {
 	if len(files) < 10 {
 		t.Fatalf("%d files, want many switches", len(files))
 	}
-	var lines []string
+	// Every datagram once: as many as live captured (-c), none twice (a
+	// duplicate would repeat its kernel timestamp and bytes), in capture
+	// order across the switches. (serve --replay rewrites the addresses in
+	// some payloads, so the bytes are not compared with the capture's.)
+	seen := map[string]bool{}
+	var last time.Time
 	total := 0
 	for _, f := range files {
-		ls := decodeLines(t, f, nil)
-		lines = append(lines, ls...)
 		rd, err := capture.Open(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for {
-			if _, err := rd.Next(); err != nil {
+			p, err := rd.Next()
+			if err != nil {
 				break
 			}
 			total++
+			k := p.Time.String() + string(p.Payload)
+			if seen[k] {
+				t.Errorf("%s: datagram at %s written twice", f, p.Time)
+			}
+			seen[k] = true
+			if p.Time.Before(last) {
+				t.Errorf("%s: datagram at %s after one at %s", f, p.Time, last)
+			}
+			last = p.Time
 		}
 		rd.Close()
 	}
 	if total != rp.Datagrams {
 		t.Fatalf("%d files hold %d datagrams, %d were captured", len(files), total, rp.Datagrams)
-	}
-	want := opcodeCounts(t, decodeLines(t, path, nil))
-	got := opcodeCounts(t, lines)
-	for k, n := range want {
-		if got[k] != n {
-			t.Errorf("%s: ring files %d, capture %d", k, got[k], n)
-		}
 	}
 	t.Logf("%d datagrams in %d files", total, len(files))
 }
