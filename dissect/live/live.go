@@ -4,7 +4,9 @@
 // capture.Decoder and is a flow.Source, so flow.Run drives it exactly as it
 // drives a *capture.Reader.
 //
-// Capture uses a Linux AF_PACKET socket (see Open); other systems get a clear
+// Capture uses a Linux AF_PACKET socket (see Open) that reads frames from a
+// TPACKET_V3 memory-mapped ring, a block of frames per wake-up, or with one
+// recvmsg per frame where the kernel has no ring; other systems get a clear
 // error. A kernel socket filter (compiled by package pcapfilter) keeps
 // unwanted traffic in the kernel.
 package live

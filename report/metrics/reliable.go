@@ -1,7 +1,7 @@
 package metrics
 
 import (
-	"hash/maphash"
+	"math/rand/v2"
 	"net/netip"
 	"time"
 
@@ -17,6 +17,22 @@ type sentKey struct {
 	control bool
 	seq     uint16
 	frag    int16 // -1 for a whole message
+}
+
+// hash mixes the key's fields: a multiply-xorshift over the ports, the
+// sequence number and the low address bytes (where flows differ), cheaper
+// than hashing the whole struct; the seed keeps collisions unpredictable.
+func (k *sentKey) hash(seed uint64) uint64 {
+	c, s := k.client.Addr().As16(), k.server.Addr().As16()
+	h := seed ^ uint64(k.client.Port())<<48 ^ uint64(k.server.Port())<<32 ^ uint64(k.seq)<<16 ^
+		uint64(uint16(k.frag))<<2 ^ uint64(k.dir)<<1
+	if k.control {
+		h ^= 1
+	}
+	h ^= uint64(c[12])<<56 | uint64(c[13])<<48 | uint64(c[14])<<40 | uint64(c[15])<<32 |
+		uint64(s[12])<<24 | uint64(s[13])<<16 | uint64(s[14])<<8 | uint64(s[15])
+	h *= 0x9E3779B97F4A7C15
+	return h ^ h>>29
 }
 
 // sentSlot remembers when a reliable message was first seen.
@@ -38,16 +54,16 @@ const tableSize = 1 << 14
 // records, in a fixed-size direct-mapped table: no allocation per record,
 // flat memory however long the capture runs.
 type reliableTable struct {
-	seed  maphash.Seed
+	seed  uint64
 	slots []sentSlot
 }
 
 func (t *reliableTable) slot(k sentKey) *sentSlot {
 	if t.slots == nil {
-		t.seed = maphash.MakeSeed()
+		t.seed = rand.Uint64()
 		t.slots = make([]sentSlot, tableSize)
 	}
-	return &t.slots[maphash.Comparable(t.seed, k)&(tableSize-1)]
+	return &t.slots[k.hash(t.seed)&(tableSize-1)]
 }
 
 // observe looks at one message record. It reports whether the message is a
