@@ -6,9 +6,11 @@ import (
 )
 
 // GameSpy queries and replies share the game's UDP port and travel in clear.
-// Both are backslash-separated: a query is `\status\` (a key with no value),
-// a reply is `\key\value\key\value...\final\`, usually followed by
-// `\queryid\N.M`.
+// Both are backslash-separated. A query is one or more query words, some of
+// which take a value: `\status\`, `\basic\\info\`, `\status\\queryid\99.1\`,
+// `\echo\text`, `\secure\ABCDEF` (OpenBC docs/protocol/gamespy-protocol.md,
+// "Query Types" and "Master Server Handshake"). A reply is
+// `\key\value\key\value...\final\`, usually followed by `\queryid\N.M`.
 
 // GameSpyField is one key and value, in wire order.
 type GameSpyField struct {
@@ -19,10 +21,10 @@ type GameSpyField struct {
 // GameSpy is a decoded GameSpy datagram.
 type GameSpy struct {
 	Query   bool           `json:"query"`             // true for a query, false for a reply
-	Kind    string         `json:"kind"`              // query kind: basic, status, info, rules, players, ...; "reply" for replies
-	QueryID string         `json:"queryid,omitempty"` // the reply's \queryid\ value
+	Kind    string         `json:"kind"`              // query kind: basic, status, info, rules, players, ... (the first query word); "reply" for replies
+	QueryID string         `json:"queryid,omitempty"` // the \queryid\ value, of a query or a reply
 	Final   bool           `json:"final,omitempty"`   // the reply ends with \final\
-	Fields  []GameSpyField `json:"fields,omitempty"`  // key/value pairs in order (queryid and final excluded)
+	Fields  []GameSpyField `json:"fields,omitempty"`  // key/value pairs in order (queryid and final excluded); a query's words, with the value of echo and secure
 }
 
 // IsGameSpy reports whether a UDP payload is a GameSpy datagram. Encrypted
@@ -35,21 +37,11 @@ func ParseGameSpy(b []byte) (GameSpy, error) {
 	if !IsGameSpy(b) {
 		return g, &Error{Offset: 0, What: "gamespy", Err: fmt.Errorf("%w: does not start with a backslash", ErrBadValue)}
 	}
-	parts := bytes.Split(bytes.TrimSuffix(b[1:], []byte{'\\'}), []byte{'\\'})
-	// A query is one or more bare keys: \status\ or \basic\\info\ and the
-	// like; a reply alternates key and value.
-	if isQuery(parts) {
-		g.Query = true
-		for _, p := range parts {
-			if len(p) > 0 {
-				if g.Kind == "" {
-					g.Kind = string(p)
-				}
-				g.Fields = append(g.Fields, GameSpyField{Key: string(p)})
-			}
-		}
+	parts := bytes.Split(b[1:], []byte{'\\'})
+	if parseQuery(&g, parts) {
 		return g, nil
 	}
+	parts = bytes.Split(bytes.TrimSuffix(b[1:], []byte{'\\'}), []byte{'\\'})
 	g.Kind = "reply"
 	for i := 0; i < len(parts); i += 2 {
 		k := string(parts[i])
@@ -73,25 +65,77 @@ func ParseGameSpy(b []byte) (GameSpy, error) {
 	return g, nil
 }
 
-// knownQueries are the query words the stock server answers.
-var knownQueries = map[string]bool{"basic": true, "status": true, "info": true, "rules": true, "players": true, "echo": true, "secure": true}
+// queryWords are the query words the stock server answers; the true ones
+// take the next field as their value (\echo\text, \secure\CHALLENGE,
+// \queryid\N.M).
+var queryWords = map[string]bool{"basic": false, "status": false, "info": false, "rules": false, "players": false,
+	"packets": false, "echo": true, "secure": true, "queryid": true}
 
-func isQuery(parts [][]byte) bool {
-	for _, p := range parts {
-		if len(p) > 0 && !knownQueries[string(p)] {
+// parseQuery reads parts as a query into g: query words, the values of
+// those that take one, and empty fields between them (`\status\\queryid\`).
+// It reports false, leaving g as it found it, when a field is neither: the
+// datagram is a reply (a reply always has a key that is no query word, such
+// as final or gamename). A lone \queryid\ is no query.
+func parseQuery(g *GameSpy, parts [][]byte) bool {
+	words := 0
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		if len(p) == 0 {
+			continue
+		}
+		valued, ok := queryWords[string(p)]
+		if !ok {
 			return false
 		}
+		if valued {
+			i++
+		}
+		if string(p) != "queryid" {
+			words++
+		}
+	}
+	if words == 0 && len(bytes.Join(parts, nil)) > 0 {
+		return false
+	}
+	g.Query = true
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		if len(p) == 0 {
+			continue
+		}
+		v := ""
+		if queryWords[string(p)] && i+1 < len(parts) {
+			i++
+			v = string(parts[i])
+		}
+		if string(p) == "queryid" {
+			if g.QueryID == "" {
+				g.QueryID = v
+			}
+			continue
+		}
+		if g.Kind == "" {
+			g.Kind = string(p)
+		}
+		g.Fields = append(g.Fields, GameSpyField{Key: string(p), Value: v})
 	}
 	return true
 }
 
-// Append encodes g. A reply ends with \final\ (when Final) and then
-// \queryid\ (when set, with no backslash after its value), the order of
-// stock replies.
+// Append encodes g. A query is its words, each word that takes a value
+// followed by it, then \queryid\ when set. A reply ends with \final\ (when
+// Final) and then \queryid\ (when set, with no backslash after its value),
+// the order of stock replies.
 func (g *GameSpy) Append(b []byte) []byte {
 	if g.Query {
 		for _, f := range g.Fields {
 			b = append(append(append(b, '\\'), f.Key...), '\\')
+			if queryWords[f.Key] {
+				b = append(b, f.Value...)
+			}
+		}
+		if g.QueryID != "" {
+			b = append(append(b, `\queryid\`...), g.QueryID...)
 		}
 		return b
 	}

@@ -325,6 +325,11 @@ func (w *Writer) String16(s []byte) {
 	w.buf = append(w.buf, s...)
 }
 
+// EndBits closes the open bit group: the next Bit opens a new group byte
+// even when the open one has room. The stock writer never does this;
+// encoders use it to reproduce, byte for byte, a writer that does.
+func (w *Writer) EndBits() { w.bitUsed = 0 }
+
 // Bit appends one packed boolean, sharing the open group byte while it has
 // room for fewer than five bits.
 func (w *Writer) Bit(v bool) {

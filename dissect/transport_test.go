@@ -280,6 +280,44 @@ func TestGameSpy(t *testing.T) {
 	}
 }
 
+// TestGameSpyQueries: a query stays a query when it carries \queryid\ or
+// a word that takes a value (OpenBC docs/protocol/gamespy-protocol.md:
+// "\status\" from LAN browsers, "\secure\<6-char challenge>" from the
+// master, \echo\ echoed; its test harness sends \status\\queryid\99.1\).
+func TestGameSpyQueries(t *testing.T) {
+	for _, c := range []struct {
+		in, kind, queryID string
+		fields            []GameSpyField
+		out               string // Append of the parse
+	}{
+		{`\status\`, "status", "", []GameSpyField{{"status", ""}}, `\status\`},
+		{`\status\\queryid\99.1\`, "status", "99.1", []GameSpyField{{"status", ""}}, `\status\\queryid\99.1`},
+		{`\queryid\2.1\basic\`, "basic", "2.1", []GameSpyField{{"basic", ""}}, `\basic\\queryid\2.1`},
+		{`\basic\\info\`, "basic", "", []GameSpyField{{"basic", ""}, {"info", ""}}, `\basic\\info\`},
+		{`\echo\hello there`, "echo", "", []GameSpyField{{"echo", "hello there"}}, `\echo\hello there`},
+		{`\echo\status`, "echo", "", []GameSpyField{{"echo", "status"}}, `\echo\status`},
+		{`\secure\ABCDEF`, "secure", "", []GameSpyField{{"secure", "ABCDEF"}}, `\secure\ABCDEF`},
+		{`\basic\\secure\MOCKCH`, "basic", "", []GameSpyField{{"basic", ""}, {"secure", "MOCKCH"}}, `\basic\\secure\MOCKCH`},
+	} {
+		g, err := ParseGameSpy([]byte(c.in))
+		if err != nil || !g.Query || g.Kind != c.kind || g.QueryID != c.queryID || !reflect.DeepEqual(g.Fields, c.fields) {
+			t.Errorf("%s: %+v %v", c.in, g, err)
+			continue
+		}
+		if got := string(g.Append(nil)); got != c.out {
+			t.Errorf("%s: Append %s, want %s", c.in, got, c.out)
+		}
+	}
+	// Replies are not queries, even when they start with a query word.
+	for _, in := range []string{`\echo\hi\final\\queryid\1.1`, `\queryid\1.1`,
+		`\gamename\bcommander\gamever\60\location\0\validate\abcdEFGH\final\\queryid\1.1`,
+		`\heartbeat\22101\gamename\bcommander\`} {
+		if g, _ := ParseGameSpy([]byte(in)); g.Query || g.Kind != "reply" {
+			t.Errorf("%s read as a query: %+v", in, g)
+		}
+	}
+}
+
 func FuzzDatagram(f *testing.F) {
 	for _, c := range realDatagrams {
 		b, _ := hexDecode(c.hex)
@@ -315,8 +353,17 @@ func FuzzGameSpy(f *testing.F) {
 	f.Add([]byte(`\basic\`))
 	f.Add([]byte(`\hostname\a\queryid\1.1\final\`))
 	f.Add([]byte(`\hostname\a\final\\queryid\1.1`))
+	f.Add([]byte(`\status\\queryid\99.1\`))
+	f.Add([]byte(`\echo\x\secure\ABCDEF`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := ParseGameSpy(b)
+		if g.Query && (len(g.Fields) > 0 || g.QueryID != "") {
+			// A query reads back as itself.
+			g2, err2 := ParseGameSpy(g.Append(nil))
+			if err2 != nil || !g2.Query || g2.Kind != g.Kind || g2.QueryID != g.QueryID || !reflect.DeepEqual(g2.Fields, g.Fields) {
+				t.Fatalf("query %q re-encoded as %q reads back as %+v (%v), want %+v", b, g.Append(nil), g2, err2, g)
+			}
+		}
 		// An empty key cannot be written unambiguously (\\ also reads as
 		// an empty query), so only replies without one must round trip.
 		emptyKey := false

@@ -46,10 +46,22 @@ type DecodePrinter struct {
 	// hexDump (-x) adds each datagram's bytes under its first message
 	// shown; dumped is the last datagram dumped.
 	hexDump bool
-	dumped  struct {
+	// gameJSON is the record's game message JSON (PrintWithGameJSON).
+	gameJSON []byte
+	dumped   struct {
 		frame int
 		data  *byte
 	}
+}
+
+// PrintWithGameJSON is Print for a record whose game message's JSON form
+// is already made (gameJSON, nil when it is not): a display filter that
+// looked into fields.PATH made it, and JSON output need not make it again.
+func (p *DecodePrinter) PrintWithGameJSON(r *flow.Record, gameJSON []byte) error {
+	p.gameJSON = gameJSON
+	err := p.Print(r)
+	p.gameJSON = nil
+	return err
 }
 
 // SetTimeFormat sets how the time column is written (tshark's -t).
@@ -144,11 +156,11 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 		b := p.line[:0]
 		if p.jsonFile != nil {
 			b = append(b, p.jsonFile...)
-			b = appendRecordJSON(b, r, &p.times)
+			b = appendRecordJSON(b, r, &p.times, p.gameJSON)
 			n := len(p.jsonFile)
 			b = append(b[:n], b[n+1:]...) // the record's own '{'
 		} else {
-			b = appendRecordJSON(b, r, &p.times)
+			b = appendRecordJSON(b, r, &p.times, p.gameJSON)
 		}
 		if p.hexDump && p.newDatagram(r) {
 			b = appendHexMember(b[:len(b)-1], "datagram", r.Datagram)
@@ -502,10 +514,12 @@ func (c *recordTimes) append(b []byte, t time.Time) []byte {
 // AppendRecordJSON appends the NDJSON object for r (without newline).
 func AppendRecordJSON(b []byte, r *flow.Record) []byte {
 	var times recordTimes
-	return appendRecordJSON(b, r, &times)
+	return appendRecordJSON(b, r, &times, nil)
 }
 
-func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes) []byte {
+// appendRecordJSON is AppendRecordJSON; gameJSON, when not nil, is the
+// JSON of r's game message, already made (by a display filter).
+func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes, gameJSON []byte) []byte {
 	b = jsonenc.Int(append(b, `{"frame":`...), int64(r.Frame))
 	// A damaged capture record has no time, addresses or direction (nor a
 	// pasted datagram a time): those keys are left out rather than given
@@ -531,7 +545,7 @@ func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes) []byte {
 			b = appendHexMember(b, "raw", r.Raw)
 		}
 	case flow.KindMessage:
-		b = appendMessageJSON(b, r)
+		b = appendMessageJSON(b, r, gameJSON)
 	}
 	if r.Warning != "" {
 		b = appendGoQuoted(append(b, `,"warning":`...), r.Warning)
@@ -542,7 +556,7 @@ func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes) []byte {
 	return append(b, '}')
 }
 
-func appendMessageJSON(b []byte, r *flow.Record) []byte {
+func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 	m := r.Msg
 	b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
 	b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
@@ -584,7 +598,11 @@ func appendMessageJSON(b []byte, r *flow.Record) []byte {
 		if r.Reassembled > 0 {
 			b = jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled))
 		}
-		b = appendMember(b, "fields", g)
+		if gameJSON != nil {
+			b = append(append(b, `,"fields":`...), gameJSON...)
+		} else {
+			b = appendMember(b, "fields", g)
+		}
 		if len(r.Game.Unparsed) > 0 {
 			b = appendHexMember(b, "unparsed", r.Game.Unparsed)
 		}

@@ -294,10 +294,11 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	}
 	class := ShipClass(m.Species)
 	s.Ship = class
+	subsystems := m.SubsystemSummary()
 	st := objState{ship: -1}
 	if len(s.Ships) < l.opts.MaxShips {
 		st.ship = len(s.Ships)
-		s.Ships = append(s.Ships, Ship{ID: m.Object, Class: class, Created: r.Time})
+		s.Ships = append(s.Ships, Ship{ID: m.Object, Class: class, Created: r.Time, Subsystems: subsystems})
 	}
 	l.remember(m.Object, st)
 	l.current, l.flying = m.Object, true
@@ -318,6 +319,9 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	text := class + " " + idText(m.Object)
 	if m.HasTeam {
 		text += fmt.Sprintf(" team %d", m.Team)
+	}
+	if subsystems != "" {
+		text += " (" + subsystems + ")"
 	}
 	if l.lost {
 		l.event(r, EventRespawn, "new ship "+text)

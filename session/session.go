@@ -151,6 +151,9 @@ type Ship struct {
 	Class     string        `json:"class,omitempty"`
 	Created   time.Time     `json:"created"`
 	Destroyed *time.Time    `json:"destroyed"`
+	// Subsystems sums up the ship's subsystem states as created
+	// (game.ObjCreate.SubsystemSummary).
+	Subsystems string `json:"subsystems,omitempty"`
 }
 
 // ShipRate is how often StateUpdates for one object went one way.

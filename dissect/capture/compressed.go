@@ -80,13 +80,13 @@ func decompress(r io.Reader) (io.Reader, Compression, io.Closer, error) {
 	case Gzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, c, nil, fmt.Errorf("capture: gzip: %w", err)
+			return nil, c, nil, fmt.Errorf("capture: gzip-compressed, but: %w", err)
 		}
 		return zr, c, zr, nil
 	case Zstd:
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
-			return nil, c, nil, fmt.Errorf("capture: zstd: %w", err)
+			return nil, c, nil, fmt.Errorf("capture: zstd-compressed, but: %w", err)
 		}
 		return zr, c, zstdCloser{zr}, nil
 	}

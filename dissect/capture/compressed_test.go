@@ -162,3 +162,11 @@ func TestOpenStdin(t *testing.T) {
 		t.Errorf("stdin: %d packets, want %d", n, len(want))
 	}
 }
+
+// TestTruncatedGzipSaysGzip: a gzip header cut short names the compression.
+func TestTruncatedGzipSaysGzip(t *testing.T) {
+	_, err := NewReader(bytes.NewReader([]byte{0x1F, 0x8B, 8, 0, 0, 0, 0, 0}))
+	if err == nil || !strings.Contains(err.Error(), "gzip-compressed") {
+		t.Errorf("err = %v", err)
+	}
+}

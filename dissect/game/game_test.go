@@ -85,7 +85,6 @@ var noCapturedBytes = map[Opcode]string{
 	OpTeamScore:          "Mission5 layout documented, no bytes quoted",
 	OpTeamMessage:        "Mission5 layout documented, no bytes quoted",
 	OpObjCreate:          "OpenBC's two stock examples stop after the position; a test checks the fields they give",
-	OpObjCreateTeam:      "as ObjCreate: only truncated stock examples are published",
 	OpDestroyObject:      "layout documented, no bytes quoted",
 	OpDeletePlayerAnim:   "layout documented, no stock trace captured one",
 	OpObjNotFound:        "layout documented, no bytes quoted",

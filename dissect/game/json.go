@@ -110,6 +110,7 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 		b = jsonenc.String(append(b, `,"format":`...), s.Format.String())
 	}
 	b = appendUint(append(b, `,"condition":`...), uint64(s.Condition))
+	b = appendConditionFraction(append(b, `,"fraction":`...), s.Condition)
 	if len(s.Children) > 0 {
 		b = append(b, `,"children":[`...)
 		for i, c := range s.Children {
@@ -127,10 +128,22 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	switch s.Format {
-	case SubsystemPowered:
+	case SubsystemPowered, SubsystemShield:
 		b = jsonenc.Bool(append(b, `,"has_power":`...), s.HasPower)
 		if s.HasPower {
 			b = appendUint(append(b, `,"power":`...), uint64(s.Power))
+		}
+		if s.Off {
+			b = append(b, `,"off":true`...)
+		}
+		if s.Format == SubsystemShield {
+			b = appendByteList(append(b, `,"facings":`...), s.Facings)
+		}
+		if s.Extra != nil {
+			b = jsonenc.Hex(append(b, `,"extra":`...), s.Extra)
+		}
+		if s.NewBitGroup {
+			b = append(b, `,"new_bit_group":true`...)
 		}
 	case SubsystemPower:
 		b = appendUint(append(b, `,"main_battery":`...), uint64(s.MainBattery))

@@ -2,6 +2,7 @@ package game
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -31,7 +32,9 @@ import (
 // (OpenBC's join-flow page sketches the body differently: no class id,
 // no reserved bytes, a ship class name where the set name is; the
 // objcreate pages, which quote stock bytes, are followed). The subsystem
-// state's per-class layout is not published either; it is kept as bytes.
+// states are decoded by name when the ship's class is known and they fit
+// its list in the create form that stock bytes show (createstates.go);
+// otherwise they are kept as bytes, with the reason.
 type ObjCreate struct {
 	// HasTeam selects the opcode: 0x03 (with Team) when set, 0x02 when not.
 	HasTeam bool `json:"has_team"`
@@ -53,9 +56,19 @@ type ObjCreate struct {
 	PlayerName string  `json:"player_name"`
 	// SetName is the star system the object is created in ("Multi1").
 	SetName string `json:"set_name"`
+	// Subsystems are the ship's subsystem states by name, every entry of
+	// its class's list in order, when they were decoded (children, facings
+	// and extras alias the input). Append writes them when SubsystemData
+	// is nil.
+	Subsystems []SubsystemState `json:"subsystems"`
 	// SubsystemData is the ship's subsystem state, to the end of the
-	// message (undecoded; aliases the input when decoded).
-	SubsystemData []byte `json:"subsystem_data"`
+	// message, when it was not decoded by name (aliases the input when
+	// decoded); SubsystemsNote says why.
+	SubsystemData  []byte `json:"subsystem_data"`
+	SubsystemsNote string `json:"subsystems_undecoded"`
+	// subsystemsMisfit: the class is known and has a create form, but the
+	// bytes do not fit it (a warning).
+	subsystemsMisfit bool
 
 	// TorpedoType is a torpedo's type (Class == ClassTorpedo).
 	TorpedoType TorpedoTypeIndex `json:"torpedo_type"`
@@ -110,7 +123,8 @@ func (m *ObjCreate) Opcode() Opcode {
 
 // decode reads the body; HasTeam is set by the constructor of each opcode.
 func (m *ObjCreate) decode(r *dissect.Reader, ctx *Context) {
-	*m = ObjCreate{HasTeam: m.HasTeam}
+	subs := m.Subsystems[:0] // reused: a ship's states allocate once
+	*m = ObjCreate{HasTeam: m.HasTeam, Subsystems: subs}
 	m.Owner = r.U8("owner slot")
 	if m.HasTeam {
 		m.Team = r.U8("team")
@@ -131,7 +145,10 @@ func (m *ObjCreate) decode(r *dissect.Reader, ctx *Context) {
 		copy(m.Reserved[:], r.Bytes(len(m.Reserved), "reserved"))
 		m.PlayerName = ctx.str(r.Bytes(int(r.U8("player name length")), "player name"))
 		m.SetName = ctx.str(r.Bytes(int(r.U8("set name length")), "set name"))
-		m.SubsystemData = r.Bytes(r.Len(), "subsystem state")
+		m.readSubsystems(r.Bytes(r.Len(), "subsystem state"))
+		if m.SubsystemData != nil {
+			m.Subsystems = m.Subsystems[:0]
+		}
 	case ClassTorpedo:
 		m.TorpedoType = TorpedoTypeIndex(r.U8("torpedo type"))
 	}
@@ -161,6 +178,11 @@ func (m *ObjCreate) Append(b []byte) []byte {
 		w.Raw(m.Reserved[:])
 		appendString8(w, m.PlayerName)
 		appendString8(w, m.SetName)
+		if m.SubsystemData == nil {
+			for i := range m.Subsystems {
+				m.Subsystems[i].appendCreate(w)
+			}
+		}
 		w.Raw(m.SubsystemData)
 	case ClassTorpedo:
 		w.U8(uint8(m.TorpedoType))
@@ -175,6 +197,27 @@ func appendString8(w *dissect.Writer, s string) {
 	}
 	w.U8(uint8(len(s)))
 	w.Raw([]byte(s))
+}
+
+// readSubsystems decodes b, the states after the set name, by the class
+// of m.Species, or keeps them as bytes with the reason.
+func (m *ObjCreate) readSubsystems(b []byte) {
+	spec := ShipBySpecies(m.Species)
+	switch {
+	case spec == nil:
+		m.SubsystemsNote = "no subsystem list is known for species " + m.Species.String()
+	case len(b) == 0: // nothing to decode
+	default:
+		states, why := createStates(m.Subsystems[:0], b, spec)
+		if states != nil {
+			m.Subsystems = states
+			return
+		}
+		m.SubsystemsNote = why
+		_, known := createFormKnown(spec)
+		m.subsystemsMisfit = known
+	}
+	m.SubsystemData = b
 }
 
 // createdShip tells the Decoder's registry the class of a created ship (nil
@@ -194,6 +237,10 @@ func (m *ObjCreate) warning() string {
 		}
 		if m.Reserved != [3]byte{} {
 			return fmt.Sprintf("the three bytes after the speed are % X, not zero as in every stock trace", m.Reserved[:])
+		}
+		if m.subsystemsMisfit {
+			return "subsystem states do not fit the stock ObjCreate form of the " + ShipBySpecies(m.Species).Name +
+				" list (" + m.SubsystemsNote + "); kept undecoded"
 		}
 	case ClassTorpedo:
 		return "no source describes a torpedo's serialized body after its type byte; the rest is left undecoded"
@@ -216,7 +263,22 @@ func (m *ObjCreate) String() string {
 		if m.Reserved != [3]byte{} {
 			fmt.Fprintf(&sb, " reserved=% X", m.Reserved[:])
 		}
-		fmt.Fprintf(&sb, " player=%q set=%q subsystem-state=[% X]", m.PlayerName, m.SetName, m.SubsystemData)
+		fmt.Fprintf(&sb, " player=%q set=%q", m.PlayerName, m.SetName)
+		if m.SubsystemData != nil || len(m.Subsystems) == 0 {
+			fmt.Fprintf(&sb, " subsystem-state=[% X]", m.SubsystemData)
+			if m.SubsystemsNote != "" {
+				fmt.Fprintf(&sb, " (undecoded: %s)", m.SubsystemsNote)
+			}
+		} else {
+			b := []byte(" subsystems=[")
+			for i := range m.Subsystems {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				b = m.Subsystems[i].appendString(b)
+			}
+			sb.Write(append(b, ']'))
+		}
 	case ClassTorpedo:
 		fmt.Fprintf(&sb, " torpedo=%s", m.TorpedoType)
 	}
@@ -225,6 +287,34 @@ func (m *ObjCreate) String() string {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (m ObjCreate) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil), nil }
+
+// SubsystemSummary sums up a ship's subsystem states in a line for
+// session facts: "11 subsystems, all full" when every condition, battery
+// and facing is full and every powered subsystem on at 100%; otherwise the
+// ones that are not, conditions as a percentage ("Phasers 50%, Sensor Array
+// off at 80%; 9 others full"). Undecoded states give "subsystems
+// undecoded: " and the reason; a body without states gives "".
+func (m *ObjCreate) SubsystemSummary() string {
+	if m.Class != ClassShip {
+		return ""
+	}
+	if len(m.Subsystems) == 0 || m.SubsystemData != nil {
+		if m.SubsystemsNote == "" {
+			return ""
+		}
+		return "subsystems undecoded: " + m.SubsystemsNote
+	}
+	var odd []string
+	for i := range m.Subsystems {
+		if d := m.Subsystems[i].notFull(); d != "" {
+			odd = append(odd, d)
+		}
+	}
+	if len(odd) == 0 {
+		return strconv.Itoa(len(m.Subsystems)) + " subsystems, all full"
+	}
+	return strings.Join(odd, ", ") + "; " + strconv.Itoa(len(m.Subsystems)-len(odd)) + " others full"
+}
 
 // AppendJSON appends {"id":"0x00008008","name":"ship"} (name left out for
 // unknown classes).
@@ -265,7 +355,21 @@ func (m *ObjCreate) AppendJSON(b []byte) []byte {
 		b = jsonenc.Hex(append(b, `,"reserved":`...), m.Reserved[:])
 		b = jsonenc.String(append(b, `,"player_name":`...), m.PlayerName)
 		b = jsonenc.String(append(b, `,"set_name":`...), m.SetName)
-		b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
+		if m.SubsystemData == nil && len(m.Subsystems) > 0 {
+			b = append(b, `,"subsystems":[`...)
+			for i := range m.Subsystems {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = m.Subsystems[i].AppendJSON(b)
+			}
+			b = append(b, ']')
+		} else {
+			b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
+			if m.SubsystemsNote != "" {
+				b = jsonenc.String(append(b, `,"subsystems_undecoded":`...), m.SubsystemsNote)
+			}
+		}
 	case ClassTorpedo:
 		b = m.TorpedoType.AppendJSON(append(b, `,"torpedo_type":`...))
 	}

@@ -92,6 +92,10 @@ type StateUpdate struct {
 	// Weapons (0x80) are weapon health reports.
 	Weapons []WeaponHealth `json:"weapons"`
 
+	// openbc: Subsystems fit only OpenBC's form; its bits say how
+	// (openbcShield, openbcGroups).
+	openbc uint8
+
 	dir      Direction
 	whyRaw   uint8     // undecodedUnknownClass or undecodedMismatch
 	tried    *ShipSpec // the class whose list the bytes did not fit
@@ -169,7 +173,7 @@ func (m *StateUpdate) reset() {
 	if m.Class != nil || m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
 		m.Class, m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil, nil
 	}
-	m.dir, m.whyRaw = 0, 0
+	m.dir, m.whyRaw, m.openbc = 0, 0, 0
 }
 
 func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
@@ -428,7 +432,7 @@ func (m *StateUpdate) warning() string {
 		w = warnServerWeapons
 	}
 	both := m.Flags&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons
-	if !both && m.whyRaw != undecodedMismatch {
+	if !both && m.whyRaw != undecodedMismatch && m.openbc == 0 {
 		return w // the common cases allocate nothing
 	}
 	ws := make([]string, 0, 3)
@@ -440,6 +444,12 @@ func (m *StateUpdate) warning() string {
 	}
 	if m.whyRaw == undecodedMismatch {
 		ws = append(ws, "subsystem states do not fit the "+m.tried.Name+" subsystem list; kept undecoded")
+	}
+	if m.openbc != 0 && !m.SubsystemsUndecoded {
+		if w == "" && !both {
+			return openbcWarnings[m.openbc] // a constant: no allocation
+		}
+		ws = append(ws, openbcWarnings[m.openbc])
 	}
 	return strings.Join(ws, "; ")
 }

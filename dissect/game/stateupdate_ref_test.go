@@ -56,7 +56,17 @@ func refReadSubsystems(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) {
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
+// refReadByClass tries the stock form, then OpenBC's (the shield generator
+// as a base subsystem, only when a shield state is among the bytes).
 func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
+	if refReadByForm(m, r, spec, false) {
+		return true
+	}
+	return refReadByForm(m, r, spec, true)
+}
+
+func refReadByForm(m *StateUpdate, r *dissect.Reader, spec *ShipSpec, openbc bool) bool {
+	var dev uint8
 	n := len(spec.Subsystems)
 	i := int(m.SubsystemStart)
 	if i >= n {
@@ -69,13 +79,31 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
 		s := SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children}
 		s.Condition = tr.U8("subsystem condition")
 		s.Children = tr.Bytes(len(sp.Children), "child conditions")
-		switch sp.Format {
-		case SubsystemPowered:
+		switch {
+		case sp.Format == SubsystemShield && openbc:
+			s.Format = SubsystemBase
+			dev |= openbcShield
+		case sp.Format == SubsystemPowered || sp.Format == SubsystemShield:
+			if probe := tr; openbc && tr.BitsLeft() == 0 && tr.Len() > 0 {
+				// OpenBC may open a group after a short one, which
+				// the strict Reader refuses: open it by hand.
+				if probe.Bit(""); probe.Err() != nil {
+					rest := tr.Rest()
+					if g, ok := (dissect.BitGroup{}).Opened(rest[0]); ok {
+						tr.Commit(rest[1:], g)
+						dev |= openbcGroups
+						s.NewBitGroup = true
+					}
+				}
+			}
 			s.HasPower = tr.Bit("subsystem power bit")
 			if s.HasPower {
 				s.Power = tr.U8("subsystem power percentage")
 			}
-		case SubsystemPower:
+			if sp.Format == SubsystemShield {
+				s.Facings = tr.Bytes(ShieldFacings, "shield facings")
+			}
+		case sp.Format == SubsystemPower:
 			s.MainBattery = tr.U8("main battery")
 			s.BackupBattery = tr.U8("backup battery")
 		}
@@ -84,9 +112,10 @@ func refReadByClass(m *StateUpdate, r *dissect.Reader, spec *ShipSpec) bool {
 			i = 0
 		}
 	}
-	if tr.Err() != nil || tr.BitsLeft() != 0 {
+	if tr.Err() != nil || tr.BitsLeft() != 0 || openbc && dev == 0 {
 		return false
 	}
+	m.openbc = dev
 	m.Subsystems = list
 	*r = tr
 	return true
@@ -188,10 +217,13 @@ func TestStateUpdateLongSectionsMatchReference(t *testing.T) {
 						w.U8(uint8(100 + c))
 					}
 					switch sp.Format {
-					case SubsystemPowered:
+					case SubsystemPowered, SubsystemShield:
 						w.Bit(k%3 != 0)
 						if k%3 != 0 {
 							w.U8(uint8(k))
+						}
+						if sp.Format == SubsystemShield {
+							w.Raw([]byte{1, 2, 3, 4, 5, uint8(k)})
 						}
 					case SubsystemPower:
 						w.U8(0xFE)

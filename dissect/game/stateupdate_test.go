@@ -47,23 +47,24 @@ var _ = addReal(realCase{
 
 // OpenBC's example 2 quotes 25 bytes (and a 30-byte transport frame, which
 // fits 25) but calls the message a "20-byte game payload"; its own field
-// list has 13 health bytes, the hex 14. The bytes decide for 20: they are
+// list has 13 health bytes, the hex 14. The bytes decide for 25: they are
 // exactly one stock round-robin batch of an Akira (the class ObjCreateTeam
 // example 1 gives 0x3FFFFFFF, at the position StateUpdate example 1 has) as
 // its own player gets it, from list entry 8: Engineering, Tractors (two
-// children), Bridge, Hull, Shield Generator, Sensor Array, reaching the
-// 10-byte budget exactly, with the three power bits (all clear: no power
-// bytes) sharing the group byte 0x60. With five more FF no stock list fits
-// the budget (the only class the 25 bytes parse as is a Galor, and a stock
-// Galor batch from entry 8 stops at 13 bytes, before the last state they
-// hold), so they are not part of the message. The doc's reading of 0x60 as "subsystem 9 at 38%" is wrong: it
-// is the bit group byte. TestStateUpdateRealSubsystemsByName decodes the
-// batch by name.
-const stateUpdateServerHex = "1C FF FF FF 3F 00 A0 1B 42 20 08 FF 60 FF FF FF FF FF FF FF"
+// children), Bridge, Hull, and the Shield Generator in its stock form
+// (condition, power bit, six facing bytes), the three power bits (all
+// clear: no power bytes) sharing the group byte 0x60, written where the
+// first of them is. The batch passes the 10-byte budget only with the
+// shield's state, as a stock batch must. The first 20 bytes fit an Akira
+// only in OpenBC's form (shield generator as a lone condition byte, then
+// the Sensor Array): TestStateUpdateRealSubsystemsByName decodes both. The
+// doc's reading of 0x60 as "subsystem 9 at 38%" is wrong: it is the bit
+// group byte.
+const stateUpdateServerHex = "1C FF FF FF 3F 00 A0 1B 42 20 08 FF 60 FF FF FF FF FF FF FF FF FF FF FF FF"
 
 var _ = addReal(realCase{
 	name:   "StateUpdate server 0x20 subsystem round-robin (class unknown)",
-	source: "OpenBC docs/wire-formats/stateupdate-wire-format/14-decoded-packet-examples.md, Example 2 (its stated 20-byte payload)",
+	source: "OpenBC docs/wire-formats/stateupdate-wire-format/14-decoded-packet-examples.md, Example 2 (its quoted 25 bytes)",
 	dir:    ServerToClient,
 	hex:    stateUpdateServerHex,
 	check: func(t *testing.T, m Message) {
@@ -74,7 +75,7 @@ var _ = addReal(realCase{
 		lcWant(t, "start index", u.SubsystemStart, uint8(8))
 		// No ObjCreate in this decoder: the states stay bytes, marked.
 		lcWant(t, "undecoded", u.SubsystemsUndecoded, true)
-		lcWant(t, "data", string(u.SubsystemData), string(testutil.Unhex(t, "FF 60 FF FF FF FF FF FF FF")))
+		lcWant(t, "data", string(u.SubsystemData), string(testutil.Unhex(t, "FF 60 FF FF FF FF FF FF FF FF FF FF FF FF")))
 		lcWant(t, "lead bits", len(u.SubsystemLeadBits), 0)
 		if !strings.Contains(u.String(), "undecoded") {
 			t.Errorf("String() does not mark the undecoded states: %s", u)
@@ -116,10 +117,11 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	type st struct {
 		idx      int
 		name     string
+		format   SubsystemFormat
 		children int
 	}
-	want := []st{{8, "Engineering", 0}, {9, "Tractors", 2}, {10, "Bridge", 0}, {0, "Hull", 0},
-		{1, "Shield Generator", 0}, {2, "Sensor Array", 0}}
+	want := []st{{8, "Engineering", SubsystemPowered, 0}, {9, "Tractors", SubsystemPowered, 2},
+		{10, "Bridge", SubsystemBase, 0}, {0, "Hull", SubsystemBase, 0}, {1, "Shield Generator", SubsystemShield, 0}}
 	if len(u.Subsystems) != len(want) {
 		t.Fatalf("%d states, want %d: %s", len(u.Subsystems), len(want), u)
 	}
@@ -127,6 +129,7 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 		s := u.Subsystems[i]
 		lcWant(t, "index", s.Index, w.idx)
 		lcWant(t, "name", s.Name, w.name)
+		lcWant(t, w.name+" format", s.Format, w.format)
 		lcWant(t, w.name+" condition", s.Condition, uint8(0xFF))
 		lcWant(t, w.name+" children", len(s.Children), w.children)
 		for _, c := range s.Children {
@@ -134,32 +137,39 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 		}
 		lcWant(t, w.name+" power bit", s.HasPower, false)
 	}
+	lcWant(t, "facings", string(u.Subsystems[4].Facings), string(testutil.Unhex(t, "FF FF FF FF FF FF")))
 	lcWant(t, "tractor child name", u.Subsystems[1].ChildNames[1], "Aft Tractor")
 	j, _ := json.Marshal(u)
-	if !strings.Contains(string(j), `"name":"Aft Tractor","condition":255`) || !strings.Contains(string(j), `"class":"Akira"`) {
+	if !strings.Contains(string(j), `"name":"Aft Tractor","condition":255`) || !strings.Contains(string(j), `"class":"Akira"`) ||
+		!strings.Contains(string(j), `"format":"shield","condition":255,"fraction":1,"has_power":false,"facings":[255,255,255,255,255,255]`) {
 		t.Errorf("json %s", j)
 	}
 
 	// The same batch is what the encoder produces for an Akira at full
-	// health sent to its own player from entry 8, and the next batch starts
-	// at the Warp Core (3).
+	// health sent to its own player from entry 8; the shield's state takes
+	// the batch past the budget, and the next one starts at the Sensor
+	// Array (2).
 	b, next := akira.AppendSubsystemStates(nil, 8, nil, true)
-	lcWant(t, "encoded batch", string(b), string(testutil.Unhex(t, "08 FF 60 FF FF FF FF FF FF FF")))
-	lcWant(t, "next start", next, 3)
+	lcWant(t, "encoded batch", string(b), string(testutil.Unhex(t, "08 FF 60 FF FF FF FF FF FF FF FF FF FF FF FF")))
+	lcWant(t, "next start", next, 2)
 
-	// The 25 bytes as the doc quotes them do not fit an Akira: kept as
-	// bytes with a warning, the message still decodes.
-	long := append(testutil.Unhex(t, stateUpdateServerHex), 0xFF, 0xFF, 0xFF, 0xFF, 0xFF)
-	res = lcCheck(t, d, long, ServerToClient)
+	// The first 20 bytes, the doc's stated length, fit only OpenBC's form:
+	// decoded by name, with the deviation named.
+	short := testutil.Unhex(t, stateUpdateServerHex)[:20]
+	res = lcCheck(t, d, short, ServerToClient)
 	u = lcAs[*StateUpdate](t, res.Msg)
-	if res.Err != nil || !u.SubsystemsUndecoded || !strings.Contains(res.Warning, "Akira") {
-		t.Fatalf("25-byte form: err=%v warning=%q %s", res.Err, res.Warning, u)
+	if res.Err != nil || u.SubsystemsUndecoded || res.Warning != warnOpenBCShield || len(u.Subsystems) != 6 ||
+		u.Subsystems[4].Format != SubsystemBase || u.Subsystems[5].Name != "Sensor Array" {
+		t.Fatalf("20-byte form: err=%v warning=%q %s", res.Err, res.Warning, u)
 	}
-	// Nor do the 20 bytes fit a Sovereign (a tractor child where the
-	// Tractors' power bit group byte would be).
+	if got := u.Append(nil); !bytes.Equal(got, short) {
+		t.Errorf("20-byte form re-encoded % X", got)
+	}
+	// Nor do the 25 bytes fit a Sovereign (a tractor child where the
+	// Tractors' power bit group byte would be), in either form.
 	d.Ships.Add(PlayerObjectID(0), ShipByName("Sovereign"))
 	res = lcCheck(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
-	if u := lcAs[*StateUpdate](t, res.Msg); !u.SubsystemsUndecoded {
+	if u := lcAs[*StateUpdate](t, res.Msg); !u.SubsystemsUndecoded || !strings.Contains(res.Warning, "Sovereign") {
 		t.Fatalf("fits a Sovereign: %s", u)
 	}
 }
@@ -176,7 +186,7 @@ func TestStateUpdateClassFromObjCreate(t *testing.T) {
 		t.Fatal("class not learnt")
 	}
 	res := lcDecodeClean(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
-	if u := lcAs[*StateUpdate](t, res.Msg); u.SubsystemsUndecoded || len(u.Subsystems) != 6 {
+	if u := lcAs[*StateUpdate](t, res.Msg); u.SubsystemsUndecoded || len(u.Subsystems) != 5 {
 		t.Fatalf("not decoded: %s", u)
 	}
 	// A torpedo ObjCreate does not register a class.
@@ -260,22 +270,35 @@ func TestStateUpdateSynthetic(t *testing.T) {
 		Position: dissect.Vec3{X: -1e4, Y: 0.5, Z: 3}}, nil, ServerToClient)
 
 	// Server subsystems for a remote Sovereign from entry 0: the start
-	// index, Hull, Shield, Sensor (its bit opens a group byte, then its
-	// power byte), Warp Core (two battery bytes) make 9 bytes, under the
-	// budget, so Impulse Engines follow (its bit joins the group: 0x43 =
-	// two bits, both set) and end the batch at 13 bytes; the next batch
-	// starts at Torpedoes (5).
+	// index, Hull, then the Shield Generator in its stock form (condition,
+	// its power bit opening a group byte, 0x21 = one bit, set; its power
+	// byte; six facing bytes) take the batch past the 10-byte budget; the
+	// next batch starts at the Sensor Array (2).
 	vals := sov.FullHealth()
+	vals[1].Power, vals[1].Facings = 80, []uint8{0xF0, 1, 2, 3, 4, 5}
 	vals[4].Children = []uint8{0x80, 0x10}
 	vals[4].Power = 75
 	vals[3].MainBattery, vals[3].BackupBattery = 0x7F, 0x01
 	m := &StateUpdate{Object: PlayerObjectID(0), GameTime: 12, Flags: StateDelta, Delta: dissect.CV4{Mag: 0}}
 	next := m.FillSubsystems(sov, 0, vals, false)
-	lcWant(t, "next", next, 5)
+	lcWant(t, "next", next, 2)
 	lcWant(t, "flags", m.Flags, StateDelta|StateSubsystems)
 	wire := m.Append(nil)
-	wantTail := "00 FF FF FF 43 64 FF 7F 01 FF 80 10 4B"
-	if got := wire[len(wire)-13:]; !bytes.Equal(got, testutil.Unhex(t, wantTail)) {
+	wantTail := "00 FF FF 21 50 F0 01 02 03 04 05"
+	if got := wire[len(wire)-11:]; !bytes.Equal(got, testutil.Unhex(t, wantTail)) {
+		t.Fatalf("subsystem section % X, want %s", got, wantTail)
+	}
+	stateRoundTrip(t, m, sov, ServerToClient)
+	// From entry 2: Sensor (its bit opens a group byte, then its power
+	// byte), Warp Core (two battery bytes) make 7 bytes, under the budget,
+	// so Impulse Engines follow (its bit joins the group: 0x43 = two bits,
+	// both set) and end the batch at 11 bytes; the next batch starts at
+	// Torpedoes (5).
+	m = &StateUpdate{Object: PlayerObjectID(0), GameTime: 12, Flags: StateDelta, Delta: dissect.CV4{Mag: 0}}
+	lcWant(t, "next", m.FillSubsystems(sov, 2, vals, false), 5)
+	wire = m.Append(nil)
+	wantTail = "02 FF 43 64 FF 7F 01 FF 80 10 4B"
+	if got := wire[len(wire)-11:]; !bytes.Equal(got, testutil.Unhex(t, wantTail)) {
 		t.Fatalf("subsystem section % X, want %s", got, wantTail)
 	}
 	stateRoundTrip(t, m, sov, ServerToClient)

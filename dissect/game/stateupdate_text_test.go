@@ -72,11 +72,24 @@ func refStateUpdateString(m *StateUpdate) string {
 					sb.WriteByte(')')
 				}
 				switch s.Format {
-				case SubsystemPowered:
-					if s.HasPower {
+				case SubsystemPowered, SubsystemShield:
+					switch {
+					case s.Off:
+						fmt.Fprintf(&sb, " power=off/%d", s.Power)
+					case s.HasPower:
 						fmt.Fprintf(&sb, " power=%d", s.Power)
-					} else {
+					default:
 						sb.WriteString(" power=-")
+					}
+					if s.Format == SubsystemShield {
+						fs := make([]string, len(s.Facings))
+						for i, c := range s.Facings {
+							fs[i] = strconv.Itoa(int(c))
+						}
+						sb.WriteString(" facings=" + strings.Join(fs, "/"))
+					}
+					if s.Extra != nil {
+						fmt.Fprintf(&sb, " extra=% X", s.Extra)
 					}
 				case SubsystemPower:
 					fmt.Fprintf(&sb, " battery=%d/%d", s.MainBattery, s.BackupBattery)
@@ -138,8 +151,15 @@ func stateUpdateFrom(b []byte) *StateUpdate {
 	for range int(next(1)[0] & 7) {
 		s := next(8)
 		ss := SubsystemState{Index: int(s[0]), Name: names[int(s[1])%len(names)], Condition: s[2],
-			Format: SubsystemFormat(s[3] % 4), HasPower: s[4]&1 != 0, Power: s[5], MainBattery: s[6], BackupBattery: s[7]}
+			Format: SubsystemFormat(s[3] % 5), HasPower: s[4]&1 != 0, Power: s[5], MainBattery: s[6], BackupBattery: s[7],
+			Off: s[4]&2 != 0}
 		ss.Children = next(int(s[4] >> 5))
+		if ss.Format == SubsystemShield {
+			ss.Facings = next(int(s[3]>>5) % 7)
+		}
+		if s[4]&4 != 0 {
+			ss.Extra = next(int(s[3]>>6) % 3)
+		}
 		m.Subsystems = append(m.Subsystems, ss)
 	}
 	for range int(next(1)[0] & 7) {

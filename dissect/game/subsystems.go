@@ -6,7 +6,9 @@ package game
 // text; stateupdate.go holds the rest of the message.
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
 )
@@ -14,8 +16,10 @@ import (
 // SubsystemState is one top-level subsystem's state in the StateUpdate
 // subsystem round-robin (its WriteState output): the condition byte, one
 // condition byte per child, then by format the packed power bit and power
-// byte (powered) or the two battery bytes (power). Conditions are the
-// fraction of full health times 255, truncated: 0xFF full, 0x00 destroyed.
+// byte (powered), the two battery bytes (power), or the power bit and byte
+// and six facing bytes (shield). Conditions are the fraction of full
+// health times 255, truncated: 0xFF full, 0x00 destroyed. ObjCreate ship
+// bodies carry the same states in another form (see createStates).
 type SubsystemState struct {
 	// Index is the entry's position in the class's subsystem list.
 	Index int `json:"index"`
@@ -32,6 +36,19 @@ type SubsystemState struct {
 	// host sets it for every receiver except the ship's owner.
 	HasPower bool  `json:"has_power"`
 	Power    uint8 `json:"power"`
+	// Off is an ObjCreate state's switch: there the power byte is signed,
+	// and zero or negative (Power then holds its magnitude) means off.
+	Off bool `json:"off"`
+	// Facings are the shield generator's six facing bytes (0xFF in every
+	// stock sample; aliases the input when decoded).
+	Facings []uint8 `json:"-"`
+	// Extra are the bytes a weapon system writes after its power byte in
+	// an ObjCreate state (their meaning is not known; see createExtra).
+	Extra []uint8 `json:"-"`
+	// NewBitGroup marks a power bit that opened a new bit group byte
+	// while the open group had room, which stock never does (OpenBC's
+	// server does: warnOpenBCGroups).
+	NewBitGroup bool `json:"new_bit_group"`
 	// MainBattery and BackupBattery are the power format's battery levels
 	// (255 = full).
 	MainBattery   uint8 `json:"main_battery"`
@@ -61,6 +78,24 @@ func (m *StateUpdate) readSubsystems(r *dissect.Reader, c *shipClass) {
 	m.SubsystemData = r.Bytes(r.Len(), "subsystem states")
 }
 
+// The ways OpenBC's server writes subsystem states unlike stock, seen in
+// its traffic (docs/protocol-notes.md): the shield generator as a base
+// subsystem, and a new bit group byte for a power bit where stock would
+// have put it in the open group (after a group of fewer than five bits,
+// once a non-powered state came between).
+const (
+	warnOpenBCShield = "OpenBC form: the shield generator's state is its condition byte alone " +
+		"(stock writes it as a powered subsystem: condition, has-power bit, power byte when set, six facing bytes)"
+	warnOpenBCGroups = "OpenBC form: a power bit opens a new bit group byte while the open group has room " +
+		"(stock fills a group to five bits before opening another)"
+
+	openbcShield uint8 = 1 // m.openbc's bits
+	openbcGroups uint8 = 2
+)
+
+// openbcWarnings[m.openbc] is the warning for the deviations m.openbc holds.
+var openbcWarnings = [4]string{"", warnOpenBCShield, warnOpenBCGroups, warnOpenBCShield + "; " + warnOpenBCGroups}
+
 // readByClass decodes the states with c's list when they fit (see
 // statesByClass), and otherwise reports false and leaves r as it was.
 func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
@@ -80,7 +115,22 @@ func (m *StateUpdate) readByClass(r *dissect.Reader, c *shipClass) bool {
 // then kept as bytes), so the states are read straight from b by offset,
 // with no error bookkeeping: this is the innermost loop of game decoding.
 // Each state is what the subsystem's WriteState wrote (see SubsystemState).
+// Bytes that do not fit the stock form are tried in OpenBC's form (the
+// shield generator as a base subsystem, bit groups closed early);
+// m.openbc then says which of those the bytes have.
 func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClass) (dissect.BitGroup, bool) {
+	m.openbc = 0
+	if after, ok := m.statesByForm(b, bits, c, false); ok {
+		return after, true
+	}
+	return m.statesByForm(b, bits, c, true)
+}
+
+// statesByForm is statesByClass in one form: stock, or with openbc set
+// OpenBC's (shield generator as a base subsystem, and a new bit group
+// allowed after a short one); it sets m.openbc to what the OpenBC form
+// needed, and fails when it needed neither (stock has then spoken).
+func (m *StateUpdate) statesByForm(b []byte, bits dissect.BitGroup, c *shipClass, openbc bool) (dissect.BitGroup, bool) {
 	m.Subsystems = m.Subsystems[:0]
 	if int(m.SubsystemStart) >= len(c.entries) {
 		return bits, false
@@ -105,6 +155,7 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 	}
 	list := m.Subsystems[:size]
 	var n, p uint
+	var dev uint8 // the OpenBC deviations used
 	for p < size {
 		e := &t.state
 		end := p + 1 + uint(len(e.ChildNames)) // condition and child conditions
@@ -119,11 +170,25 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 		n++
 		s.Condition, s.Children = cond, kids
 		switch e.Format {
-		case SubsystemPowered:
+		case SubsystemPowered, SubsystemShield:
+			if e.Format == SubsystemShield && openbc {
+				s.Format = SubsystemBase
+				dev |= openbcShield
+				break
+			}
 			if bits.Empty() {
 				ok := p < size
 				if ok {
-					bits, ok = bits.Opened(b[p])
+					var g dissect.BitGroup
+					if g, ok = bits.Opened(b[p]); !ok && openbc {
+						// After a short group: a fresh group has no
+						// size rule to break.
+						if g, ok = (dissect.BitGroup{}).Opened(b[p]); ok {
+							dev |= openbcGroups
+							s.NewBitGroup = true
+						}
+					}
+					bits = g
 				}
 				if !ok {
 					return bits, false
@@ -137,6 +202,13 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 				s.Power = b[p]
 				p++
 			}
+			if e.Format == SubsystemShield {
+				if p+ShieldFacings > size {
+					return bits, false
+				}
+				s.Facings = b[p : p+ShieldFacings : p+ShieldFacings]
+				p += ShieldFacings
+			}
 		case SubsystemPower:
 			if p+2 > size {
 				return bits, false
@@ -146,21 +218,29 @@ func (m *StateUpdate) statesByClass(b []byte, bits dissect.BitGroup, c *shipClas
 		}
 		t = t.next
 	}
-	if !bits.Empty() {
+	if !bits.Empty() || openbc && dev == 0 {
 		return bits, false
 	}
+	m.openbc = dev
 	m.Subsystems = m.Subsystems[:n] // list's array: only the length changes
 	return bits, true
 }
 
+// append writes s in its StateUpdate form.
 func (s *SubsystemState) append(w *dissect.Writer) {
 	w.U8(s.Condition)
 	w.Raw(s.Children)
 	switch s.Format {
-	case SubsystemPowered:
+	case SubsystemPowered, SubsystemShield:
+		if s.NewBitGroup {
+			w.EndBits()
+		}
 		w.Bit(s.HasPower)
 		if s.HasPower {
 			w.U8(s.Power)
+		}
+		if s.Format == SubsystemShield {
+			appendFacings(w, s.Facings)
 		}
 	case SubsystemPower:
 		w.U8(s.MainBattery)
@@ -168,11 +248,37 @@ func (s *SubsystemState) append(w *dissect.Writer) {
 	}
 }
 
+// appendFacings writes the six facing bytes: f's, then 0xFF (full) for
+// any that f lacks.
+func appendFacings(w *dissect.Writer, f []uint8) {
+	for i := range ShieldFacings {
+		if i < len(f) {
+			w.U8(f[i])
+		} else {
+			w.U8(0xFF)
+		}
+	}
+}
+
+func misfitNote(s *ShipSpec) string { return "bytes do not fit the " + s.Name + " subsystem list" }
+
+// misfitNotes holds misfitNote of each stock class.
+var misfitNotes = func() map[*ShipSpec]string {
+	t := make(map[*ShipSpec]string, len(stockShips))
+	for _, s := range stockShips {
+		t[s] = misfitNote(s)
+	}
+	return t
+}()
+
 // subsystemNote says why the subsystem section is undecoded.
 func (m *StateUpdate) subsystemNote() string {
 	switch m.whyRaw {
 	case undecodedMismatch:
-		return "bytes do not fit the " + m.tried.Name + " subsystem list"
+		if note, ok := misfitNotes[m.tried]; ok {
+			return note // no allocation for the stock classes
+		}
+		return misfitNote(m.tried)
 	case undecodedUnknownClass:
 		return "ship class unknown: no ObjCreate seen for this object"
 	}
@@ -201,11 +307,32 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 		b = append(b, ')')
 	}
 	switch s.Format {
-	case SubsystemPowered:
-		if s.HasPower {
+	case SubsystemPowered, SubsystemShield:
+		switch {
+		case s.Off:
+			b = strconv.AppendUint(append(b, " power=off/"...), uint64(s.Power), 10)
+		case s.HasPower:
 			b = strconv.AppendUint(append(b, " power="...), uint64(s.Power), 10)
-		} else {
+		default:
 			b = append(b, " power=-"...)
+		}
+		if s.Format == SubsystemShield {
+			b = append(b, " facings="...)
+			for i, c := range s.Facings {
+				if i > 0 {
+					b = append(b, '/')
+				}
+				b = strconv.AppendUint(b, uint64(c), 10)
+			}
+		}
+		if s.Extra != nil {
+			b = append(b, " extra="...)
+			for i, c := range s.Extra {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				b = appendHex(b, uint64(c), 2)
+			}
 		}
 	case SubsystemPower:
 		b = strconv.AppendUint(append(b, " battery="...), uint64(s.MainBattery), 10)
@@ -229,6 +356,9 @@ type SubsystemValues struct {
 	Power uint8
 	// MainBattery and BackupBattery are the reactor's battery levels.
 	MainBattery, BackupBattery uint8
+	// Facings are the shield generator's facing bytes; missing entries
+	// are sent as 0xFF.
+	Facings []uint8
 }
 
 // FullHealth returns values for every entry of s's list with everything at
@@ -282,7 +412,7 @@ func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals
 		}
 		written += 1 + len(sp.Children)
 		switch sp.Format {
-		case SubsystemPowered:
+		case SubsystemPowered, SubsystemShield:
 			if openBits == 0 || openBits == 5 {
 				written++ // a new bit group byte
 				openBits = 1
@@ -292,6 +422,16 @@ func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals
 			if !ownShip {
 				st.HasPower, st.Power = true, v.Power
 				written++
+			}
+			if sp.Format == SubsystemShield {
+				for f := range ShieldFacings {
+					if f < len(v.Facings) {
+						buf = append(buf, v.Facings[f])
+					} else {
+						buf = append(buf, 0xFF)
+					}
+				}
+				written += ShieldFacings
 			}
 		case SubsystemPower:
 			st.MainBattery, st.BackupBattery = v.MainBattery, v.BackupBattery
@@ -305,12 +445,17 @@ func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals
 			break
 		}
 	}
-	// Children slices are cut only now: appends may have moved buf.
+	// Children and facing slices are cut only now: appends may have
+	// moved buf.
 	pos := firstBuf
 	for k := first; k < len(dst); k++ {
 		c := len(dst[k].ChildNames)
 		dst[k].Children = buf[pos : pos+c : pos+c]
 		pos += c
+		if dst[k].Format == SubsystemShield {
+			dst[k].Facings = buf[pos : pos+ShieldFacings : pos+ShieldFacings]
+			pos += ShieldFacings
+		}
 	}
 	return dst, buf, i
 }
@@ -368,4 +513,62 @@ func (s *ShipSpec) AppendSubsystemStates(b []byte, start int, vals []SubsystemVa
 		states[i].append(w)
 	}
 	return w.Bytes(), next
+}
+
+// appendByteList appends v as a JSON array of numbers.
+func appendByteList(b []byte, v []uint8) []byte {
+	b = append(b, '[')
+	for i, c := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(c), 10)
+	}
+	return append(b, ']')
+}
+
+// notFull describes what of s is not full ("Phasers 50% (a child at 0%)",
+// "Sensor Array off at 80%"), or returns "" when all is: condition,
+// children, facings and batteries 0xFF, power on at 100%.
+func (s *SubsystemState) notFull() string {
+	var parts []string
+	if s.Condition != 0xFF {
+		parts = append(parts, pct(s.Condition))
+	}
+	low := 0xFF
+	for _, c := range s.Children {
+		low = min(low, int(c))
+	}
+	for _, c := range s.Facings {
+		low = min(low, int(c))
+	}
+	if low != 0xFF {
+		parts = append(parts, "(a part at "+pct(uint8(low))+")")
+	}
+	switch s.Format {
+	case SubsystemPowered, SubsystemShield:
+		switch {
+		case s.Off:
+			parts = append(parts, "off at "+strconv.Itoa(int(s.Power))+"% power")
+		case s.HasPower && s.Power != 100:
+			parts = append(parts, strconv.Itoa(int(s.Power))+"% power")
+		}
+	case SubsystemPower:
+		if s.MainBattery != 0xFF || s.BackupBattery != 0xFF {
+			parts = append(parts, "batteries "+pct(s.MainBattery)+"/"+pct(s.BackupBattery))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return s.Name + " " + strings.Join(parts, " ")
+}
+
+// pct is a condition byte as a whole percentage of full.
+func pct(c uint8) string { return strconv.Itoa(int(c)*100/255) + "%" }
+
+// appendConditionFraction appends a condition byte as the fraction of full
+// health it stands for (condition/255, three decimals: 1, 0.502, 0).
+func appendConditionFraction(b []byte, c uint8) []byte {
+	return strconv.AppendFloat(b, math.Round(float64(c)/255*1000)/1000, 'f', -1, 64)
 }

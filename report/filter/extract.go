@@ -21,6 +21,7 @@ type Extractor struct {
 type fieldRef struct {
 	id   fieldID // numFields for fields.PATH
 	path string
+	jp   jsonPath
 }
 
 // NewExtractor checks the field names.
@@ -32,7 +33,7 @@ func NewExtractor(names []string) (*Extractor, error) {
 			continue
 		}
 		if path, ok := strings.CutPrefix(name, fieldsRoot+"."); ok && path != "" {
-			e.refs = append(e.refs, fieldRef{id: numFields, path: path})
+			e.refs = append(e.refs, fieldRef{id: numFields, path: path, jp: compilePath(path)})
 			continue
 		}
 		id, ok := fieldByName[name]
@@ -73,7 +74,7 @@ func (e *Extractor) Append(b []byte, i int, r *flow.Record, c *Context) []byte {
 		}
 		raw := e.json
 		if ref.path != "" {
-			raw = lookupJSON(e.json, ref.path)
+			raw = ref.jp.lookup(e.json)
 		}
 		if len(raw) > 0 && raw[0] == '"' {
 			return append(b, jsonString(raw)...)

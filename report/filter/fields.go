@@ -252,24 +252,42 @@ func gameJSON(b []byte, r *flow.Record) ([]byte, bool) {
 	return append(b, raw...), true
 }
 
-// lookupJSON finds path (dot-separated keys; a number indexes an array)
-// in the compact JSON value doc and returns the raw value, or nil.
-func lookupJSON(doc []byte, path string) []byte {
+// jsonPath is a fields.PATH split into its keys, each also as it stands in
+// the JSON ("key":), so that an object without it is passed over with one
+// fast bytes.Contains rather than walked member by member.
+type jsonPath []pathKey
+
+type pathKey struct {
+	key    string
+	quoted []byte
+}
+
+// compilePath splits path (dot-separated keys; a number indexes an
+// array).
+func compilePath(path string) jsonPath {
+	var p jsonPath
+	for _, key := range strings.Split(path, ".") {
+		p = append(p, pathKey{key, []byte(strconv.Quote(key) + ":")})
+	}
+	return p
+}
+
+// lookup returns the raw value at p in the compact JSON value doc, or nil.
+func (p jsonPath) lookup(doc []byte) []byte {
 	v := doc
-	for path != "" {
-		key := path
-		if i := strings.IndexByte(path, '.'); i >= 0 {
-			key, path = path[:i], path[i+1:]
-		} else {
-			path = ""
+	for _, k := range p {
+		if len(v) > 0 && v[0] == '{' && !bytes.Contains(v, k.quoted) {
+			return nil
 		}
-		v = member(v, key)
-		if v == nil {
+		if v = member(v, k.key); v == nil {
 			return nil
 		}
 	}
 	return v
 }
+
+// lookupJSON finds path in doc (see compilePath and lookup).
+func lookupJSON(doc []byte, path string) []byte { return compilePath(path).lookup(doc) }
 
 // member returns the raw value of key in the JSON object obj, or of
 // element key (a decimal index) in the JSON array obj; nil if absent.
@@ -312,9 +330,20 @@ func skipJSON(obj []byte, i int) int {
 	for ; i < len(obj); i++ {
 		switch obj[i] {
 		case '"':
-			for i++; i < len(obj) && obj[i] != '"'; i++ {
-				if obj[i] == '\\' {
-					i++
+			// To the closing quote: one not escaped by an odd number of
+			// backslashes.
+			for {
+				j := bytes.IndexByte(obj[i+1:], '"')
+				if j < 0 {
+					return len(obj)
+				}
+				i += 1 + j
+				n := 0
+				for k := i - 1; k >= 0 && obj[k] == '\\'; k-- {
+					n++
+				}
+				if n%2 == 0 {
+					break
 				}
 			}
 			if depth == 0 {

@@ -42,6 +42,11 @@ type Filter struct {
 	rec       *flow.Record
 	json      []byte
 	jsonState int // 0 not made yet, 1 made, 2 the record has no game message
+	// The last fields.PATH looked up in the record: a comparison's nil
+	// check and the comparison ask for the same path in turn.
+	lastPath string
+	lastVal  any
+	paths    map[string]jsonPath // compiled on first use
 }
 
 // Error is a display filter that does not compile. Column counts runes
@@ -146,6 +151,16 @@ func (f *Filter) Match(r *flow.Record, c *Context) bool {
 	return ok
 }
 
+// GameJSON is the JSON form of the game message of the record Match saw
+// last, when the filter made it (it looked into fields.PATH); nil
+// otherwise. It is valid until the next Match.
+func (f *Filter) GameJSON() []byte {
+	if f.jsonState != 1 {
+		return nil
+	}
+	return f.json
+}
+
 // field is fields.PATH at run time: the value at path in the game message's
 // JSON form, or nil.
 func (f *Filter) field(params ...any) (any, error) {
@@ -157,6 +172,7 @@ func (f *Filter) field(params ...any) (any, error) {
 			if f.json, ok = gameJSON(f.json[:0], f.rec); ok {
 				f.jsonState = 1
 			}
+			f.lastPath = ""
 		}
 	}
 	if f.jsonState != 1 {
@@ -165,7 +181,19 @@ func (f *Filter) field(params ...any) (any, error) {
 	if path == "" {
 		return string(f.json), nil
 	}
-	return jsonValue(lookupJSON(f.json, path)), nil
+	if f.jsonState == 1 && path == f.lastPath && f.lastPath != "" {
+		return f.lastVal, nil
+	}
+	jp, ok := f.paths[path]
+	if !ok {
+		jp = compilePath(path)
+		if f.paths == nil {
+			f.paths = map[string]jsonPath{}
+		}
+		f.paths[path] = jp
+	}
+	f.lastPath, f.lastVal = path, jsonValue(jp.lookup(f.json))
+	return f.lastVal, nil
 }
 
 // patcher rewrites expr's syntax tree (see the package comment) and notes

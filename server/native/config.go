@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,6 +37,9 @@ type Config struct {
 	// ChecksumManifest is a file of expected checksum responses (see
 	// LoadManifest); empty accepts every client.
 	ChecksumManifest string `toml:"checksum_manifest" yaml:"checksum_manifest"`
+	// Masters are GameSpy master servers (HOST:PORT) to register with;
+	// none by default.
+	Masters []string `toml:"masters" yaml:"masters"`
 }
 
 // DefaultConfig is the stock dedicated server's default match on port
@@ -60,6 +64,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("map must be a mission script name such as %s", stock.DefaultMap)
 	case len(c.Name) > 100:
 		return fmt.Errorf("name is longer than 100 bytes")
+	}
+	for _, m := range c.Masters {
+		if _, port, err := net.SplitHostPort(m); err != nil || port == "" {
+			return fmt.Errorf("master %q: want HOST:PORT (the heartbeat port is usually %d)", m, stock.MasterPort)
+		}
 	}
 	return nil
 }

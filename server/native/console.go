@@ -67,6 +67,7 @@ func (s *Server) Restart(now time.Time) int {
 		p.score = game.Score{PlayerID: int32(p.slot)}
 	}
 	clear(s.ships)
+	clear(s.objects)
 	s.ended = false
 	if s.match.TimeLimit > 0 {
 		s.endAt = now.Add(time.Duration(s.match.TimeLimit) * time.Minute)

@@ -8,20 +8,32 @@ import (
 	"github.com/bcwire/bcwire/server/stock"
 )
 
-// gamespy answers a plaintext query, at most once a second per source.
+// gamespy answers a plaintext query: at most once a second per source,
+// mastersRepliesPerSecond for a master, RepliesPerSecond in all.
 func (s *Server) gamespy(now time.Time, from netip.AddrPort, b []byte) {
 	q, err := dissect.ParseGameSpy(b)
-	if err != nil || !q.Query || !s.lim.allow(now, from) {
-		s.stats.Dropped++
+	if err != nil || !q.Query {
+		s.dropDatagram(now, from, DropGameSpyBad)
+		return
+	}
+	m := s.master.byAddr[from]
+	lim := &s.lim
+	if m != nil {
+		lim = &s.master.lim
+	}
+	if !lim.allow(now, from) {
+		s.dropDatagram(now, from, DropRateLimited)
 		return
 	}
 	s.stats.GameSpy++
-	id := q.QueryID
-	if id == "" {
-		id = "1.1"
+	s.sendWire(now, from, stock.GameSpyAnswer(&q, s.serverInfo()))
+	s.log.Debug("gamespy", "client", from, "query", q.Kind, "queryid", q.QueryID)
+	if m != nil && !m.registered {
+		// A master that answers a heartbeat with \secure\ (or a query)
+		// has the server on its list.
+		m.registered = true
+		s.log.Info("master server answered", "master", from, "query", q.Kind)
 	}
-	s.sendWire(now, from, stock.GameSpyReply(q.Kind, s.serverInfo(), id))
-	s.log.Debug("gamespy", "client", from, "query", q.Kind)
 }
 
 // serverInfo is what GameSpy replies say about this server: its match, its
@@ -46,10 +58,11 @@ func (s *Server) serverInfo() stock.ServerInfo {
 	return in
 }
 
-// limiter allows at most one reply a second per source and perSecond in
-// all; it remembers at most maxSources sources.
+// limiter allows at most one reply per interval per source and
+// perSecond in all; it remembers at most maxSources sources.
 type limiter struct {
 	perSecond int
+	interval  time.Duration
 	last      map[netip.AddrPort]time.Time
 	window    time.Time
 	count     int
@@ -64,7 +77,7 @@ func (l *limiter) allow(now time.Time, from netip.AddrPort) bool {
 	if l.count >= l.perSecond {
 		return false
 	}
-	if t, ok := l.last[from]; ok && now.Sub(t) < time.Second {
+	if t, ok := l.last[from]; ok && now.Sub(t) < l.interval {
 		return false
 	}
 	if len(l.last) >= maxSources {
@@ -80,7 +93,7 @@ func (l *limiter) allow(now time.Time, from netip.AddrPort) bool {
 
 func (l *limiter) prune(now time.Time) {
 	for k, t := range l.last {
-		if now.Sub(t) >= time.Second {
+		if now.Sub(t) >= l.interval {
 			delete(l.last, k)
 		}
 	}

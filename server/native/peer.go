@@ -45,6 +45,9 @@ type peer struct {
 	order inorder.Buffer
 	phase phase
 	round int // index of the checksum request outstanding
+	// legacy: the client connected with the legacy framing
+	// (Options.AcceptLegacyFraming).
+	legacy bool
 
 	joinedAt      time.Time
 	connectedAt   time.Time
@@ -58,8 +61,12 @@ type peer struct {
 
 // admit makes a peer for a new client, or refuses it when the server is full.
 func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
+	room, refuse := s.makeRoom(now, from)
+	if !room && !refuse {
+		return nil
+	}
 	slot := s.freeSlot()
-	if len(s.peers) >= s.o.MaxPeers || slot == 0 {
+	if !room || len(s.peers) >= s.o.MaxPeers || slot == 0 {
 		s.stats.Refused++
 		if s.lim.allow(now, from) {
 			s.log.Info("connect refused: server full", "client", from, "players", len(s.peers))
@@ -69,14 +76,13 @@ func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
 				{Type: dissect.TypeBoot, Reliable: true, Ordered: true, Payload: []byte{stock.BootFull}}}}
 			s.sendPlain(now, from, d.Append(nil))
 		} else {
-			s.stats.Dropped++
+			s.dropDatagram(now, from, DropRateLimited)
 		}
 		return nil
 	}
 	p := &peer{addr: from, slot: slot, index: int(slot) - stock.FirstClientPeer, team: -1, lastHeard: now,
-		nextKeepalive: now, connectedAt: now,
-		conn:  transport.NewConn(stock.ServerPeer, transport.Options{RetransmitAfter: s.t.RetransmitAfter, MaxRetries: s.t.MaxRetries}),
-		order: inorder.Buffer{MaxWait: s.t.OrderWait}}
+		nextKeepalive: now, connectedAt: now}
+	p.conn, p.order = s.newPeerConn()
 	p.ip = from.Addr().Unmap()
 	s.peers[from] = p
 	return p
@@ -108,6 +114,11 @@ func (s *Server) drop(now time.Time, p *peer, reason string) {
 	for id, sh := range s.ships {
 		if sh.owner == p {
 			delete(s.ships, id)
+		}
+	}
+	for id, o := range s.objects {
+		if o.owner == p {
+			delete(s.objects, id)
 		}
 	}
 	if wasInGame {

@@ -20,7 +20,7 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 	s.tap(now, from, s.local, b)
 	s.rel(now)
 	if len(b) == 0 {
-		s.stats.Dropped++
+		s.dropDatagram(now, from, DropEmpty)
 		return
 	}
 	if dissect.IsGameSpy(b) {
@@ -34,24 +34,37 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 	dissect.Decrypt(plain, b)
 
 	p := s.peers[from]
-	if p == nil || (p.phase >= phLobby && p.phase != phClosing && plain[0] == stock.ConnectingPeer && s.isConnect(plain)) {
+	if p == nil || (p.phase >= phLobby && p.phase != phClosing && plain[0] == stock.ConnectingPeer &&
+		(s.isConnect(plain) || (s.o.AcceptLegacyFraming && s.isLegacyConnect(plain)))) {
+		legacy := false
 		if !s.isConnect(plain) {
-			s.stats.Dropped++
-			return
+			switch {
+			case !s.isLegacyConnect(plain):
+				s.dropDatagram(now, from, DropNotConnect)
+				return
+			case !s.o.AcceptLegacyFraming:
+				s.dropDatagram(now, from, DropLegacyFraming)
+				return
+			}
+			legacy = true
 		}
 		if p != nil {
 			// The same address connects again: the client restarted.
 			s.drop(now, p, "reconnected")
-			delete(s.peers, p.addr)
+			s.forget(p)
 		}
 		if p = s.admit(now, from, plain); p == nil {
 			return
+		}
+		if legacy {
+			p.legacy = true
+			s.log.Warn("client connects with the legacy [type][len][flags] framing, which stock clients never use: accepted (--accept-legacy-framing)", "client", from, "slot", p.slot)
 		}
 	}
 	if plain[0] != stock.ConnectingPeer && (plain[0] < stock.FirstClientPeer || plain[0] >= stock.FirstClientPeer+stock.MaxPlayers) {
 		// No client's peer id: garbage. (A client's own id is not insisted
 		// on: a replaying tool may keep the ids of the capture it replays.)
-		s.stats.Dropped++
+		s.dropDatagram(now, from, DropBadPeer)
 		return
 	}
 	s.receive(now, p, plain)
@@ -77,12 +90,19 @@ func (s *Server) isConnect(plain []byte) bool {
 // receive hands one datagram to p's connection and acts on what it
 // delivers.
 func (s *Server) receive(now time.Time, p *peer, plain []byte) {
-	ds, err := p.conn.Receive(plain, s.rel(now))
-	if err != nil {
-		s.log.Debug("damaged datagram", "client", p.addr, "err", err)
+	if p.legacy && isLegacyDisconnect(plain) && p.phase != phClosing {
+		s.log.Info("client left (legacy transport type 0x06)", "client", p.addr, "slot", p.slot, "name", p.name)
+		s.drop(now, p, "disconnect")
+		delete(s.peers, p.addr) // nothing to ACK: the message is not reliable
+		return
 	}
-	if len(ds) == 0 && err != nil && p.phase == 0 {
-		s.stats.Dropped++
+	ds, err := p.conn.Receive(plain, s.rel(now))
+	switch {
+	case err != nil && len(ds) == 0:
+		// Nothing in it could be used: dropped.
+		s.dropDatagram(now, p.addr, DropDamaged, "err", err)
+	case err != nil:
+		s.debugLimited(now, "damaged datagram, its first messages used", "source", p.addr, "err", err)
 	}
 	p.lastHeard = now
 	p.dirty = p.dirty || p.conn.Pending()
@@ -109,7 +129,7 @@ func (s *Server) receive(now time.Time, p *peer, plain []byte) {
 func (s *Server) deliver(now time.Time, p *peer, d *transport.Delivery) (holdAcks bool) {
 	switch d.Type {
 	case dissect.TypeConnect, dissect.TypeConnectAck:
-		if len(d.Payload) < 6 || p.phase != 0 {
+		if (len(d.Payload) < 6 && !p.legacy) || p.phase != 0 {
 			return false
 		}
 		if c, err := dissect.ParseControl(&dissect.Message{Type: d.Type, Payload: d.Payload}); err == nil && c.Addr.Is4() && !c.Addr.IsUnspecified() {
@@ -144,6 +164,7 @@ func (s *Server) deliver(now time.Time, p *peer, d *transport.Delivery) (holdAck
 		if len(d.Payload) > 0 {
 			s.gameMessage(now, p, d)
 		}
+
 	}
 	return false
 }

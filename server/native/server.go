@@ -33,6 +33,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/server/stock"
+	"github.com/bcwire/bcwire/server/transport"
 )
 
 // Timing holds the server's clocks. Zero fields take the defaults; tests
@@ -57,6 +58,9 @@ type Timing struct {
 	// HostUpdate is the interval of the host's StateUpdates about each
 	// live ship to each client in the game (100ms: ten a second, as stock).
 	HostUpdate time.Duration
+	// Heartbeat is the interval of the master-server heartbeats
+	// (stock.HeartbeatInterval, 60s).
+	Heartbeat time.Duration
 }
 
 func (t Timing) withDefaults() Timing {
@@ -73,6 +77,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.OrderWait, 10*time.Second)
 	def(&t.HandshakeTimeout, 10*time.Second)
 	def(&t.HostUpdate, 100*time.Millisecond)
+	def(&t.Heartbeat, stock.HeartbeatInterval)
 	if t.MaxRetries <= 0 {
 		t.MaxRetries = 8
 	}
@@ -98,20 +103,39 @@ type Options struct {
 	// sources that are not connected clients, over all of them (default 50);
 	// each source gets at most one a second.
 	RepliesPerSecond int
+	// Masters are the GameSpy master servers to register with (none by
+	// default): each gets a heartbeat at the first Tick, every
+	// Timing.Heartbeat, when the game state changes and on Shutdown, and
+	// its \secure\ challenge is answered. Queries from a master are
+	// limited to mastersRepliesPerSecond each rather than one a second.
+	Masters []netip.AddrPort
+	// AcceptLegacyFraming accepts clients that frame their connect with the
+	// legacy [type][len:u8][flags:u8] header and leave with transport type
+	// 0x06, as OpenBC's test clients do (see legacy.go). Stock clients
+	// never do; off, those datagrams are dropped (DropLegacyFraming).
+	AcceptLegacyFraming bool
+	// Limits bound half-open connections and what one peer can make the
+	// server hold (admission.go).
+	Limits Limits
 }
 
 // Stats count what the server has done.
 type Stats struct {
 	DatagramsIn, DatagramsOut int
-	GameSpy                   int // queries answered
-	Dropped                   int // datagrams ignored: garbage, unknown sources, rate limited
-	Joined                    int // clients that reached the game
-	Boots                     int // clients booted (server full, console kick, checksum)
-	ChecksumFailures          int // clients whose checksum response did not match the manifest
-	Relayed                   int // copies of client game messages forwarded
-	HostUpdates               int // the host's own StateUpdates sent
-	Refused                   int // connects refused (server full)
+	GameSpy                   int   // queries answered
+	Dropped                   int   // datagrams ignored: garbage, unknown sources, rate limited
+	Drops                     Drops // Dropped by reason
+	Joined                    int   // clients that reached the game
+	Boots                     int   // clients booted (server full, console kick, checksum)
+	ChecksumFailures          int   // clients whose checksum response did not match the manifest
+	Relayed                   int   // copies of client game messages forwarded
+	ObjectsSent               int   // ObjNotFound/RequestObject answered with an ObjCreate(Team)
+	HostUpdates               int   // the host's own StateUpdates sent
+	Refused                   int   // connects refused (server full)
 	Retransmits               int
+	Evicted                   int // half-open connections dropped for a new connect
+	FragEvicted, FragRefused  int // unfinished fragment sets evicted, fragments refused for room
+	FragBytes                 int // fragment memory held now, over all peers
 }
 
 // Server is the native server. Its methods are safe for concurrent use.
@@ -126,13 +150,27 @@ type Server struct {
 	send  func(to netip.AddrPort, wire []byte)
 	peers map[netip.AddrPort]*peer
 	ships map[game.ObjectID]*ship
-	lim   limiter
-	dg    dissect.Datagram
-	plain []byte
-	dec   *game.Decoder
-	endAt time.Time
-	ended bool
-	stats Stats
+	// objects are the other objects clients created (an ObjCreate(Team)
+	// whose class is no ship, or whose body does not decode), kept by id
+	// to answer object requests; at most maxObjects.
+	objects map[game.ObjectID]*object
+	lim     limiter
+	dg      dissect.Datagram
+	plain   []byte
+	dec     *game.Decoder
+	endAt   time.Time
+	ended   bool
+	stats   Stats
+
+	dropLog dropLog
+	// master is the master-server registration (Options.Masters).
+	master masterState
+
+	lims       Limits
+	fragBudget transport.FragmentBudget
+	// youngEvictions rate-limits connects taking the place of a silent
+	// connection younger than Limits.EvictAfter (admission.go).
+	youngEvictions tokenBucket
 }
 
 // New returns a server. local is the address it serves on (for Tap; any
@@ -152,9 +190,13 @@ func New(o Options) (*Server, error) {
 		lg = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{o: o, t: o.Timing.withDefaults(), match: o.Config.match(), log: lg,
-		peers: map[netip.AddrPort]*peer{}, ships: map[game.ObjectID]*ship{}, dec: game.NewDecoder(),
+		peers: map[netip.AddrPort]*peer{}, ships: map[game.ObjectID]*ship{}, objects: map[game.ObjectID]*object{}, dec: game.NewDecoder(),
 		send: func(netip.AddrPort, []byte) {}}
-	s.lim = limiter{perSecond: o.RepliesPerSecond, last: map[netip.AddrPort]time.Time{}}
+	s.lim = limiter{perSecond: o.RepliesPerSecond, interval: time.Second, last: map[netip.AddrPort]time.Time{}}
+	s.master = newMasterState(o.Masters)
+	s.lims = o.Limits.withDefaults(o.MaxPeers)
+	s.fragBudget.MaxBytes = s.lims.FragBytesTotal
+	s.youngEvictions.perSecond = o.RepliesPerSecond
 	return s, nil
 }
 
@@ -171,6 +213,7 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
+	s.fragTotals(&st)
 	for _, p := range s.peers {
 		st.Retransmits += p.conn.Retransmits
 	}
@@ -253,18 +296,18 @@ func (s *Server) Tick(now time.Time) {
 		if p.phase == phClosing {
 			p.conn.Retransmit(s.rel(now))
 			if now.After(p.closeAt) || (p.conn.Unacked() == 0 && !p.conn.Pending() && !p.dirty && now.Sub(p.lastHeard) > s.t.Tick*5) {
-				delete(s.peers, p.addr)
+				s.forget(p)
 				continue
 			}
-		} else if now.Sub(p.lastHeard) > s.t.Timeout || (p.phase == phChecksum && now.Sub(p.lastHeard) > s.t.HandshakeTimeout) {
+		} else if now.Sub(p.lastHeard) > s.t.Timeout || (p.phase == phChecksum && now.Sub(p.lastHeard) > s.t.HandshakeTimeout) || s.handshakeOverdue(now, p) {
 			s.log.Info("client timed out", "client", p.addr, "slot", p.slot, "name", p.name, "silent", now.Sub(p.lastHeard).Round(time.Millisecond))
 			s.drop(now, p, "timeout")
-			delete(s.peers, p.addr)
+			s.forget(p)
 			continue
 		} else if p.conn.Retransmit(s.rel(now)) {
 			s.log.Info("client stopped acknowledging", "client", p.addr, "slot", p.slot, "name", p.name)
 			s.drop(now, p, "retries")
-			delete(s.peers, p.addr)
+			s.forget(p)
 			continue
 		} else {
 			// The keepalive echoes the client's identity, so the first one
@@ -290,4 +333,5 @@ func (s *Server) Tick(now time.Time) {
 	}
 	s.flushDirty(now)
 	s.lim.prune(now)
+	s.heartbeats(now)
 }

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"time"
@@ -112,8 +113,34 @@ func (s *Server) hostUpdates(now time.Time, to *peer) {
 }
 
 func (s *Server) shipGone(id game.ObjectID) {
+	delete(s.objects, id)
 	if sh := s.ships[id]; sh != nil {
 		delete(s.ships, id)
 		s.log.Info("ship destroyed", "slot", sh.owner.slot, "object", fmt.Sprintf("0x%08X", uint32(id)))
 	}
+}
+
+// object is an object other than a ship that a client created.
+type object struct {
+	owner   *peer
+	payload []byte // the ObjCreate(Team) message as the owner sent it
+}
+
+// maxObjects caps the objects kept besides ships.
+const maxObjects = 256
+
+// objCreateID reads the object id of an ObjCreate (0x02: opcode, owner,
+// class u32, object id i32) or ObjCreateTeam (0x03: a team byte after the
+// owner) from its envelope alone (OpenBC
+// docs/wire-formats/objcreate-wire-format/02-message-envelope.md and
+// 03-serialized-object-stream.md), for a body the decoder does not take.
+func objCreateID(payload []byte) (game.ObjectID, bool) {
+	off := 6
+	if len(payload) > 0 && game.Opcode(payload[0]) == game.OpObjCreateTeam {
+		off = 7
+	}
+	if len(payload) < off+4 {
+		return 0, false
+	}
+	return game.ObjectID(binary.LittleEndian.Uint32(payload[off:])), true
 }

@@ -168,3 +168,93 @@ func TestGameSpyReply(t *testing.T) {
 		t.Errorf("DefaultMatch.ServerInfo() = %+v", in)
 	}
 }
+
+// TestValidate checks the \secure\ answer. OpenBC's GameSpy document gives
+// the algorithm but no worked value (its "XyZ12345" is a placeholder), so
+// the expected answers are the ones OpenBC's running server (commit
+// 52a8f62, build/openbc-server) sent to these three challenges on
+// loopback: \validate\kmbZGkkf and so on, in a reply of
+// \gamename\bcommander\gamever\60\location\0\validate\...\final\\queryid\1.1.
+func TestValidate(t *testing.T) {
+	for _, c := range []struct{ challenge, want string }{
+		{"abc123", "kmbZGkkf"},
+		{"MOCKCH", "ZYDxvBjd"},
+		{"ABCDEF", "zfmiAycI"},
+		{"", ""},
+	} {
+		if got := stock.Validate(c.challenge, stock.GameSpyKey); got != c.want {
+			t.Errorf("Validate(%q) = %q, want %q", c.challenge, got, c.want)
+		}
+	}
+	// Seven bytes pad to nine: twelve characters.
+	if got := stock.Validate("ABCDEFG", ""); len(got) != 12 {
+		t.Errorf("Validate of 7 bytes: %q", got)
+	}
+}
+
+// TestGameSpyAnswer: queryid echoed, echo echoed, secure answered with
+// info and validate as in the master handshake of OpenBC's GameSpy
+// document, several words answered in one reply, each group once.
+func TestGameSpyAnswer(t *testing.T) {
+	info := stock.ServerInfo{Hostname: "H", MaxPlayers: 8, TimeLimit: -1, FragLimit: -1, Players: []string{"P"}}
+	const infoF = `\gamename\bcommander\gamever\60\location\0`
+	const basicF = `\hostname\H\missionscript\Multiplayer.Episode.Mission1.Mission1\mapname\Mission1\numplayers\0\maxplayers\8\gamemode\settings`
+	const rulesF = `\timelimit\-1\fraglimit\-2\system\Multi1\password\0`
+	for _, c := range []struct{ query, want string }{
+		{`\status\\queryid\99.1\`, infoF + basicF + rulesF + `\player_0\P\final\\queryid\99.1`},
+		{`\echo\hello there`, `\echo\hello there\final\\queryid\1.1`},
+		{`\secure\MOCKCH`, infoF + `\validate\ZYDxvBjd\final\\queryid\1.1`},
+		{`\basic\\info\`, basicF + infoF + `\final\\queryid\1.1`},
+		{`\info\\status\\info\`, infoF + basicF + rulesF + `\player_0\P\final\\queryid\1.1`},
+		{`\basic\\secure\abc123`, basicF + infoF + `\validate\kmbZGkkf\final\\queryid\1.1`},
+	} {
+		q, err := dissect.ParseGameSpy([]byte(c.query))
+		if err != nil || !q.Query {
+			t.Fatalf("%s: not a query: %+v %v", c.query, q, err)
+		}
+		if got := string(stock.GameSpyAnswer(&q, info)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.query, got, c.want)
+		}
+	}
+}
+
+// TestHeartbeat checks the three heartbeats of OpenBC's GameSpy document
+// ("Heartbeat Protocol"); the state-change one with port 0 as the stock
+// server sent it (disconnect-flow.md 7.3).
+func TestHeartbeat(t *testing.T) {
+	for _, c := range []struct {
+		kind int
+		want string
+	}{
+		{stock.HeartbeatPlain, `\heartbeat\22101\gamename\bcommander\`},
+		{stock.HeartbeatStateChange, `\heartbeat\0\gamename\bcommander\statechanged\1`},
+		{stock.HeartbeatFinal, `\heartbeat\22101\gamename\bcommander\final\`},
+	} {
+		if got := string(stock.Heartbeat(22101, c.kind)); got != c.want {
+			t.Errorf("kind %d: %s, want %s", c.kind, got, c.want)
+		}
+	}
+}
+
+// TestHostRoute pins the stock host's policy: what it keeps (its own
+// StateUpdates replace the clients'; collision damage is its own; 0x0D and
+// 0x13 appear client to server only in the stock trace; the join
+// messages), answers (0x1D/0x1E, OpenBC's objnotfound-requestobj
+// document), sends to a team (0x2D), and relays (the rest, such as
+// ObjCreateTeam per objcreate-wire-format/09-host-relay-behavior.md).
+func TestHostRoute(t *testing.T) {
+	for op, want := range map[game.Opcode]stock.Route{
+		game.OpStateUpdate: stock.RouteKeep, game.OpCollisionEffect: stock.RouteKeep,
+		game.OpPythonEvent2: stock.RouteKeep, game.OpHostMsg: stock.RouteKeep,
+		game.OpChecksumResponse: stock.RouteKeep, game.OpNewPlayerInGame: stock.RouteKeep,
+		game.OpObjNotFound: stock.RouteAnswer, game.OpRequestObject: stock.RouteAnswer,
+		game.OpTeamChat: stock.RouteTeam, game.OpChat: stock.RouteRelay,
+		game.OpObjCreateTeam: stock.RouteRelay, game.OpObjCreate: stock.RouteRelay,
+		game.OpTorpedoFire: stock.RouteRelay, game.OpBeamFire: stock.RouteRelay,
+		game.OpPythonEvent: stock.RouteRelay, game.OpDestroyObject: stock.RouteRelay,
+	} {
+		if got := stock.HostRoute(op); got != want {
+			t.Errorf("%v: %v, want %v", op, got, want)
+		}
+	}
+}

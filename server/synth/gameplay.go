@@ -91,23 +91,16 @@ func (g *gameState) newPlayerInGame(p *player) {
 func (g *gameState) fromClient(p *player, payload []byte) {
 	sv := g.s.server
 	op := game.Opcode(payload[0])
-	switch {
-	case op == game.OpStateUpdate, op == game.OpCollisionEffect, op == game.OpPythonEvent2, op == game.OpHostMsg:
-		// The host keeps these: it sends its own StateUpdates (subsystem
-		// flag 0x20) and applies collision damage itself; the stock trace
-		// has PythonEvent2 (0x0D) and HostMsg (0x13) client to server only.
-		if op == game.OpCollisionEffect {
-			g.hit(payload)
-		}
-	case op == game.OpBeamFire, op == game.OpTorpedoFire:
+	if op == game.OpCollisionEffect || op == game.OpBeamFire || op == game.OpTorpedoFire {
 		g.hit(payload)
+	}
+	// What the stock host keeps, relays or sends to a team (the generator's
+	// clients send nothing the host must answer).
+	switch stock.HostRoute(op) {
+	case stock.RouteRelay:
 		sv.relay(p, payload, true, false)
-	case op == game.OpTeamChat:
+	case stock.RouteTeam:
 		sv.relay(p, payload, true, true)
-	case op == game.OpObjCreateTeam:
-		sv.relay(p, payload, true, false)
-	default:
-		sv.relay(p, payload, true, false)
 	}
 }
 

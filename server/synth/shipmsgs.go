@@ -46,7 +46,13 @@ func (g *gameState) spawn(p *player, spec *game.ShipSpec) {
 // create is the ship's ObjCreateTeam message.
 func (sh *ship) create() game.Message {
 	p := sh.owner
-	subs, _ := sh.spec.AppendSubsystemStates(nil, 0, sh.spec.FullHealth(), true)
+	// The stock create form where stock bytes show it; for the classes
+	// whose create form no stock bytes show (a pulse weapon system or a
+	// cloak), the round-robin form, which decoders keep as bytes.
+	subs, ok := sh.spec.AppendCreateStates(nil, sh.spec.FullHealth())
+	if !ok {
+		subs, _ = sh.spec.AppendSubsystemStates(nil, 0, sh.spec.FullHealth(), true)
+	}
 	return &game.ObjCreate{HasTeam: true, Owner: uint8(p.index), Team: p.team, Class: game.ClassShip,
 		Object: sh.id, Species: sh.spec.Species, Position: sh.pos,
 		Orientation: game.Quaternion{W: 1}, Speed: 0, PlayerName: p.name, SetName: "Multi1",

@@ -12,6 +12,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/report/filter"
 	"github.com/bcwire/bcwire/session"
 )
 
@@ -37,6 +38,9 @@ type ScanOptions struct {
 	// reassembly); Flow.Servers is set from Servers.
 	Flow    flow.Options
 	Capture capture.Options
+	// Filter (-Y), when set, chooses the records the sessions are built
+	// from and Record sees, as --server does.
+	Filter *filter.Filter
 }
 
 // ScanResult is what Scan found in all the files.
@@ -98,6 +102,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	sopts.Flow.Servers = o.Servers
 	if len(o.Servers) > 0 {
 		sopts.Keep = KeepServers(o.Servers)
+	}
+	if o.Filter != nil {
+		sopts.Keep = KeepFiltered(o.Filter, FileName(path), sopts.Keep)
 	}
 	sopts.Record = func(r *flow.Record) bool {
 		if r.Err != nil && listed < o.MaxDamageLines {
@@ -171,6 +178,19 @@ func DamageText(r *flow.Record) string {
 		where += fmt.Sprintf(" %s -> %s", r.Src, r.Dst)
 	}
 	return where + ": " + r.Err.Error()
+}
+
+// KeepFiltered chooses the records of file that the display filter f
+// holds for and keep (when set) keeps. Times count from the file's first
+// record.
+func KeepFiltered(f *filter.Filter, file string, keep func(*flow.Record) bool) func(*flow.Record) bool {
+	ctx := &filter.Context{File: file}
+	return func(r *flow.Record) bool {
+		if ctx.Start.IsZero() && !r.Time.IsZero() {
+			ctx.Start = r.Time
+		}
+		return (keep == nil || keep(r)) && f.Match(r, ctx)
+	}
 }
 
 // KeepServers chooses the records of the --server servers.

@@ -10,9 +10,11 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/report"
+	display "github.com/bcwire/bcwire/report/filter"
 	"github.com/spf13/cobra"
 )
 
@@ -31,6 +33,10 @@ type Options struct {
 	Count   int // 0 = all
 	Quiet   bool
 	Caps    cliutil.Caps
+	// tshark's: -r, -Y, -t; -T fields -e -E, -x; -w.
+	Read  cliutil.ReadFlags
+	Print cliutil.PrintFlags
+	Write string
 }
 
 // NewCmdDecode builds the cobra command. runF, when set, is called with the
@@ -60,9 +66,17 @@ errors.`,
   bcwire decode --dir s2c --server 10.0.0.1:22101 capture.pcap
   bcwire decode --dir 'C->S' --opcode CHAT capture.pcap
   bcwire decode --hex "01 02 03 06 C0 00 00 02 32 1B 80 ..." --plain
-  bcwire decode --hex "FF D7 33 66 4C 5F 96 67 DF 00"`,
+  bcwire decode --hex "FF D7 33 66 4C 5F 96 67 DF 00"
+  bcwire decode -Y 'name == "CHAT" and fields.text contains "gg"' -r capture.pcap.gz
+  bcwire decode -Y 'fields.speed > 5' -T fields -E header=y -e frame -e time -e fields.speed capture.pcap
+  bcwire decode -x -t ad -Y 'opcode in [0x2C, 0x2D]' a.pcap b.pcapng
+  bcwire decode -Y 'src contains "10.0.1.10" or dst contains "10.0.1.10"' -w player.pcapng capture.pcap`,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Files = args
+			files, err := o.Read.Inputs(args)
+			if err != nil {
+				return err
+			}
+			o.Files = files
 			if o.Hex == "" && len(o.Files) == 0 {
 				return cliutil.Usage("give one or more capture files, or --hex HEX (see --help)")
 			}
@@ -87,6 +101,9 @@ errors.`,
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Caps.AddFlags(f, false)
+	cliutil.AddReadFlags(f, &o.Read, true)
+	cliutil.AddPrintFlags(f, &o.Print)
+	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
 	return cmd
 }
 
@@ -150,6 +167,15 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	return f, servers, nil
 }
 
+// recordPrinter is decode's output: lines (report.DecodePrinter) or -T
+// fields (report.FieldsPrinter).
+type recordPrinter interface {
+	Print(r *flow.Record) error
+	Observe(r *flow.Record)
+	SetFile(name string)
+	Flush() error
+}
+
 // maxDamageLines caps the damaged records listed on stderr per file.
 const maxDamageLines = 20
 
@@ -165,15 +191,60 @@ func Run(o *Options) error {
 	if o.Count < 0 {
 		return cliutil.Usage("-c %d: give the number of packets to read (0 for all)", o.Count)
 	}
-	format := report.DecodeText
-	switch {
-	case o.JSON:
-		format = report.DecodeJSON
-	case o.Verbose:
-		format = report.DecodeVerbose
+	yflt, err := o.Read.CompileFilter()
+	if err != nil {
+		return err
 	}
-	p := report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+	tf, err := o.Read.TimeFormat()
+	if err != nil {
+		return err
+	}
+	fieldsOpts, fields, err := o.Print.FieldsOptions()
+	if err != nil {
+		return err
+	}
+	if o.Print.Format == "json" {
+		o.JSON = true
+	}
+	if fields && (o.JSON || o.Verbose) {
+		return cliutil.Usage("-T fields prints the -e fields; do not also give --json or -V")
+	}
+	var cut *cliutil.FrameCutter
+	var cutFile *cliutil.AtomicFile
+	if o.Write != "" {
+		if o.Hex != "" {
+			return cliutil.Usage("-w writes the frames of capture files; --hex has none")
+		}
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.Files...); err != nil {
+			return err
+		}
+		if cutFile, err = cliutil.Create(o.Write); err != nil {
+			return cliutil.IOError(o.Write, err)
+		}
+		defer cutFile.Abort()
+		cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
+	}
+	var p recordPrinter
+	var dp *report.DecodePrinter
+	if fields {
+		if p, err = report.NewFieldsPrinter(o.IO.Out, fieldsOpts, tf); err != nil {
+			return cliutil.Usage("%v", err)
+		}
+	} else {
+		format := report.DecodeText
+		switch {
+		case o.JSON:
+			format = report.DecodeJSON
+		case o.Verbose:
+			format = report.DecodeVerbose
+		}
+		dp = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+		dp.SetTimeFormat(tf)
+		dp.SetHexDump(o.Print.Hex)
+		p = dp
+	}
 	defer p.Flush()
+	ctx := &display.Context{}
 
 	var werr error
 	var damage []string // of the current file, for stderr
@@ -184,10 +255,27 @@ func Run(o *Options) error {
 				damage = append(damage, cliutil.DamageText(r))
 			}
 		}
-		if !flt.keep(r) {
+		p.Observe(r)
+		if ctx.Start.IsZero() && !r.Time.IsZero() {
+			ctx.Start = r.Time
+		}
+		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
 			return true
 		}
-		if err := p.Print(r); err != nil {
+		if cut != nil {
+			if err := cut.Keep(r); err != nil {
+				werr = err
+				return false
+			}
+			return true
+		}
+		var err error
+		if dp != nil && yflt != nil {
+			err = dp.PrintWithGameJSON(r, yflt.GameJSON())
+		} else {
+			err = p.Print(r)
+		}
+		if err != nil {
 			werr = err
 			return false
 		}
@@ -199,6 +287,7 @@ func Run(o *Options) error {
 	}
 
 	damaged, badChecksums, read := 0, 0, 0
+	link := capture.LinkType(0) // of the first file, for an empty -w capture
 	for _, path := range o.Files {
 		damage, damagedHere = damage[:0], 0
 		cf, err := cliutil.OpenCapture(path, o.Caps.Capture())
@@ -206,8 +295,27 @@ func Run(o *Options) error {
 			p.Flush()
 			return err
 		}
+		// Times count from each file's first packet; with several files
+		// every line names its file.
+		ctx.File, ctx.Start = cliutil.FileName(path), time.Time{}
+		switch {
+		case fields:
+			p.SetFile(ctx.File)
+		case len(o.Files) > 1:
+			p.SetFile(ctx.File)
+		default:
+			p.SetFile("")
+		}
 		// -c counts packets read, in all the files together.
 		var rd flow.Source = cf.R
+		if cut != nil {
+			if link == 0 {
+				if info, ok := cf.R.Interface(0); ok {
+					link = info.LinkType
+				}
+			}
+			rd = cut.Source(cf.R)
+		}
 		if o.Count > 0 {
 			rd = cliutil.FirstPackets(cf.R, o.Count-read)
 		}
@@ -249,6 +357,20 @@ func Run(o *Options) error {
 	}
 	if err := p.Flush(); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	if cut != nil {
+		if link == 0 {
+			link = capture.Ethernet
+		}
+		if err := cut.Flush(link); err != nil {
+			return cliutil.IOError(o.Write, err)
+		}
+		if err := cutFile.Commit(); err != nil {
+			return cliutil.IOError(o.Write, err)
+		}
+		if !o.Quiet {
+			fmt.Fprintf(o.IO.Err, "wrote %d frames to %s\n", cut.Written, o.Write)
+		}
 	}
 	if damaged > 0 {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (listed above and in the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}

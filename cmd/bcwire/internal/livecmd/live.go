@@ -21,6 +21,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/live"
 	"github.com/bcwire/bcwire/dissect/pcapfilter"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/report/filter"
 	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/session"
 	"github.com/google/gopacket"
@@ -47,8 +48,10 @@ type Options struct {
 	Promisc    bool
 	Snaplen    int
 	Checksums  cliutil.Checksums
-	Metrics    string // serve Prometheus metrics at http://ADDR/metrics
-	Recvmsg    bool   // one system call per packet instead of the TPACKET_V3 ring
+	Read       cliutil.ReadFlags // -Y and -t
+	Hex        bool              // -x
+	Metrics    string            // serve Prometheus metrics at http://ADDR/metrics
+	Recvmsg    bool              // one system call per packet instead of the TPACKET_V3 ring
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
@@ -151,6 +154,8 @@ permission, or an I/O error.`,
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.BoolVar(&o.StatsOnly, "stats-only", false, "do not print messages, only the statistics")
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFilterFlags(f, &o.Read, true)
+	f.BoolVarP(&o.Hex, "hex-dump", "x", false, "add each datagram's decrypted bytes in hex and ASCII under its first message shown")
 	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
 	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
 	o.Checksums.AddFlag(f)
@@ -185,13 +190,22 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	yflt, err := o.Read.CompileFilter()
+	if err != nil {
+		return err
+	}
+	tf, err := o.Read.TimeFormat()
+	if err != nil {
+		return err
+	}
 	base := pcapfilter.UDPPort(uint16(o.Port))
 	if o.Filter != "" {
 		if base, err = pcapfilter.Parse(o.Filter); err != nil {
 			return cliutil.Usage("-f: %v", err)
 		}
 	}
-	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true}}
+	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
+		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
 	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen, NoRing: o.Recvmsg})
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
@@ -261,13 +275,18 @@ type liveRun struct {
 	m       *metrics.Dissector // --metrics
 	err     *bufio.Writer
 
-	keep      func(*flow.Record) bool // --server
-	p         *report.DecodePrinter
-	b         *session.Builder
-	tr        *flow.Tracker
-	sessions  int      // ended
-	summaries []string // of the first maxSummaries sessions
-	sp        *report.StatsPrinter
+	keep func(*flow.Record) bool // --server
+	// display (-Y) chooses the records printed; displayCtx counts its
+	// times from the first record.
+	display    *filter.Filter
+	displayCtx *filter.Context
+	timeFormat report.TimeFormat // -t
+	p          *report.DecodePrinter
+	b          *session.Builder
+	tr         *flow.Tracker
+	sessions   int      // ended
+	summaries  []string // of the first maxSummaries sessions
+	sp         *report.StatsPrinter
 
 	start, lastTick, lastFlush time.Time
 	lastMetrics                time.Time
@@ -309,6 +328,8 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		format = report.DecodeVerbose
 	}
 	l.p = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+	l.p.SetTimeFormat(l.timeFormat)
+	l.p.SetHexDump(o.Hex)
 	l.sp = report.NewStatsPrinter(o.IO.Err, false, false, false)
 	l.b = session.NewBuilder(session.Options{}, func(s *session.Session) {
 		l.sessions++
@@ -408,7 +429,11 @@ func (l *liveRun) record(r *flow.Record) bool {
 	if l.o.Auto {
 		l.learn(r)
 	}
-	if !l.o.StatsOnly && (l.keep == nil || l.keep(r)) {
+	l.p.Observe(r)
+	if l.displayCtx.Start.IsZero() && !r.Time.IsZero() {
+		l.displayCtx.Start = r.Time
+	}
+	if !l.o.StatsOnly && (l.keep == nil || l.keep(r)) && (l.display == nil || l.display.Match(r, l.displayCtx)) {
 		if err := l.p.Print(r); err != nil {
 			l.printErr = err
 			return false

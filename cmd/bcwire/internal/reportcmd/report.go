@@ -28,6 +28,7 @@ type Options struct {
 	Checksums cliutil.Checksums
 	// MaxDamageLines caps the damaged records listed on stderr per file.
 	MaxDamageLines int
+	Read           cliutil.ReadFlags // -r, -Y
 }
 
 // NewCmdReport builds the cobra command. runF, when set, is called with the
@@ -57,7 +58,11 @@ same), 2 for usage or I/O errors.`,
   bcwire report --title "Friday league" a.pcap b.pcapng -o league.html
   bcwire report capture.pcap -o - > report.html`,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Files = args
+			files, err := o.Read.Inputs(args)
+			if err != nil {
+				return err
+			}
+			o.Files = files
 			if len(o.Files) == 0 {
 				return cliutil.Usage("give one or more capture files (see --help)")
 			}
@@ -74,6 +79,7 @@ same), 2 for usage or I/O errors.`,
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
@@ -95,7 +101,11 @@ func Run(o *Options) error {
 		o.MaxDamageLines = 20
 	}
 	rep := report.NewHTMLReport(report.HTMLOptions{Title: o.Title})
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers,
+	yflt, err := o.Read.CompileFilter()
+	if err != nil {
+		return err
+	}
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
 		Record: rep.Record, Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {

@@ -24,6 +24,15 @@ func TestFlags(t *testing.T) {
 	if got.Native == nil || got.Native.Write != "n.pcapng" || got.Native.Name != "x" {
 		t.Errorf("native options %+v", got.Native)
 	}
+	if err := parse("--master", "m1:27900", "--master", "127.0.0.1:27901", "--accept-legacy-framing"); err != nil {
+		t.Fatal(err)
+	}
+	if n := got.Native; n == nil || len(n.Masters) != 2 || n.Masters[1] != "127.0.0.1:27901" || !n.AcceptLegacyFraming {
+		t.Errorf("master and legacy-framing options %+v", got.Native)
+	}
+	if err := parse(); err != nil || got.Native.AcceptLegacyFraming || len(got.Native.Masters) != 0 {
+		t.Errorf("defaults: no masters, legacy framing off: %+v %v", got.Native, err)
+	}
 	for _, args := range [][]string{
 		{"--replay", "c.pcap", "--json", "c.pcap"}, // the old --json FILE
 		{"-o", "s.json"},                       // a replay report without --replay

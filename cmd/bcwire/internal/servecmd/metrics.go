@@ -56,11 +56,12 @@ func (m *serveMetrics) flush() {
 func serverCollector(srv *native.Server) *metrics.Server {
 	return &metrics.Server{Stats: func() metrics.ServerStats {
 		st := srv.Stats()
+		drops := make(map[string]int, len(st.Drops))
+		for r, n := range st.Drops {
+			drops[native.DropReason(r).String()] = n // every reason, zero too: a series from the start
+		}
 		return metrics.ServerStats{DatagramsIn: st.DatagramsIn, DatagramsOut: st.DatagramsOut, GameSpy: st.GameSpy,
 			Joined: st.Joined, Boots: st.Boots, ChecksumFailures: st.ChecksumFailures, Relayed: st.Relayed,
-			Refused: st.Refused, Retransmits: st.Retransmits,
-			// server/native counts its dropped datagrams as one figure
-			// for now; reasons come with its drop accounting.
-			Dropped: map[string]int{"any": st.Dropped}}
+			Refused: st.Refused, Retransmits: st.Retransmits, Dropped: drops}
 	}}
 }

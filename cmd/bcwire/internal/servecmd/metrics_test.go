@@ -77,7 +77,7 @@ func TestServeMetrics(t *testing.T) {
 		`bcwire_gamespy_datagrams_total{kind="status"}`:                  1,
 		`bcwire_gamespy_datagrams_total{kind="reply"}`:                   1,
 		`bcwire_datagrams_total{dir="c2s"}`:                              1,
-		`bcwire_server_dropped_datagrams_total{reason="any"}`:            0,
+		`bcwire_server_dropped_datagrams_total{reason="not-connect"}`:    0,
 		`bcwire_sessions_open{server="` + pc.LocalAddr().String() + `"}`: 1,
 	} {
 		if m[k] != want {
@@ -91,8 +91,27 @@ func TestServeMetrics(t *testing.T) {
 		t.Errorf("the dissector saw no server datagram: %v", m)
 	}
 
-	io.WriteString(stdinW, "boot 2\n")
+	if _, ok := m[`bcwire_server_dropped_datagrams_total{reason="bad-peer-id"}`]; !ok {
+		t.Error("no dropped-datagram series for reason bad-peer-id")
+	}
+	// A datagram from nowhere is dropped, and counted by its reason.
+	stray, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stray.Close()
+	stray.WriteTo([]byte{0x07, 0x01, 0x02}, pc.LocalAddr())
 	deadline := time.Now().Add(3 * time.Second)
+	for m[`bcwire_server_dropped_datagrams_total{reason="not-connect"}`] == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		m = scrapeText(t, url)
+	}
+	if n := m[`bcwire_server_dropped_datagrams_total{reason="not-connect"}`]; n != 1 {
+		t.Errorf("a stray datagram: dropped_datagrams_total{reason=\"not-connect\"} = %v, want 1", n)
+	}
+
+	io.WriteString(stdinW, "boot 2\n")
+	deadline = time.Now().Add(3 * time.Second)
 	for m[`bcwire_server_boots_total`] == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		m = scrapeText(t, url)

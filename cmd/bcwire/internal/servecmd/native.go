@@ -29,27 +29,29 @@ import (
 
 // NativeOptions are the flags of the native server.
 type NativeOptions struct {
-	ConfigFile    string
-	Listen        string
-	Port          int
-	Name          string
-	Map           string
-	MaxPlayers    int
-	Collision     bool
-	FriendlyFire  bool
-	TimeLimit     int
-	FragLimit     int
-	Password      string
-	Manifest      string
-	PrintManifest bool
-	Write         string
-	LogJSON       bool
-	LogLevel      string
-	Console       bool
-	EndAfter      time.Duration
-	RestartAfter  time.Duration
-	StopAfter     time.Duration
-	Metrics       string // serve Prometheus metrics at http://ADDR/metrics
+	ConfigFile          string
+	Listen              string
+	Port                int
+	Name                string
+	Map                 string
+	MaxPlayers          int
+	Collision           bool
+	FriendlyFire        bool
+	TimeLimit           int
+	FragLimit           int
+	Password            string
+	Manifest            string
+	PrintManifest       bool
+	Write               string
+	LogJSON             bool
+	LogLevel            string
+	Console             bool
+	EndAfter            time.Duration
+	RestartAfter        time.Duration
+	StopAfter           time.Duration
+	Masters             []string
+	AcceptLegacyFraming bool
+	Metrics             string // serve Prometheus metrics at http://ADDR/metrics
 
 	// For tests: the flag set (to tell set flags from defaults), a socket
 	// to serve on instead of listening, and the console's input (default
@@ -86,6 +88,8 @@ func AddNativeFlags(fs *pflag.FlagSet) *NativeOptions {
 	fs.DurationVar(&o.EndAfter, "end-after", 0, "broadcast END_GAME this long after the start")
 	fs.DurationVar(&o.RestartAfter, "restart-after", 0, "broadcast RESTART_GAME this long after each END_GAME")
 	fs.DurationVar(&o.StopAfter, "stop-after", 0, "stop the server after this long (default: run until interrupted)")
+	fs.StringArrayVar(&o.Masters, "master", nil, "register with this GameSpy master server, HOST:PORT (repeatable; default none)")
+	fs.BoolVar(&o.AcceptLegacyFraming, "accept-legacy-framing", false, "accept clients that connect with the legacy [type][len][flags] framing and leave with type 0x06 (OpenBC's test clients; stock clients never do)")
 	fs.StringVar(&o.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9121): the server's counters and the dissected traffic")
 	return o
 }
@@ -117,6 +121,7 @@ func (o *NativeOptions) config() (native.Config, error) {
 	set("frag-limit", func() { cfg.FragLimit = o.FragLimit })
 	set("password", func() { cfg.Password = o.Password })
 	set("checksum-manifest", func() { cfg.ChecksumManifest = o.Manifest })
+	set("master", func() { cfg.Masters = o.Masters })
 	if err := cfg.Validate(); err != nil {
 		return cfg, cliutil.Usage("%v", err)
 	}
@@ -149,7 +154,11 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	}
 	log := slog.New(h)
 
-	opts := native.Options{Config: cfg, Logger: log}
+	opts := native.Options{Config: cfg, Logger: log, AcceptLegacyFraming: o.AcceptLegacyFraming,
+		Masters: resolveMasters(log, cfg.Masters)}
+	if o.AcceptLegacyFraming {
+		log.Warn("accepting the legacy [type][len][flags] framing and transport type 0x06: stock clients never send them")
+	}
 	if cfg.ChecksumManifest != "" {
 		m, err := native.LoadManifest(cfg.ChecksumManifest)
 		if err != nil {
@@ -354,4 +363,21 @@ func (c *captureFile) close() error {
 		return err
 	}
 	return c.f.Commit()
+}
+
+// resolveMasters looks up the master servers; one that does not resolve is
+// skipped with a warning rather than holding up the start (OpenBC
+// docs/protocol/gamespy-protocol.md, "Implementation Notes").
+func resolveMasters(log *slog.Logger, masters []string) []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, m := range masters {
+		a, err := net.ResolveUDPAddr("udp4", m)
+		if err != nil {
+			log.Warn("master server skipped", "master", m, "err", err)
+			continue
+		}
+		ap := a.AddrPort()
+		out = append(out, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()))
+	}
+	return out
 }

@@ -18,6 +18,7 @@ type Options struct {
 	Servers    []string
 	Quiet      bool
 	Caps       cliutil.Caps
+	Read       cliutil.ReadFlags // -r, -Y
 }
 
 // NewCmdStats builds the cobra command. runF, when set, is called with the
@@ -50,7 +51,11 @@ usage or I/O errors.`,
   bcwire stats --no-sessions a.pcap b.pcapng
   bcwire stats --json capture.pcap | jq '.opcodes[] | select(.name == "StateUpdate")'`,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Files = args
+			files, err := o.Read.Inputs(args)
+			if err != nil {
+				return err
+			}
+			o.Files = files
 			if len(o.Files) == 0 {
 				return cliutil.Usage("give one or more capture files (see --help)")
 			}
@@ -65,6 +70,7 @@ usage or I/O errors.`,
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
 	cliutil.AddServerFlag(f, &o.Servers)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Caps.AddFlags(f, true)
 	return cmd
 }
@@ -79,7 +85,11 @@ func Run(o *Options) error {
 		return err
 	}
 	p := report.NewStatsPrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON, !o.NoSessions)
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	yflt, err := o.Read.CompileFilter()
+	if err != nil {
+		return err
+	}
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture()}, p.Session)
 	if err != nil {
 		p.Flush()

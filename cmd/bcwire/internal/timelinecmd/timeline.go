@@ -20,6 +20,7 @@ type Options struct {
 	Timeout   time.Duration
 	Quiet     bool
 	Checksums cliutil.Checksums
+	Read      cliutil.ReadFlags // -r, -Y
 }
 
 // NewCmdTimeline builds the cobra command. runF, when set, is called with the
@@ -54,7 +55,11 @@ usage or I/O errors.`,
   bcwire timeline --json capture.pcapng | jq '.sessions[] | {name, phases}'
   bcwire timeline --server 10.0.0.1:22101 --idle-timeout 30s capture.pcap`,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Files = args
+			files, err := o.Read.Inputs(args)
+			if err != nil {
+				return err
+			}
+			o.Files = files
 			if len(o.Files) == 0 {
 				return cliutil.Usage("give one or more capture files (see --help)")
 			}
@@ -69,6 +74,7 @@ usage or I/O errors.`,
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
@@ -83,7 +89,11 @@ func Run(o *Options) error {
 		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
 	p := report.NewTimelinePrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON)
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	yflt, err := o.Read.CompileFilter()
+	if err != nil {
+		return err
+	}
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: session.Options{Timeout: o.Timeout}, Capture: o.Checksums.Options()}, p.Session)
 	if cerr := p.Close(); err == nil && cerr != nil {
 		err = &cliutil.ExitError{Code: cliutil.ExitUsage, Err: cerr}
