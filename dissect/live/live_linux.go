@@ -346,7 +346,8 @@ func (h *Handle) Stats() (KernelStats, error) {
 	return h.stats, nil
 }
 
-// Close closes the socket. It is safe to call more than once.
+// Close closes the socket and unmaps the ring. It is safe to call more than
+// once, but not while ReadFrame runs: the frames it returns live in the ring.
 func (h *Handle) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
