@@ -240,3 +240,14 @@ func (r *Reassembler[K]) Drain() []*FragmentSet[K] {
 	r.bytes = 0
 	return out
 }
+
+// Evict drops the unfinished set of key, if any, and reports whether there
+// was one: for callers that budget fragment memory across reassemblers.
+func (r *Reassembler[K]) Evict(key K) bool {
+	s := r.sets[key]
+	if s == nil {
+		return false
+	}
+	r.remove(key, s)
+	return true
+}

@@ -20,11 +20,12 @@ const (
 	DropBadPeer                         // byte 0 is no client's peer id
 	DropDamaged                         // a connected client's datagram that does not parse
 	DropLegacyFraming                   // the legacy [type][len][flags] framing, not accepted without --accept-legacy-framing
+	DropHalfOpen                        // a connect beyond the half-open bounds, with no place to take (admission.go)
 	numDropReasons
 )
 
 var dropNames = [numDropReasons]string{"empty", "gamespy-not-query", "rate-limited", "not-connect",
-	"bad-peer-id", "damaged", "legacy-framing"}
+	"bad-peer-id", "damaged", "legacy-framing", "half-open-full"}
 
 func (r DropReason) String() string {
 	if r < numDropReasons {

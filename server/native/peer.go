@@ -61,8 +61,12 @@ type peer struct {
 
 // admit makes a peer for a new client, or refuses it when the server is full.
 func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
+	room, refuse := s.makeRoom(now, from)
+	if !room && !refuse {
+		return nil
+	}
 	slot := s.freeSlot()
-	if len(s.peers) >= s.o.MaxPeers || slot == 0 {
+	if !room || len(s.peers) >= s.o.MaxPeers || slot == 0 {
 		s.stats.Refused++
 		if s.lim.allow(now, from) {
 			s.log.Info("connect refused: server full", "client", from, "players", len(s.peers))
@@ -77,9 +81,8 @@ func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
 		return nil
 	}
 	p := &peer{addr: from, slot: slot, index: int(slot) - stock.FirstClientPeer, team: -1, lastHeard: now,
-		nextKeepalive: now, connectedAt: now,
-		conn:  transport.NewConn(stock.ServerPeer, transport.Options{RetransmitAfter: s.t.RetransmitAfter, MaxRetries: s.t.MaxRetries}),
-		order: inorder.Buffer{MaxWait: s.t.OrderWait}}
+		nextKeepalive: now, connectedAt: now}
+	p.conn, p.order = s.newPeerConn()
 	p.ip = from.Addr().Unmap()
 	s.peers[from] = p
 	return p

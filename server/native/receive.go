@@ -51,7 +51,7 @@ func (s *Server) HandleDatagram(now time.Time, from netip.AddrPort, b []byte) {
 		if p != nil {
 			// The same address connects again: the client restarted.
 			s.drop(now, p, "reconnected")
-			delete(s.peers, p.addr)
+			s.forget(p)
 		}
 		if p = s.admit(now, from, plain); p == nil {
 			return

@@ -39,6 +39,9 @@ func (s *Server) gameMessage(now time.Time, p *peer, d *transport.Delivery) {
 	case game.OpObjCreate, game.OpObjCreateTeam:
 		r := s.dec.Decode(payload, game.ClientToServer)
 		if oc, ok := r.Msg.(*game.ObjCreate); ok && r.Err == nil && oc.Class == game.ClassShip {
+			if !s.keepShip(p, payload) {
+				break // relayed, not kept for late joiners (admission.go)
+			}
 			s.ships[oc.Object] = &ship{owner: p, payload: append([]byte(nil), payload...),
 				spec: game.ShipBySpecies(oc.Species), rr: map[*peer]int{}, cloakSent: map[*peer]bool{}}
 			delete(s.objects, oc.Object)

@@ -89,11 +89,11 @@ func (s *Server) Shutdown(now time.Time) {
 			p.conn.Queue(dissect.TypeDisconnect, disconnectPayload(p), true, true)
 			s.flush(now, p, true)
 		}
-		delete(s.peers, p.addr)
+		s.forget(p)
 	}
 	s.finalHeartbeats(now)
 	s.log.Info("stopped", "joined", s.stats.Joined, "relayed", s.stats.Relayed, "gamespy", s.stats.GameSpy,
-		"dropped", s.stats.Dropped, "drops", s.stats.Drops)
+		"dropped", s.stats.Dropped, "drops", s.stats.Drops, "evicted", s.stats.Evicted, "frag_evicted", s.stats.FragEvicted, "frag_refused", s.stats.FragRefused)
 }
 
 func addrPort(a net.Addr) netip.AddrPort {

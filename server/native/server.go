@@ -35,6 +35,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/server/stock"
+	"github.com/bcwire/bcwire/server/transport"
 )
 
 // Timing holds the server's clocks. Zero fields take the defaults; tests
@@ -115,6 +116,9 @@ type Options struct {
 	// 0x06, as OpenBC's test clients do (see legacy.go). Stock clients
 	// never do; off, those datagrams are dropped (DropLegacyFraming).
 	AcceptLegacyFraming bool
+	// Limits bound half-open connections and what one peer can make the
+	// server hold (admission.go).
+	Limits Limits
 }
 
 // Stats count what the server has done.
@@ -129,6 +133,9 @@ type Stats struct {
 	HostUpdates               int   // the host's own StateUpdates sent
 	Refused                   int   // connects refused (server full)
 	Retransmits               int
+	Evicted                   int // half-open connections dropped for a new connect
+	FragEvicted, FragRefused  int // unfinished fragment sets evicted, fragments refused for room
+	FragBytes                 int // fragment memory held now, over all peers
 }
 
 // Server is the native server. Its methods are safe for concurrent use.
@@ -162,6 +169,12 @@ type Server struct {
 	dropLog dropLog
 	// master is the master-server registration (Options.Masters).
 	master masterState
+
+	lims       Limits
+	fragBudget transport.FragmentBudget
+	// youngEvictions rate-limits connects taking the place of a silent
+	// connection younger than Limits.EvictAfter (admission.go).
+	youngEvictions tokenBucket
 }
 
 // New returns a server. local is the address it serves on (for Tap; any
@@ -185,6 +198,9 @@ func New(o Options) (*Server, error) {
 		damages: newDamages(), send: func(netip.AddrPort, []byte) {}}
 	s.lim = limiter{perSecond: o.RepliesPerSecond, interval: time.Second, last: map[netip.AddrPort]time.Time{}}
 	s.master = newMasterState(o.Masters)
+	s.lims = o.Limits.withDefaults(o.MaxPeers)
+	s.fragBudget.MaxBytes = s.lims.FragBytesTotal
+	s.youngEvictions.perSecond = o.RepliesPerSecond
 	return s, nil
 }
 
@@ -201,6 +217,7 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
+	s.fragTotals(&st)
 	for _, p := range s.peers {
 		st.Retransmits += p.conn.Retransmits
 	}
@@ -283,18 +300,18 @@ func (s *Server) Tick(now time.Time) {
 		if p.phase == phClosing {
 			p.conn.Retransmit(s.rel(now))
 			if now.After(p.closeAt) || (p.conn.Unacked() == 0 && !p.conn.Pending() && !p.dirty && now.Sub(p.lastHeard) > s.t.Tick*5) {
-				delete(s.peers, p.addr)
+				s.forget(p)
 				continue
 			}
-		} else if now.Sub(p.lastHeard) > s.t.Timeout || (p.phase == phChecksum && now.Sub(p.lastHeard) > s.t.HandshakeTimeout) {
+		} else if now.Sub(p.lastHeard) > s.t.Timeout || (p.phase == phChecksum && now.Sub(p.lastHeard) > s.t.HandshakeTimeout) || s.handshakeOverdue(now, p) {
 			s.log.Info("client timed out", "client", p.addr, "slot", p.slot, "name", p.name, "silent", now.Sub(p.lastHeard).Round(time.Millisecond))
 			s.drop(now, p, "timeout")
-			delete(s.peers, p.addr)
+			s.forget(p)
 			continue
 		} else if p.conn.Retransmit(s.rel(now)) {
 			s.log.Info("client stopped acknowledging", "client", p.addr, "slot", p.slot, "name", p.name)
 			s.drop(now, p, "retries")
-			delete(s.peers, p.addr)
+			s.forget(p)
 			continue
 		} else {
 			// The keepalive echoes the client's identity, so the first one

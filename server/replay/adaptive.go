@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -125,6 +126,9 @@ type adaptive struct {
 	// message does not stall the run at every one.
 	need   []*expMsg
 	gaveUp map[string]bool
+	// lastSent is the script index of the last client datagram sent (-1:
+	// none yet).
+	lastSent int
 }
 
 type extraMsg struct {
@@ -189,7 +193,7 @@ func newAdaptive(v *verifier) *adaptive {
 	a := &adaptive{v: v, rx: transport.NewConn(0xFF, transport.Options{}), acker: transport.NewConn(0xFF, transport.Options{}),
 		captured: map[ackKey]bool{}, received: map[ackKey]bool{}, owed: map[ackKey]bool{},
 		requested: map[byte]bool{}, answered: map[byte]bool{}, responses: map[byte][]byte{}, gaveUp: map[string]bool{},
-		replaced: map[uint16]bool{}, dec1: game.NewDecoder(), dec2: game.NewDecoder()}
+		replaced: map[uint16]bool{}, dec1: game.NewDecoder(), dec2: game.NewDecoder(), lastSent: -1}
 	a.prepare()
 	return a
 }
@@ -413,6 +417,7 @@ func (a *adaptive) send(i int) error {
 	d := &v.script.Steps[i]
 	wire, plain, changed := Rewrite(d, v.local)
 	st := Step{Step: i, Frame: d.Frame, Dir: "C->S", Status: StatusSent}
+	var extra [][]byte // datagrams sent after it: fragments of a manifest's response
 	for _, c := range changed {
 		st.Rewritten = append(st.Rewritten, c.String())
 	}
@@ -430,6 +435,7 @@ func (a *adaptive) send(i int) error {
 				}
 			}
 			held := 0
+			var later []dissect.Message // fragments that go in datagrams of their own
 			for j := range dg.Messages {
 				m := dg.Messages[j]
 				if m.Type == dissect.TypeAck {
@@ -445,14 +451,22 @@ func (a *adaptive) send(i int) error {
 				}
 				if m.Type == dissect.TypeData && len(m.Payload) > 1 && m.Payload[0] == byte(game.OpChecksumResponse) &&
 					(!m.Fragment || m.FragIndex == 0) {
+					var p []byte
+					ok := false
 					if m.Fragment {
-						if p, ok := a.fromManifest(m.Payload[1], &st); ok {
+						if p, ok = a.fromManifest(m.Payload[1], &st); ok {
 							a.replaced[m.Seq] = true
-							out.Messages = append(out.Messages, fragmentsOf(m, p)...)
-							continue
 						}
 					} else {
-						m.Payload = a.checksumAnswer(m.Payload, &st)
+						p, ok = a.checksumAnswer(m.Payload, &st), true
+					}
+					if ok {
+						// Whole when it fits; else its first fragment here
+						// and each other in a datagram of its own.
+						frags := fragmentsOf(m, p)
+						out.Messages = append(out.Messages, frags[0])
+						later = append(later, frags[1:]...)
+						continue
 					}
 				}
 				out.Messages = append(out.Messages, m)
@@ -475,15 +489,25 @@ func (a *adaptive) send(i int) error {
 				wire = make([]byte, len(p))
 				dissect.Encrypt(wire, p)
 			}
+			for _, f := range later {
+				one := dissect.Datagram{Peer: out.Peer, Messages: []dissect.Message{f}}
+				q := one.Append(nil)
+				w := make([]byte, len(q))
+				dissect.Encrypt(w, q)
+				extra = append(extra, w)
+			}
 		}
 	}
-	if _, err := v.pc.WriteTo(wire, v.target); err != nil {
-		return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
+	for _, w := range append([][]byte{wire}, extra...) {
+		if _, err := v.pc.WriteTo(w, v.target); err != nil {
+			return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
+		}
+		v.observe(v.local, v.opts.Target, w)
 	}
-	v.observe(v.local, v.opts.Target, wire)
 	st.AtMS = v.since()
 	v.res.Steps = append(v.res.Steps, st)
 	v.res.Sent++
+	a.lastSent = i
 	return nil
 }
 
@@ -660,6 +684,9 @@ func (a *adaptive) receive(data []byte) error {
 			}
 		case d.Type == dissect.TypeData && len(d.Payload) > 1 && d.Payload[0] == byte(game.OpChecksumRequest):
 			a.requested[d.Payload[1]] = true
+		case d.Type == dissect.TypeBoot || (d.Type == dissect.TypeData && len(d.Payload) > 0 &&
+			(game.Opcode(d.Payload[0]) == game.OpVersionMismatch || game.Opcode(d.Payload[0]) == game.OpSystemChecksumFail)):
+			a.refused(d.Type, d.Seq, d.Payload)
 		}
 		a.match(extraMsg{typ: d.Type, seq: d.Seq, payload: d.Payload})
 	}
@@ -681,6 +708,24 @@ func (a *adaptive) receive(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// refused notes the server's first refusal of the client: it opens the
+// session's report, naming the client step it answered.
+func (a *adaptive) refused(typ dissect.TransportType, seq uint16, payload []byte) {
+	v := a.v
+	if v.refusal != nil {
+		return
+	}
+	after := "before the client sent anything"
+	if i := a.lastSent; i >= 0 {
+		d := &v.script.Steps[i]
+		after = fmt.Sprintf("after frame %d (%s)", d.Frame, clientSummary(d))
+	}
+	got := msgLines(typ, seq, payload, a.dec1)
+	v.refusal = &Step{Step: -1, Dir: "S->C", Status: StatusRefused, AtMS: v.since(), Got: got,
+		Detail: fmt.Sprintf("the server refused the client %s: %s", after, strings.TrimSpace(got[0]))}
+	v.refusalMark = len(v.res.Steps)
 }
 
 // match pairs an arriving message with an awaited one: identical (same

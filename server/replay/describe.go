@@ -13,13 +13,18 @@ import (
 // logs and reports. plain is the decrypted datagram (or a GameSpy datagram
 // in clear).
 func Describe(plain []byte, dir game.Direction) []string {
+	return describeWith(plain, dir, game.NewDecoder())
+}
+
+// describeWith is Describe decoding with dec, which knows the ship classes
+// of the session's ObjCreate messages (see learnDatagram).
+func describeWith(plain []byte, dir game.Direction, dec *game.Decoder) []string {
 	if dissect.IsGameSpy(plain) {
 		return []string{describeGameSpy(plain)}
 	}
 	var d dissect.Datagram
 	err := d.Parse(plain)
 	out := make([]string, 0, len(d.Messages)+1)
-	dec := game.NewDecoder()
 	for i := range d.Messages {
 		out = append(out, fmt.Sprintf("peer=%02X %s", d.Peer, describeMessage(&d.Messages[i], dir, dec)))
 	}
@@ -30,6 +35,21 @@ func Describe(plain []byte, dir game.Direction) []string {
 		out = append(out, fmt.Sprintf("peer=%02X (no messages)", d.Peer))
 	}
 	return out
+}
+
+// learnDatagram lets dec learn the ship classes of the ObjCreate messages
+// in a plain datagram.
+func learnDatagram(dec *game.Decoder, plain []byte, dir game.Direction) {
+	if dissect.IsGameSpy(plain) {
+		return
+	}
+	var d dissect.Datagram
+	_ = d.Parse(plain)
+	for i := range d.Messages {
+		if m := &d.Messages[i]; m.Type == dissect.TypeData && !m.Fragment {
+			learn(dec, m.Payload, dir)
+		}
+	}
 }
 
 func describeGameSpy(b []byte) string {

@@ -53,6 +53,15 @@ func (w *window) open() int {
 
 func (v *verifier) runExact(ctx context.Context) error {
 	steps := v.script.Steps
+	// Each side decodes with the ship classes of its own ObjCreates.
+	v.liveDec, v.capDec = game.NewDecoder(), game.NewDecoder()
+	for i := range steps {
+		dir := game.ServerToClient
+		if steps[i].IsClient() {
+			dir = game.ClientToServer
+		}
+		learnDatagram(v.capDec, steps[i].Plain, dir)
+	}
 	w := &window{progress: time.Now()}
 	silent := 0
 	for i := 0; i < len(steps); i++ {
@@ -91,7 +100,8 @@ func (v *verifier) runExact(ctx context.Context) error {
 			}
 			w = &window{}
 		}
-		wire, _, changed := Rewrite(d, v.local)
+		wire, plain, changed := Rewrite(d, v.local)
+		learnDatagram(v.liveDec, plain, game.ClientToServer)
 		if _, err := v.pc.WriteTo(wire, v.target); err != nil {
 			return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
 		}
@@ -160,6 +170,8 @@ func (v *verifier) await(ctx context.Context, w *window, floor time.Time) error 
 func (v *verifier) match(w *window, data []byte) {
 	w.got++
 	w.progress = time.Now()
+	plain := decryptIfNeeded(data)
+	learnDatagram(v.liveDec, plain, game.ServerToClient)
 	for _, e := range w.exp {
 		if !e.done && bytes.Equal(e.wire, data) {
 			e.done = true
@@ -168,7 +180,6 @@ func (v *verifier) match(w *window, data []byte) {
 			return
 		}
 	}
-	plain := decryptIfNeeded(data)
 	for _, e := range w.exp {
 		if e.done {
 			continue
@@ -176,8 +187,8 @@ func (v *verifier) match(w *window, data []byte) {
 		if ok, _ := compareDatagrams(plain, e.plain, game.ServerToClient, v.opts.Comparer); ok {
 			e.done = true
 			w.results = append(w.results, Step{Step: e.step, Frame: v.script.Steps[e.step].Frame, Dir: "S->C",
-				Status: StatusEquivalent, AtMS: v.since(), Expected: Describe(e.plain, game.ServerToClient),
-				Got: Describe(plain, game.ServerToClient)})
+				Status: StatusEquivalent, AtMS: v.since(), Expected: describeWith(e.plain, game.ServerToClient, v.capDec),
+				Got: describeWith(plain, game.ServerToClient, v.liveDec)})
 			return
 		}
 	}
@@ -205,11 +216,11 @@ func (v *verifier) closeWindow(w *window, silent *int) error {
 			continue
 		}
 		d := &v.script.Steps[e.step]
-		st := Step{Step: e.step, Frame: d.Frame, Dir: "S->C", AtMS: at, Expected: Describe(e.plain, game.ServerToClient)}
+		st := Step{Step: e.step, Frame: d.Frame, Dir: "S->C", AtMS: at, Expected: describeWith(e.plain, game.ServerToClient, v.capDec)}
 		if k < len(w.extra) {
 			got := decryptIfNeeded(w.extra[k])
 			k++
-			st.Got = Describe(got, game.ServerToClient)
+			st.Got = describeWith(got, game.ServerToClient, v.liveDec)
 			st.Status, st.Detail, st.Config = judgeDatagrams(got, e.plain, game.ServerToClient, v.opts.Comparer).status()
 		} else {
 			st.Status = StatusMissing
@@ -220,7 +231,7 @@ func (v *verifier) closeWindow(w *window, silent *int) error {
 	sort.SliceStable(w.results, func(i, j int) bool { return w.results[i].Step < w.results[j].Step })
 	for ; k < len(w.extra); k++ {
 		w.results = append(w.results, Step{Step: -1, Dir: "S->C", Status: StatusUnexpected, AtMS: at,
-			Got: Describe(decryptIfNeeded(w.extra[k]), game.ServerToClient)})
+			Got: describeWith(decryptIfNeeded(w.extra[k]), game.ServerToClient, v.liveDec)})
 	}
 	v.res.Steps = append(v.res.Steps, w.results...)
 	return nil

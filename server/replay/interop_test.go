@@ -14,6 +14,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/server/manifest"
+	"github.com/bcwire/bcwire/server/native"
 	"github.com/bcwire/bcwire/session/diff"
 )
 
@@ -97,6 +98,15 @@ func TestVerifyOneAddressPerSession(t *testing.T) {
 	res = verifyAt(t, c, addrOf(s2.pc), VerifyOptions{Mode: ModeAdaptive, Timing: TimingASAP, Sources: []netip.Addr{one}, GiveUp: 2})
 	if res.Summary.Joined != 1 || limit.refused == 0 || res.Sessions[1].Joined {
 		t.Errorf("--source 127.0.0.1: %d sessions joined (want only the first), %d datagrams refused", res.Summary.Joined, limit.refused)
+	}
+	// Sharing an address, the second session kept its captured gap after
+	// the first even with asap timing.
+	gap := c.Sessions[1].Start.Sub(c.Sessions[0].Start)
+	p0, p1 := res.Sessions[0].Phases.Connect, res.Sessions[1].Phases.Connect
+	if p0 == nil || p1 == nil {
+		t.Errorf("one address: connect times %v %v", p0, p1)
+	} else if p1.Sub(*p0) < gap-100*time.Millisecond {
+		t.Errorf("one address: the second session connected %v after the first, captured gap %v", p1.Sub(*p0), gap)
 	}
 }
 
@@ -332,5 +342,189 @@ func TestConfigDifferencesApart(t *testing.T) {
 	// As a plain Comparer, configuration still counts.
 	if ok, _ := cmp.Compare(a, &game.Settings{Map: a.Map}); ok {
 		t.Error("Compare holds Settings with other values equivalent")
+	}
+}
+
+// TestSessionShipClasses: the captured side's decoder knows the ship
+// classes of the session's own ObjCreates, the client's included, so the
+// StateUpdates about the client's ship decode their subsystems in the
+// report; a decoder that has seen nothing cannot.
+func TestSessionShipClasses(t *testing.T) {
+	c := load(t, "duel.pcapng")
+	opts := VerifyOptions{Target: netip.MustParseAddrPort("127.0.0.1:9"), Mode: ModeAdaptive}
+	v := &verifier{opts: &opts, script: c.Sessions[0], listen: func() (net.PacketConn, error) { return listen(t), nil }}
+	if err := v.setup(); err != nil {
+		t.Fatal(err)
+	}
+	defer v.pc.Close()
+	a := newAdaptive(v)
+	checked := 0
+	for _, e := range a.exp {
+		if e.typ != dissect.TypeData || len(e.payload) == 0 || game.Opcode(e.payload[0]) != game.OpStateUpdate {
+			continue
+		}
+		fresh := strings.Join(msgLines(e.typ, e.seq, e.payload, game.NewDecoder()), " ")
+		if !strings.Contains(fresh, "ship class unknown") {
+			continue // no subsystem section
+		}
+		checked++
+		if got := strings.Join(msgLines(e.typ, e.seq, e.payload, a.dec2), " "); strings.Contains(got, "ship class unknown") {
+			t.Fatalf("with the session's ObjCreates: %s", got)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no StateUpdate with a subsystem section in duel's first session")
+	}
+}
+
+// renamedServer answers GameSpy queries under another host name.
+type renamedServer struct{ net.PacketConn }
+
+func (p renamedServer) WriteTo(b []byte, addr net.Addr) (int, error) {
+	if dissect.IsGameSpy(b) {
+		b = bytes.Replace(b, []byte(`\hostname\bcwire synthetic server`), []byte(`\hostname\Friday night`), 1)
+	}
+	return p.PacketConn.WriteTo(b, addr)
+}
+
+func TestVerifyFailOnConfig(t *testing.T) {
+	c := load(t, "join.pcap")
+	for _, fail := range []bool{false, true} {
+		s := serve(t, c, ServerOptions{Timing: TimingASAP}, func(pc net.PacketConn) net.PacketConn { return renamedServer{pc} })
+		res := verifyAt(t, c, addrOf(s.pc), VerifyOptions{Mode: ModeAdaptive, Timing: TimingASAP, FailOnConfig: fail})
+		sr := res.Sessions[0]
+		if res.Summary.Config != 1 || sr.First != nil && sr.First.Status == StatusConfig {
+			t.Fatalf("fail-on-config %v: %d config steps, first divergence %+v", fail, res.Summary.Config, sr.First)
+		}
+		var cfg *Step
+		for i := range sr.Steps {
+			if sr.Steps[i].Status == StatusConfig {
+				cfg = &sr.Steps[i]
+			}
+		}
+		if cfg == nil || len(cfg.Config) != 1 || !strings.Contains(cfg.Config[0], `hostname "Friday night", captured "bcwire synthetic server"`) {
+			t.Fatalf("config step %+v", cfg)
+		}
+		if !res.Summary.Counts.OK() {
+			t.Fatalf("the rest differs too: %+v", res.Summary.Counts)
+		}
+		if want := !fail; res.Summary.OK != want {
+			t.Errorf("fail-on-config %v: summary OK %v, want %v (counts %+v)", fail, res.Summary.OK, want, res.Summary.Counts)
+		}
+	}
+}
+
+// TestVerifyNativeServerWithOpenBCManifest: bcwire's own server checking
+// answers against a manifest in OpenBC's JSON form admits verify's client
+// only when verify answers from the same manifest.
+func TestVerifyNativeServerWithOpenBCManifest(t *testing.T) {
+	c := load(t, "join.pcap")
+	mf, err := manifest.ParseOpenBC([]byte(`{"version_string_hash": "0x7E0CE243", "directories": [
+		{"index": 0, "dir_name_hash": "0x4DAFCB2F", "files": [{"name_hash": "0x373EB677", "content_hash": "0x09555159"}]},
+		{"index": 1, "dir_name_hash": "0x4DAFCB2F", "files": []},
+		{"index": 2, "dir_name_hash": "0xB831D315", "files": [{"name_hash": 1, "content_hash": 2}]},
+		{"index": 3, "dir_name_hash": "0x3F7BF00A", "files": []}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, answer := range []bool{true, false} {
+		pc := listen(t)
+		srv, err := native.New(native.Options{Config: native.DefaultConfig(), Manifest: native.Manifest(mf)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ctx, pc) }()
+		opts := VerifyOptions{Mode: ModeAdaptive, Timing: TimingASAP, GiveUp: 2}
+		if answer {
+			opts.Manifest = mf
+		}
+		res := verifyAt(t, c, addrOf(pc), opts)
+		cancel()
+		<-done
+		pc.Close()
+		if joined := res.Summary.Joined == 1; joined != answer {
+			t.Errorf("answering from the manifest %v: joined %v (first divergence %+v)", answer, joined, res.Sessions[0].First)
+		}
+		// Refused: the report opens with the refusal and the step it answered.
+		if f := res.Sessions[0].First; !answer && (f == nil || f.Status != StatusRefused ||
+			!strings.Contains(f.Detail, "the server refused the client after frame 5 (ChecksumResponse round 0): data seq=1  VersionMismatch")) {
+			t.Errorf("refused: first divergence %+v", f)
+		}
+	}
+}
+
+// TestVerifyFragmentsLargeManifestAnswer: a manifest response too large for
+// one message goes as stock fragments, one datagram each, never past the
+// 512-byte datagram stock peers receive.
+func TestVerifyFragmentsLargeManifestAnswer(t *testing.T) {
+	c := load(t, "join.pcap")
+	var files strings.Builder
+	for i := range 100 {
+		if i > 0 {
+			files.WriteString(",")
+		}
+		fmt.Fprintf(&files, `{"name_hash": %d, "content_hash": %d}`, i+1, 1000+i)
+	}
+	mf, err := manifest.ParseOpenBC([]byte(`{"version_string_hash": "0x7E0CE243", "directories": [
+		{"index": 2, "dir_name_hash": "0xB831D315", "files": [` + files.String() + `]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mf[2]) < 800 {
+		t.Fatalf("round 2 is only %d bytes", len(mf[2]))
+	}
+	opts := VerifyOptions{Target: netip.MustParseAddrPort("127.0.0.1:9"), Mode: ModeAdaptive, Manifest: mf}
+	log := &sentLog{}
+	v := &verifier{opts: &opts, script: c.Sessions[0], listen: func() (net.PacketConn, error) {
+		log.PacketConn = listen(t)
+		return log, nil
+	}}
+	if err := v.setup(); err != nil {
+		t.Fatal(err)
+	}
+	defer v.pc.Close()
+	v.start = time.Now()
+	a := newAdaptive(v)
+	for _, r := range []byte{0, 1, 2, 3, 0xFF} {
+		a.requested[r] = true
+	}
+	for k := range a.captured {
+		a.received[k] = true
+	}
+	for i := range v.script.Steps {
+		if v.script.Steps[i].IsClient() {
+			if err := a.send(i); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var frags [][]byte
+	total := 0
+	for _, wire := range log.sent {
+		if len(wire) > 512 {
+			t.Errorf("a %d-byte datagram", len(wire))
+		}
+		if dissect.IsGameSpy(wire) {
+			continue
+		}
+		plain := make([]byte, len(wire))
+		dissect.Decrypt(plain, wire)
+		var dg dissect.Datagram
+		if err := dg.Parse(plain); err != nil {
+			t.Fatal(err)
+		}
+		for i := range dg.Messages {
+			if m := &dg.Messages[i]; m.Type == dissect.TypeData && m.Fragment {
+				if m.FragIndex == 0 {
+					total = int(m.FragTotal)
+				}
+				frags = append(frags, append([]byte(nil), m.Payload...))
+			}
+		}
+	}
+	if total != 3 || len(frags) != 3 || !bytes.Equal(bytes.Join(frags, nil), mf[2]) {
+		t.Errorf("%d fragments (of %d announced) reassemble to %d bytes, want the manifest's %d", len(frags), total, len(bytes.Join(frags, nil)), len(mf[2]))
 	}
 }

@@ -14,20 +14,9 @@ import (
 // and the reply's query id. RulesComparer tolerates them.
 var GameSpyIgnore = []string{"gamespy.numplayers", "gamespy.queryid"}
 
-// ConfigFields are the fields that say how a server is set up rather than
-// how it speaks the protocol: the GameSpy reply's name (with the '*' a
-// password adds), mission, map, player limit, game mode, time and frag
-// limits, star system, password flag and player list ("gamespy.players"),
-// the Settings values, and the match settings MISSION_INIT carries.
-// RulesComparer reports differences in them as configuration differences,
-// every one of them, apart from protocol differences (status "config").
-var ConfigFields = []string{
-	"gamespy.hostname", "gamespy.missionscript", "gamespy.mapname", "gamespy.maxplayers",
-	"gamespy.gamemode", "gamespy.timelimit", "gamespy.fraglimit", "gamespy.system",
-	"gamespy.password", "gamespy.players",
-	"Settings.collision_damage", "Settings.friendly_fire", "Settings.map", "Settings.checksum_correction",
-	"MISSION_INIT.player_limit", "MISSION_INIT.system", "MISSION_INIT.time_limit", "MISSION_INIT.frag_limit",
-}
+// ConfigFields are the configuration fields verify sets apart (see
+// diff.ConfigFields).
+var ConfigFields = diff.ConfigFields
 
 // RulesComparer judges messages under the diff engine's tolerances
 // (session/diff Rules: ignored fields such as game time and scores, object
@@ -36,16 +25,16 @@ var ConfigFields = []string{
 // ignore list. It is the adaptive verifier's default.
 type RulesComparer struct {
 	Rules *diff.Rules
-	// Config matches the configuration fields (ConfigFields by default),
-	// as patterns in its Ignore list.
-	Config *diff.Rules
+	// Config reports whether a field is configuration (diff.IsConfig by
+	// default; nil: none is).
+	Config func(path string) bool
 }
 
 // NewRulesComparer returns a comparer with r's tolerances plus
 // GameSpyIgnore.
 func NewRulesComparer(r diff.Rules) *RulesComparer {
 	r.Ignore = append(append([]string(nil), r.Ignore...), GameSpyIgnore...)
-	return &RulesComparer{Rules: &r, Config: &diff.Rules{Ignore: ConfigFields}}
+	return &RulesComparer{Rules: &r, Config: diff.IsConfig}
 }
 
 // Compare implements Comparer: configuration differences count.
@@ -59,7 +48,7 @@ func (c *RulesComparer) judgeGame(ours, stock game.Message) verdict {
 	var proto []diff.FieldDiff
 	var v verdict
 	for _, d := range ds {
-		if c.Config != nil && c.Config.Ignored(d.Path) {
+		if c.isConfig(d.Path) {
 			v.config = append(v.config, d.String())
 		} else {
 			proto = append(proto, d)
@@ -95,7 +84,7 @@ func (c *RulesComparer) CompareGameSpy(ours, stock *dissect.GameSpy) (bool, stri
 	return c.judgeGameSpy(ours, stock).compared()
 }
 
-func (c *RulesComparer) isConfig(p string) bool { return c.Config != nil && c.Config.Ignored(p) }
+func (c *RulesComparer) isConfig(p string) bool { return c.Config != nil && c.Config(p) }
 
 // judgeGameSpy compares two GameSpy replies, configuration apart. The
 // player list (player_N, as long as the server has players) is one field,

@@ -89,6 +89,9 @@ type Script struct {
 	Server netip.AddrPort
 	Start  time.Time // capture time of the first datagram
 	Steps  []Datagram
+	// Damaged counts this session's captured records that carry damage
+	// (see Capture.Damage).
+	Damaged int
 }
 
 // Clients counts the client datagrams.
@@ -111,6 +114,10 @@ type Capture struct {
 	Sessions []*Script
 	// Damaged counts capture records that could not be read (skipped).
 	Damaged int
+	// Damage lists every damaged record, in capture order: unreadable
+	// capture records (Damaged) and datagrams or messages that do not
+	// parse or decode, as `bcwire stats` counts them.
+	Damage []DamagedRecord
 }
 
 // LoadOptions tune script extraction.
@@ -179,6 +186,7 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 			var pe *capture.PacketError
 			if errors.As(err, &pe) {
 				c.Damaged++
+				c.Damage = append(c.Damage, DamagedRecord{Frame: pe.Frame, Error: pe.Error()})
 				continue
 			}
 			return nil, err
@@ -188,6 +196,10 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 		tr.Datagram(pkt.Frame, pkt.Time, pkt.Src, pkt.Dst, pkt.Payload, func(r *flow.Record) {
 			if !got {
 				rec, got = *r, true
+			}
+			if r.Err != nil {
+				c.Damage = append(c.Damage, DamagedRecord{Frame: r.Frame, Src: r.Src.String(), Dst: r.Dst.String(),
+					Error: r.Err.Error(), server: r.Server, client: r.Client})
 			}
 		})
 		if !got || !rec.Server.IsValid() || !rec.Client.IsValid() {
@@ -242,6 +254,7 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 	for i, s := range c.Sessions {
 		s.Index = i
 	}
+	c.attributeDamage()
 	if len(c.Sessions) == 0 {
 		return c, fmt.Errorf("no client sessions on server %s", c.Server)
 	}

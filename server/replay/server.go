@@ -91,6 +91,7 @@ type Server struct {
 	order   []*liveSession
 	ignored int // datagrams from clients after every session was given out
 	serving bool
+	heard   time.Time // the last datagram received, or the start of Serve
 }
 
 // NewServer returns a Server for the scripts of c.
@@ -130,6 +131,17 @@ func (s *Server) Ignored() int {
 	return s.ignored
 }
 
+// Idle is how long no datagram has arrived (since Serve started when none
+// has): --exit-when-done gives up after a wait limit of it.
+func (s *Server) Idle(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.heard.IsZero() {
+		return 0
+	}
+	return now.Sub(s.heard)
+}
+
 // AllDone reports whether every captured session has been given out and
 // played to its end.
 func (s *Server) AllDone() bool {
@@ -162,6 +174,7 @@ func (s *Server) Serve(ctx context.Context, pc net.PacketConn) error {
 		return errors.New("replay: Serve called twice")
 	}
 	s.serving = true
+	s.heard = time.Now()
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -196,6 +209,7 @@ func (s *Server) Serve(ctx context.Context, pc net.PacketConn) error {
 		in := inbound{at: time.Now(), data: append([]byte(nil), buf[:n]...)}
 
 		s.mu.Lock()
+		s.heard = in.at
 		ls := s.live[from]
 		if ls == nil {
 			if s.next >= len(s.c.Sessions) {

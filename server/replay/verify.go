@@ -115,6 +115,10 @@ const (
 	// session's report: the server stopped answering after the client
 	// step it names.
 	StatusNoAnswer = "no-answer"
+	// StatusRefused: the synthetic step that opens the report of a
+	// session the server refused (a boot, or a checksum failure 0x22 or
+	// 0x23): what it sent, and after which client step.
+	StatusRefused = "refused"
 )
 
 // Step is one step of a verified session.
@@ -123,7 +127,7 @@ type Step struct {
 	Frame  int     `json:"frame,omitempty"` // capture frame of the step
 	Dir    string  `json:"dir"`             // "C->S" or "S->C"
 	Status string  `json:"status"`
-	AtMS   float64 `json:"at_ms"` // live offset from the session's start
+	AtMS   float64 `json:"at_ms,omitempty"` // live offset from the session's start; absent for steps not reached
 	// Rewritten lists the address fields rewritten in a sent datagram.
 	Rewritten []string `json:"rewritten,omitempty"`
 	// Detail says how a different step differs.
@@ -139,7 +143,7 @@ type Step struct {
 // IsDivergence reports whether the step shows a difference.
 func (s *Step) IsDivergence() bool {
 	switch s.Status {
-	case StatusDifferent, StatusMissing, StatusUnexpected, StatusNoAnswer:
+	case StatusDifferent, StatusMissing, StatusUnexpected, StatusNoAnswer, StatusRefused:
 		return true
 	}
 	return false
@@ -152,7 +156,7 @@ func (s *Step) Text() string {
 	if s.Frame > 0 {
 		fmt.Fprintf(&sb, " (capture frame %d)", s.Frame)
 	}
-	if s.Status == StatusNotReached || s.Status == StatusNoAnswer {
+	if s.Status == StatusNotReached || s.Status == StatusNoAnswer || s.Status == StatusRefused {
 		fmt.Fprintf(&sb, " %s: %s", s.Dir, s.Status)
 	} else {
 		fmt.Fprintf(&sb, " %s at +%.3fs: %s", s.Dir, s.AtMS/1000, s.Status)
@@ -258,6 +262,8 @@ type Result struct {
 	Timing   string           `json:"timing"`
 	Sessions []*SessionResult `json:"sessions"`
 	Summary  Summary          `json:"summary"`
+	// Damage is the capture's damage (nil when clean): see damage.go.
+	Damage *DamageReport `json:"capture_damage,omitempty"`
 }
 
 // ErrUnreachable is returned when the target never answered the first
@@ -530,6 +536,13 @@ type verifier struct {
 	// began: the length of res.Steps then, and the last client step the
 	// server answered nothing after (-1: none).
 	silenceMark, silenceAfter int
+	// refusal is the server's first refusal of the client (adaptive
+	// mode), refusalMark the length of res.Steps then.
+	refusal     *Step
+	refusalMark int
+	// liveDec and capDec (exact mode) decode the live and the captured
+	// server datagrams for the report, each knowing its side's ships.
+	liveDec, capDec *game.Decoder
 }
 
 // noteSilence records where a run of unanswered client datagrams begins:
@@ -682,17 +695,21 @@ func (v *verifier) finish() {
 		v.res.Phases = v.built.Phases
 	}
 	v.res.Joined = v.settings && v.gameinit
-	// A session the server stopped answering opens with that: the
-	// missing answers after it are its symptoms, unless something else
-	// differed before the silence began.
+	// A session the server refused, or stopped answering, opens with
+	// that: what follows are its symptoms, unless something else differed
+	// before.
 	var first *Step
-	if v.res.Abandoned != "" {
+	mark := v.silenceMark
+	switch {
+	case v.refusal != nil:
+		first, mark = v.refusal, v.refusalMark
+	case v.res.Abandoned != "":
 		first = v.noAnswer()
 	}
 	for i := range v.res.Steps {
 		st := &v.res.Steps[i]
 		v.res.Counts.add(st.Status)
-		if v.res.First == nil && st.IsDivergence() && (first == nil || i < v.silenceMark) {
+		if v.res.First == nil && st.IsDivergence() && (first == nil || i < mark) {
 			c := *st
 			v.res.First = &c
 		}

@@ -32,6 +32,19 @@ type Options struct {
 	// retry doubles it. MaxRetries (default 8) ends the connection.
 	RetransmitAfter time.Duration
 	MaxRetries      int
+
+	// MaxFragSets and MaxFragBytes cap the unfinished fragmented messages
+	// held from the peer (default 16 and 256 KiB; bytes are payload plus
+	// a fixed overhead per fragment); Budget, when set, caps them over
+	// every Conn sharing it. See limits.go.
+	MaxFragSets  int
+	MaxFragBytes int
+	Budget       *FragmentBudget
+	// MaxUnacked and MaxUnackedBytes cap the reliable messages sent and
+	// not yet acknowledged (default 4096 and 1 MiB); past them the peer is
+	// given up (Retransmit reports it dead).
+	MaxUnacked      int
+	MaxUnackedBytes int
 }
 
 func (o Options) withDefaults() Options {
@@ -49,6 +62,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = 8
+	}
+	if o.MaxFragSets <= 0 {
+		o.MaxFragSets = DefaultMaxFragSets
+	}
+	if o.MaxFragBytes <= 0 {
+		o.MaxFragBytes = DefaultMaxFragBytes
+	}
+	if o.MaxUnacked <= 0 {
+		o.MaxUnacked = DefaultMaxUnacked
+	}
+	if o.MaxUnackedBytes <= 0 {
+		o.MaxUnackedBytes = DefaultMaxUnackedBytes
 	}
 	return o
 }
@@ -90,14 +115,23 @@ type Conn struct {
 	frags    *dissect.Reassembler[uint16]
 	dg       dissect.Datagram
 
+	fragSets     []fragSet // unfinished sets, oldest first
+	fragBytes    int
+	fragStats    FragStats
+	unackedBytes int
+	acksHeard    int
+
 	// Retransmits counts messages sent again.
 	Retransmits int
 }
 
 // NewConn returns a Conn whose datagrams carry localID.
 func NewConn(localID byte, opts Options) *Conn {
-	return &Conn{LocalID: localID, opts: opts.withDefaults(),
-		frags: dissect.NewReassembler[uint16](64, 1<<20)}
+	o := opts.withDefaults()
+	// The Conn enforces its caps itself before each Add (limits.go), so
+	// the Reassembler's own are set where they never bind.
+	return &Conn{LocalID: localID, opts: o,
+		frags: dissect.NewReassembler[uint16](o.MaxFragSets+1, 2*o.MaxFragBytes)}
 }
 
 // NextSeq is the sequence number the next reliable message on ch will get.
@@ -205,6 +239,7 @@ func (c *Conn) flush(now time.Duration, withAcks bool) [][]byte {
 		add(m)
 		if m.Reliable && !c.isInflight(&m) {
 			c.inflight = append(c.inflight, &pending{msg: m, sentAt: now, due: now + c.opts.RetransmitAfter})
+			c.unackedBytes += len(m.Payload)
 		}
 	}
 	c.queue = c.queue[:0]
@@ -227,8 +262,12 @@ func sameMessage(a, b *dissect.Message) bool {
 
 // Retransmit queues again every reliable message whose ACK is overdue and
 // reports whether the peer should be given up (a message exceeded
-// MaxRetries).
+// MaxRetries, or more than MaxUnacked messages or MaxUnackedBytes wait for
+// their ACK).
 func (c *Conn) Retransmit(now time.Duration) (dead bool) {
+	if len(c.inflight) > c.opts.MaxUnacked || c.unackedBytes > c.opts.MaxUnackedBytes {
+		dead = true
+	}
 	for _, p := range c.inflight {
 		if p.due > now {
 			continue
@@ -248,6 +287,11 @@ func (c *Conn) Retransmit(now time.Duration) (dead bool) {
 // Unacked is the number of reliable messages still waiting for an ACK.
 func (c *Conn) Unacked() int { return len(c.inflight) }
 
+// AcksHeard is the number of the peer's ACKs that acknowledged something
+// this end sent: zero for a peer that has shown no sign of receiving
+// anything (a spoofed source address).
+func (c *Conn) AcksHeard() int { return c.acksHeard }
+
 // Receive handles one plaintext datagram from the peer: it clears what the
 // peer ACKs, queues ACKs for what the peer sent reliably, and returns the
 // new messages (duplicates dropped, fragments reassembled). A framing error
@@ -261,23 +305,27 @@ func (c *Conn) Receive(plain []byte, now time.Duration) ([]Delivery, error) {
 			c.acked(m)
 			continue
 		}
-		if m.Reliable {
-			c.Ack(m)
-			ch := m.Type.Channel()
-			if !m.Fragment {
-				if c.seen[ch].has(m.Seq) {
-					continue
-				}
-				c.seen[ch].add(m.Seq)
-			}
-		}
 		if m.Fragment {
-			res := c.frags.Add(m.Seq, m, 0, time.Time{})
+			res, ok := c.admitFragment(m)
+			if !ok {
+				continue // refused for want of room: not ACKed, so sent again
+			}
+			if m.Reliable {
+				c.Ack(m)
+			}
 			if res.Complete == nil {
 				continue
 			}
 			out = append(out, Delivery{Type: m.Type, Reliable: true, Seq: m.Seq, Payload: append([]byte(nil), res.Complete...), Fragments: res.Count})
 			continue
+		}
+		if m.Reliable {
+			c.Ack(m)
+			ch := m.Type.Channel()
+			if c.seen[ch].has(m.Seq) {
+				continue
+			}
+			c.seen[ch].add(m.Seq)
 		}
 		out = append(out, Delivery{Type: m.Type, Reliable: m.Reliable, Seq: m.Seq, Payload: append([]byte(nil), m.Payload...)})
 	}
@@ -291,6 +339,8 @@ func (c *Conn) acked(a *dissect.Message) {
 	for _, p := range c.inflight {
 		m := &p.msg
 		if m.Type.Channel() == ch && m.Seq == a.Seq && m.Fragment == frag && (!frag || m.FragIndex == a.AckFragIndex) {
+			c.unackedBytes -= len(m.Payload)
+			c.acksHeard++
 			continue
 		}
 		kept = append(kept, p)

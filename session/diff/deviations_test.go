@@ -108,3 +108,50 @@ func TestNamedDeviations(t *testing.T) {
 		t.Errorf("keepalives: first %v, %d counted, want 3 (one sequence number for all)", s.Keepalive, s.Keepalives)
 	}
 }
+
+func TestIsConfig(t *testing.T) {
+	for p, want := range map[string]bool{
+		"Settings.map": true, "Settings.friendly_fire": true, "MISSION_INIT.frag_limit": true,
+		"gamespy.hostname": true, "gamespy.players": true,
+		"Settings.player_slot": false, "MISSION_INIT.player_limit": false, "ChecksumRequest.dir": false,
+		"gamespy.gamename": false,
+	} {
+		if IsConfig(p) != want {
+			t.Errorf("IsConfig(%q) = %v, want %v", p, !want, want)
+		}
+	}
+}
+
+// TestFragmentedTriggerAcks: a client that sent its checksum response in
+// fragments is ACKed once per fragment; against a client that sent it
+// whole, only whether the server ACKs compares.
+func TestFragmentedTriggerAcks(t *testing.T) {
+	r := DefaultRules()
+	x := &context{r: &r, background: map[game.Opcode]bool{}, missing: map[game.Opcode]bool{}}
+	req := &game.ChecksumRequest{Round: 3, Dir: "scripts/mainmenu", Filter: "*.pyc"}
+	ack := Msg{Type: dissect.TypeAck, Frame: 2}
+	data := Msg{Type: dissect.TypeData, Reliable: true, Frame: 2, Game: req}
+	step := func(fragment bool, reply ...Msg) *Step {
+		return &Step{Key: "checksum 2", Phase: PhaseHandshake, Answered: true,
+			Trigger: Msg{Type: dissect.TypeData, Fragment: fragment, Frame: 1}, Reply: reply}
+	}
+	for _, c := range []struct {
+		name string
+		o, s *Step
+		want int
+	}{
+		{"whole against fragmented", step(false, ack, data), step(true, ack, ack, ack, data), 0},
+		{"both fragmented, fewer ACKs", step(true, ack, data), step(true, ack, ack, ack, data), 1},
+		{"whole against fragmented, no ACK", step(false, data), step(true, ack, ack, data), 1},
+	} {
+		col := &collector{r: &r, diffs: map[string]*Difference{}}
+		x.compareStep(col, 1, c.o, c.s)
+		if len(col.diffs) != c.want {
+			var got []string
+			for _, d := range col.diffs {
+				got = append(got, d.Summary)
+			}
+			t.Errorf("%s: %d differences %q, want %d", c.name, len(col.diffs), got, c.want)
+		}
+	}
+}

@@ -149,6 +149,28 @@ var DefaultIgnore = []string{
 	"MISSION_INIT.end_time",
 }
 
+// ConfigFields are the fields that say how a server is set up rather than
+// how it speaks the protocol: the GameSpy reply's name (with the '*' a
+// password adds), mission, map, player limit, game mode, time and frag
+// limits, star system, password flag and player list ("gamespy.players"),
+// the Settings values, and the match settings MISSION_INIT carries (not
+// its first byte: OpenBC's docs/network-flows/join-flow.md says stock
+// sends the current player count there). A difference in one is a
+// configuration difference: listed, but not a protocol divergence.
+var ConfigFields = []string{
+	"gamespy.hostname", "gamespy.missionscript", "gamespy.mapname", "gamespy.maxplayers",
+	"gamespy.gamemode", "gamespy.timelimit", "gamespy.fraglimit", "gamespy.system",
+	"gamespy.password", "gamespy.players",
+	"Settings.collision_damage", "Settings.friendly_fire", "Settings.map", "Settings.checksum_correction",
+	"MISSION_INIT.system", "MISSION_INIT.time_limit", "MISSION_INIT.frag_limit",
+}
+
+// IsConfig reports whether the field at path p is a configuration field
+// (ConfigFields).
+func IsConfig(p string) bool {
+	return matchAny(ConfigFields, p)
+}
+
 // DefaultRules returns the default tolerances.
 func DefaultRules() Rules {
 	return Rules{
@@ -247,8 +269,11 @@ func (r *Rules) check() error {
 func (r *Rules) Check() error { return r.check() }
 
 // Ignored reports whether the field at path p is ignored.
-func (r *Rules) Ignored(p string) bool {
-	for _, pat := range r.Ignore {
+func (r *Rules) Ignored(p string) bool { return matchAny(r.Ignore, p) }
+
+// matchAny reports whether a pattern matches p or a path above it.
+func matchAny(patterns []string, p string) bool {
+	for _, pat := range patterns {
 		for q := p; ; {
 			if ok, _ := path.Match(pat, q); ok {
 				return true

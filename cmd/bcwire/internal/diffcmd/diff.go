@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
@@ -67,7 +68,14 @@ client messages to the other clients, keepalive cadence, retransmissions.
 Protocol rules are checked on each side alone (no 0x80 flag in server
 StateUpdates, ACK flags, every reliable message ACKed, sequence numbers,
 non-stock framings, replication to late joiners); a finding only ours shows
-is a difference, one both show is listed as shared.
+is a difference, one both show is listed as shared. Named deviations are
+findings of their own, each quoting its first instance's frame and bytes:
+a disconnect sent as transport type 0x06 (stock 0x05), an event-forward
+message longer or shorter than its stock event class (SubsystemStatus 18
+bytes), a connect in the legacy [type][len][flags] framing; a server that
+keepalives only from some phase on is told apart from one that sends none.
+Differences in how a server is set up (Settings values, MISSION_INIT's
+match settings) are "config" at info severity.
 
 Values that legitimately differ are tolerated: game time, addresses, player
 names, the state of replicated ships, scores, object ids offset by the
@@ -106,7 +114,7 @@ some do, 2 for usage or I/O errors.`,
 	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
 	cliutil.ReplacedFlag(f, "html", "", "--html is now -o FILE")
 	f.StringVar(&o.RulesFile, "rules", "", "read tolerances and thresholds from a JSON rules `FILE`")
-	f.StringVar(&o.FailOn, "fail-on", "minor", "exit 1 when a difference of this `SEVERITY` or worse is found (info, minor, major, critical)")
+	f.StringVar(&o.FailOn, "fail-on", "minor", "exit 1 when a difference of this `SEVERITY` or worse is found (info, minor, major, critical); add \",config\" to count configuration differences too")
 	f.StringVar(&o.Show, "show", "info", "list only differences of this `SEVERITY` or worse")
 	f.StringSliceVar(&o.Ignore, "ignore", nil, "also tolerate fields matching `PATTERN` (e.g. 'Settings.map', '*.flags')")
 	f.StringSliceVar(&o.Compare, "compare", nil, "compare fields the defaults tolerate again (`PATTERN` exactly as listed in the defaults, e.g. '*.player_name')")
@@ -128,9 +136,19 @@ func Run(o *Options) error {
 		}
 		rules = r
 	}
-	failOn, err := diff.ParseSeverity(o.FailOn)
-	if err != nil {
-		return cliutil.Usage("--fail-on: %v", err)
+	// --fail-on SEVERITY, optionally with "config" (configuration
+	// differences count too): "major,config", or "config" alone (minor).
+	failOn, failConfig := diff.Minor, false
+	for _, f := range strings.Split(o.FailOn, ",") {
+		if f = strings.TrimSpace(f); f == "config" {
+			failConfig = true
+			continue
+		}
+		sev, err := diff.ParseSeverity(f)
+		if err != nil {
+			return cliutil.Usage("--fail-on: %v", err)
+		}
+		failOn = sev
 	}
 	show, err := diff.ParseSeverity(o.Show)
 	if err != nil {
@@ -174,6 +192,13 @@ func Run(o *Options) error {
 	}
 	res := diff.Compare(ours, stock, &rules)
 	failing := res.Count(failOn)
+	if failConfig {
+		for _, d := range res.Differences {
+			if d.Kind == "config" && d.Severity < failOn {
+				failing++
+			}
+		}
+	}
 	res.Filter(show)
 	switch {
 	case o.Output == "-": // the page is stdout

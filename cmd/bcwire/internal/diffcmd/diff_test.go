@@ -87,9 +87,13 @@ func TestDiffCommand(t *testing.T) {
 		}
 	}
 
-	// --fail-on critical: the same differences no longer fail.
+	// --fail-on critical: the same differences no longer fail; adding
+	// config changes nothing where no configuration differs.
 	if _, _, code := run(t, "-q", "--fail-on", "critical", ours, stock); code != 0 {
 		t.Errorf("--fail-on critical: exit %d", code)
+	}
+	if _, _, code := run(t, "-q", "--fail-on", "critical,config", ours, stock); code != 0 {
+		t.Errorf("--fail-on critical,config: exit %d", code)
 	}
 
 	// --json: the documented keys; -o: a page with the differences.
@@ -155,6 +159,7 @@ func TestDiffUsageErrors(t *testing.T) {
 	}{
 		{[]string{stock}, "give two capture files"},
 		{[]string{"--fail-on", "fatal", stock, stock}, "--fail-on"},
+		{[]string{"--fail-on", "config,fatal", stock, stock}, "--fail-on"},
 		{[]string{"--show", "loud", stock, stock}, "--show"},
 		{[]string{filepath.Join(dir, "none.pcap"), stock}, "none.pcap"},
 		{[]string{"--rules", filepath.Join(dir, "none.json"), stock, stock}, "--rules"},

@@ -38,6 +38,7 @@ type Options struct {
 	Server     string // the captured server to replay, when there are several
 	Quiet      bool
 	ExitOnDone bool
+	WaitLimit  time.Duration // with ExitOnDone: give up after this long without a datagram
 	// Native holds the native server's flags (and --listen, --port).
 	Native *NativeOptions
 
@@ -117,9 +118,14 @@ On exit (Ctrl-C, or --exit-when-done) it prints per session the client
 datagrams matched, mismatched, skipped and repeated, the server datagrams
 sent and the fields rewritten; --json prints it as JSON instead, and
 -o FILE also writes the JSON to FILE.
+--exit-when-done gives up after --wait-limit (1m) without a client datagram.
+A damaged capture (unreadable records, datagrams that do not parse) is
+named at the start, with counts and the first frames, and in the JSON
+("capture_damage").
 
-Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
-2 for usage or I/O errors.`,
+Exit status: 0 (replay: every datagram matched), 1 (replay: some did not,
+the replayed sessions' captured traffic was damaged, or --wait-limit ran
+out), 2 for usage or I/O errors.`,
 		Example: `  # the native server
   bcwire serve --name "Friday night" --max-players 4 --time-limit 20
   bcwire serve --config server.toml --log-json 2>server.log
@@ -184,13 +190,14 @@ Exit status: 0 (replay: every datagram matched), 1 (replay: some did not),
 	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for (needed when the capture has several)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+cliutil.QuietUsage)
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
+	f.DurationVar(&o.WaitLimit, "wait-limit", time.Minute, "replay with --exit-when-done: give up (exit 1) after this long without a client datagram, before the first session or between sessions")
 	return cmd
 }
 
 // replayOnly and nativeOnly are the flags that belong to one mode; giving
 // one in the other mode is a usage error rather than silently ignored.
 var (
-	replayOnly = []string{"timing", "strict", "json", "output", "force", "server", "quiet", "exit-when-done"}
+	replayOnly = []string{"timing", "strict", "json", "output", "force", "server", "quiet", "exit-when-done", "wait-limit"}
 	nativeOnly = []string{"config", "name", "map", "max-players", "collision", "friendly-fire",
 		"time-limit", "frag-limit", "password", "checksum-manifest", "print-manifest", "write",
 		"log-json", "log-level", "console", "end-after", "restart-after", "stop-after"}
@@ -215,6 +222,10 @@ type Report struct {
 	// datagrams from clients that came after all of them were taken.
 	Captured int `json:"captured"`
 	Ignored  int `json:"ignored"`
+	// Damage is the capture's damage (nil when clean); WaitedOut is set
+	// when --wait-limit ended a run with sessions left to play.
+	Damage    *replay.DamageReport `json:"capture_damage,omitempty"`
+	WaitedOut bool                 `json:"waited_out,omitempty"`
 }
 
 // RunReplay serves o.Replay until ctx ends (or every session is done with
@@ -248,6 +259,10 @@ func RunReplay(ctx context.Context, o *Options) error {
 		}
 		return cliutil.IOError(o.Replay, err)
 	}
+	if o.WaitLimit <= 0 {
+		o.WaitLimit = time.Minute
+	}
+	fmt.Fprint(o.IO.Err, c.DamageSummary())
 	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
@@ -280,6 +295,7 @@ func RunReplay(ctx context.Context, o *Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watched := make(chan struct{})
+	waitedOut := false
 	if !o.ExitOnDone {
 		close(watched)
 	} else {
@@ -296,6 +312,11 @@ func RunReplay(ctx context.Context, o *Options) error {
 						cancel()
 						return
 					}
+					if srv.Idle(time.Now()) > o.WaitLimit {
+						waitedOut = true
+						cancel()
+						return
+					}
 				}
 			}
 		}()
@@ -305,7 +326,8 @@ func RunReplay(ctx context.Context, o *Options) error {
 	<-watched
 
 	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
-		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored()}
+		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored(),
+		Damage: c.DamageReport(), WaitedOut: waitedOut}
 	switch {
 	case o.Output == "-": // the JSON is stdout
 	case o.JSON:
@@ -329,7 +351,7 @@ func RunReplay(ctx context.Context, o *Options) error {
 				Err: errors.New("some client datagrams did not match the capture (see the report)")}
 		}
 	}
-	return nil
+	return replayDamage(c, &rep, o.WaitLimit)
 }
 
 func printReport(io *report.IO, r *Report) {
@@ -368,6 +390,21 @@ func writeJSON(io *report.IO, path string, v any) error {
 	})
 	if err != nil {
 		return cliutil.IOError(path, err)
+	}
+	return nil
+}
+
+// replayDamage is the exit status of a replay that matched: 1 when the
+// captured traffic of a played session was damaged, or the wait limit ended
+// the run with sessions left.
+func replayDamage(c *replay.Capture, rep *Report, wait time.Duration) error {
+	if c.DamageAffects(len(rep.Sessions)) {
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+			Err: errors.New("the captured traffic of the replayed sessions is damaged (listed at the start)")}
+	}
+	if rep.WaitedOut {
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+			Err: fmt.Errorf("no client datagram for %s (--wait-limit) with %d of %d sessions played", wait, len(rep.Sessions), rep.Captured)}
 	}
 	return nil
 }

@@ -114,12 +114,18 @@ A difference only in how the server is set up - GameSpy name, mission,
 map, limits, game mode and player list, Settings values, MISSION_INIT's
 match settings - is "config": every such key is listed, and it is never
 the first divergence nor counted in the exit status unless --fail-on
-config. A session the server stops answering opens with the client step
-after which nothing came ("no answer after frame 5 (ChecksumResponse round
-0)"); the rest of an abandoned session is "not reached".
+config. A session the server refuses (a boot, a checksum failure) opens
+with that refusal and the client step it answered; one the server stops
+answering opens with the client step after which nothing came ("no answer
+after frame 5 (ChecksumResponse round 0)"); the rest of an abandoned
+session is "not reached".
+
+A damaged capture is named at the start (counts and the first frames) and
+in the JSON ("capture_damage").
 
 Exit status: 0 when every step was identical, equivalent or config, 1 when
-some differed, 2 for usage or I/O errors and when the target never answers.`,
+some differed or the replayed sessions' captured traffic was damaged, 2 for
+usage or I/O errors and when the target never answers.`,
 		Example: `  # check a replay server (or any server) against the 4-player battle
   bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
   # as fast as answers allow, against 'bcwire serve --replay lossy.pcap --timing asap'
@@ -218,6 +224,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return cliutil.IOError(o.File, err)
 	}
+	fmt.Fprint(o.IO.Err, c.DamageSummary())
 	var cmp replay.Comparer
 	if o.Rules != "" {
 		if mode != replay.ModeAdaptive {
@@ -264,6 +271,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
+	res.Damage = c.DamageReport()
 	encode := func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
@@ -285,6 +293,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if !res.Summary.OK {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
+	}
+	if c.DamageAffects(len(res.Sessions)) {
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s is damaged (listed at the start): its sessions were replayed as far as they could be read", o.File)}
 	}
 	return nil
 }

@@ -216,6 +216,20 @@ func TestCommandErrors(t *testing.T) {
 	if _, errs, code := run(t, "verify", "--target", "127.0.0.1:1", "--mode", "fuzzy", corpus+"join.pcap"); code != 2 || !strings.Contains(errs, "exact or adaptive") {
 		t.Errorf("bad mode: exit %d %q", code, errs)
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--manifest", "/nonexistent.json"}, "--manifest applies to --mode adaptive"},
+		{[]string{"--mode", "adaptive", "--manifest", "/nonexistent.json"}, "--manifest: open /nonexistent.json"},
+		{[]string{"--source", "127.0.0.2,nonsense"}, `--source "nonsense": want IPv4 addresses`},
+		{[]string{"--fail-on", "protocol"}, `--fail-on "protocol": the only class is config`},
+	} {
+		args := append(append([]string{"verify", "--target", "127.0.0.1:1"}, c.args...), corpus+"join.pcap")
+		if _, errs, code := run(t, args...); code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
 	if _, errs, code := run(t, "serve", "--replay", "/nonexistent.pcap"); code != 2 || !strings.Contains(errs, "nonexistent") {
 		t.Errorf("missing capture: exit %d %q", code, errs)
 	}

@@ -16,12 +16,16 @@ import (
 // the next one expected is implausible (garbage, or a peer far out of step)
 // and dropped. When the expected message has not come for MaxWait while
 // later ones wait, it is given up on: delivery resumes at the oldest held
-// message, and what arrives for the skipped numbers later is dropped.
+// message, and what arrives for the skipped numbers later is dropped. A
+// gap is given up on at once when the messages held behind it pass
+// MaxHeldBytes, so a peer that never fills a gap costs bounded memory.
 type Buffer struct {
-	MaxWait time.Duration // default 10s
-	MaxHeld int           // per channel, default 256
+	MaxWait      time.Duration // default 10s
+	MaxHeld      int           // per channel, default 256
+	MaxHeldBytes int           // payload bytes over both channels, default 256 KiB
 
-	ch [2]channel
+	ch        [2]channel
+	heldBytes int
 }
 
 type channel struct {
@@ -47,7 +51,7 @@ func (b *Buffer) Push(now time.Time, ds []transport.Delivery) []transport.Delive
 		case diff == 0:
 			out = append(out, d)
 			c.next++
-			out = c.drain(out)
+			out = b.drain(c, out)
 			c.gapFrom = now
 		default:
 			if c.held == nil {
@@ -56,7 +60,11 @@ func (b *Buffer) Push(now time.Time, ds []transport.Delivery) []transport.Delive
 			if len(c.held) == 0 {
 				c.gapFrom = now
 			}
+			if old, ok := c.held[d.Seq]; ok {
+				b.heldBytes -= len(old.Payload)
+			}
 			c.held[d.Seq] = d
+			b.heldBytes += len(d.Payload)
 		}
 	}
 	return b.Flush(now, out)
@@ -71,7 +79,7 @@ func (b *Buffer) Flush(now time.Time, out []transport.Delivery) []transport.Deli
 	}
 	for i := range b.ch {
 		c := &b.ch[i]
-		for len(c.held) > 0 && now.Sub(c.gapFrom) > wait {
+		for len(c.held) > 0 && (now.Sub(c.gapFrom) > wait || b.heldBytes > b.maxHeldBytes()) {
 			// Skip to the oldest held message.
 			best, first := uint16(0), true
 			for s := range c.held {
@@ -80,11 +88,18 @@ func (b *Buffer) Flush(now time.Time, out []transport.Delivery) []transport.Deli
 				}
 			}
 			c.next = best
-			out = c.drain(out)
+			out = b.drain(c, out)
 			c.gapFrom = now
 		}
 	}
 	return out
+}
+
+func (b *Buffer) maxHeldBytes() int {
+	if b.MaxHeldBytes <= 0 {
+		return 256 << 10
+	}
+	return b.MaxHeldBytes
 }
 
 func (b *Buffer) maxHeld() int {
@@ -97,12 +112,13 @@ func (b *Buffer) maxHeld() int {
 // Held is the number of messages waiting for a gap to close.
 func (b *Buffer) Held() int { return len(b.ch[0].held) + len(b.ch[1].held) }
 
-func (c *channel) drain(out []transport.Delivery) []transport.Delivery {
+func (b *Buffer) drain(c *channel, out []transport.Delivery) []transport.Delivery {
 	for {
 		d, ok := c.held[c.next]
 		if !ok {
 			return out
 		}
+		b.heldBytes -= len(d.Payload)
 		delete(c.held, c.next)
 		out = append(out, d)
 		c.next++

@@ -76,3 +76,26 @@ func TestMaxHeldAndWrap(t *testing.T) {
 		t.Fatalf("stall: got %v", seqs(got))
 	}
 }
+
+// Messages held behind a gap are capped in bytes: past MaxHeldBytes the
+// gap is given up on at once and what was held is handed on in order.
+func TestMaxHeldBytesGivesUpOnGap(t *testing.T) {
+	b := Buffer{MaxHeldBytes: 1000}
+	t0 := time.Unix(0, 0)
+	big := func(seq uint16) transport.Delivery {
+		x := d(seq)
+		x.Payload = make([]byte, 300)
+		return x
+	}
+	if got := b.Push(t0, []transport.Delivery{big(2), big(3), big(4)}); len(got) != 0 || b.Held() != 3 {
+		t.Fatalf("900 bytes held: got %v, held %d", seqs(got), b.Held())
+	}
+	got := b.Push(t0, []transport.Delivery{big(5)})
+	if s := seqs(got); len(s) != 4 || s[0] != 2 || s[3] != 5 || b.Held() != 0 || b.heldBytes != 0 {
+		t.Fatalf("1200 bytes: got %v, held %d (%d bytes)", s, b.Held(), b.heldBytes)
+	}
+	// Seq 0 and 1 were given up on; 6 passes at once.
+	if got := b.Push(t0, []transport.Delivery{d(0), d(6)}); len(got) != 1 || got[0].Seq != 6 {
+		t.Fatalf("after the skip: got %v", seqs(got))
+	}
+}

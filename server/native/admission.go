@@ -1,0 +1,250 @@
+package native
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/bcwire/bcwire/server/native/internal/inorder"
+	"github.com/bcwire/bcwire/server/stock"
+	"github.com/bcwire/bcwire/server/transport"
+)
+
+// Admission control and per-peer bounds.
+//
+// The protocol has no connect cookie: one datagram from any source address,
+// spoofed or not, makes the server answer and hold a slot. Without bounds
+// eight made-up sources keep every real player out for the handshake
+// timeout. So a connection that has not finished the checksum rounds is
+// half-open; one that has not acknowledged anything yet is also silent (a
+// spoofed source never can acknowledge). Half-open connections are bounded:
+//
+//   - at most Limits.HalfOpenPerIP from one source address, and
+//     Limits.HalfOpen in all; silent ones hold at most MaxPeers-1 slots,
+//     so one is always left for a peer that answers;
+//   - when a bound is reached, a new connect takes the place of the oldest
+//     silent connection that has been silent at least Limits.EvictAfter
+//     (250ms, longer than a real client's round trip), or, at most
+//     RepliesPerSecond times a second, of the oldest one silent at least
+//     minSilence (50ms, longer than a client on the same LAN takes to
+//     answer, so that friends joining at once from one address do not
+//     displace each other); otherwise the connect is dropped without a
+//     reply (a real client sends it again after 1s), and when no connection
+//     is silent, it is refused (server full);
+//   - a silent connection is dropped after Limits.SilentTimeout (3s), long
+//     before HandshakeTimeout; one that answers but has not finished the
+//     checksum rounds Limits.HandshakeLimit (30s) after its connect is
+//     dropped too, however much it sends (Timing.HandshakeTimeout counts
+//     only silence).
+//
+// So a flood of connects, whatever its rate, draws at most (MaxPeers-1)
+// replies every EvictAfter plus RepliesPerSecond: 78 a second on an
+// 8-player server. A stock client
+// ACKs the connect reply at once, so it leaves the silent set within one
+// round trip and is not displaced by a flood that starts after it.
+//
+// What one connected peer can make the server hold is bounded too: its
+// unfinished fragments (Limits.FragSets, Limits.FragBytes, and
+// Limits.FragBytesTotal over all peers), the messages held for a gap in
+// its reliable sequence (inorder's count and byte caps), what waits for
+// its ACKs (transport's MaxUnacked caps), and the ships kept for late
+// joiners (Limits.ShipsPerPeer, each at most maxShipPayload bytes).
+
+// Limits bound what peers can make the server hold. Zero fields take the
+// defaults.
+type Limits struct {
+	HalfOpen      int           // half-open connections in all (default MaxPeers)
+	HalfOpenPerIP int           // half-open connections from one address (default MaxPeers/2, at least 2)
+	SilentTimeout time.Duration // a half-open connection that ACKs nothing (3s)
+	EvictAfter    time.Duration // silence before a connect may take its place (250ms)
+	// HandshakeLimit is how long after its connect a connection may stay
+	// half-open (30s); stock clients finish the checksum rounds in about
+	// a second.
+	HandshakeLimit time.Duration
+
+	FragSets       int // unfinished fragmented messages per peer (16)
+	FragBytes      int // their bytes per peer (256 KiB)
+	FragBytesTotal int // their bytes over all peers (4 MiB)
+	HeldBytes      int // messages held for a sequence gap, per peer (256 KiB)
+	ShipsPerPeer   int // ships kept for late joiners, per peer (8)
+}
+
+// minSilence is how long a connection must have been silent before a new
+// connect may take its place under the rate limit (see Limits.EvictAfter).
+const minSilence = 50 * time.Millisecond
+
+// maxShipPayload is the largest ship creation kept for late joiners; a
+// stock one is a few hundred bytes. A larger one is relayed, not kept.
+const maxShipPayload = 16 << 10
+
+func (l Limits) withDefaults(maxPeers int) Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.HalfOpen, maxPeers)
+	def(&l.HalfOpenPerIP, max(2, maxPeers/2))
+	def(&l.FragSets, transport.DefaultMaxFragSets)
+	def(&l.FragBytes, transport.DefaultMaxFragBytes)
+	def(&l.FragBytesTotal, 4<<20)
+	def(&l.HeldBytes, 256<<10)
+	def(&l.ShipsPerPeer, 8)
+	if l.SilentTimeout <= 0 {
+		l.SilentTimeout = 3 * time.Second
+	}
+	if l.EvictAfter <= 0 {
+		l.EvictAfter = 250 * time.Millisecond
+	}
+	if l.HandshakeLimit <= 0 {
+		l.HandshakeLimit = 30 * time.Second
+	}
+	return l
+}
+
+// halfOpen reports whether p has not finished the checksum rounds.
+func halfOpen(p *peer) bool { return p.phase < phLobby }
+
+// silent reports whether p is half-open and has acknowledged nothing.
+func silent(p *peer) bool { return halfOpen(p) && p.conn.AcksHeard() == 0 }
+
+// makeRoom applies the half-open bounds before a connect from from is
+// admitted, evicting the oldest silent half-open connection when a bound is
+// reached. It reports whether the connect may be admitted; refuse tells a
+// refusal the client should hear of (server full) from a connect dropped
+// without a word (a real client sends it again).
+func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) {
+	ip := from.Addr().Unmap()
+	sameIP := func(p *peer) bool { return p.addr.Addr().Unmap() == ip }
+	evicted := false
+	evict := func(match func(*peer) bool) bool {
+		if evicted {
+			return false
+		}
+		old := func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= s.lims.EvictAfter }
+		young := func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= minSilence }
+		evicted = s.evictOldest(now, old) || (s.countPeers(young) > 0 && s.youngEvictions.take(now) && s.evictOldest(now, young))
+		return evicted
+	}
+	if s.countPeers(func(p *peer) bool { return halfOpen(p) && sameIP(p) }) >= s.lims.HalfOpenPerIP &&
+		!evict(func(p *peer) bool { return silent(p) && sameIP(p) }) {
+		s.dropDatagram(now, from, DropHalfOpen, "bound", "per address")
+		return false, false
+	}
+	maxSilent := max(1, s.o.MaxPeers-1) // one slot is left for a peer that answers
+	if len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen && s.countPeers(silent) < maxSilent {
+		return true, false
+	}
+	if s.countPeers(silent) == 0 {
+		return false, true // full of players and of handshakes that answer
+	}
+	if !evict(silent) {
+		s.dropDatagram(now, from, DropHalfOpen, "bound", "in all")
+		return false, false
+	}
+	return len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen, true
+}
+
+// tokenBucket allows perSecond events a second, in bursts of up to
+// perSecond.
+type tokenBucket struct {
+	perSecond int
+	tokens    float64
+	at        time.Time
+}
+
+func (b *tokenBucket) take(now time.Time) bool {
+	if b.at.IsZero() {
+		b.tokens = float64(b.perSecond)
+	} else if d := now.Sub(b.at); d > 0 {
+		b.tokens = min(float64(b.perSecond), b.tokens+d.Seconds()*float64(b.perSecond))
+	}
+	b.at = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+func (s *Server) countPeers(match func(*peer) bool) int {
+	n := 0
+	for _, p := range s.peers {
+		if match(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// evictOldest forgets the longest-connected peer that match accepts and
+// reports whether there was one.
+func (s *Server) evictOldest(now time.Time, match func(*peer) bool) bool {
+	var oldest *peer
+	for _, p := range s.peers {
+		if match(p) && (oldest == nil || p.connectedAt.Before(oldest.connectedAt) ||
+			(p.connectedAt.Equal(oldest.connectedAt) && p.slot < oldest.slot)) {
+			oldest = p
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	s.stats.Evicted++
+	s.log.Debug("half-open connection evicted for a new connect", "client", oldest.addr, "slot", oldest.slot)
+	s.drop(now, oldest, "evicted")
+	s.forget(oldest)
+	return true
+}
+
+// handshakeOverdue reports whether p is a half-open connection that has
+// acknowledged nothing for Limits.SilentTimeout, or has not finished the
+// checksum rounds within Limits.HandshakeLimit.
+func (s *Server) handshakeOverdue(now time.Time, p *peer) bool {
+	if !halfOpen(p) {
+		return false
+	}
+	age := now.Sub(p.connectedAt)
+	return age > s.lims.HandshakeLimit || (p.conn.AcksHeard() == 0 && age > s.lims.SilentTimeout)
+}
+
+// newPeerConn is the transport end of a new peer, under the per-peer and
+// total caps.
+func (s *Server) newPeerConn() (*transport.Conn, inorder.Buffer) {
+	c := transport.NewConn(stock.ServerPeer, transport.Options{RetransmitAfter: s.t.RetransmitAfter, MaxRetries: s.t.MaxRetries,
+		MaxFragSets: s.lims.FragSets, MaxFragBytes: s.lims.FragBytes, Budget: &s.fragBudget})
+	return c, inorder.Buffer{MaxWait: s.t.OrderWait, MaxHeldBytes: s.lims.HeldBytes}
+}
+
+// forget removes p at once, giving its fragment memory back.
+func (s *Server) forget(p *peer) {
+	st := p.conn.FragStats()
+	s.stats.FragEvicted += st.Evicted
+	s.stats.FragRefused += st.Refused
+	p.conn.Close()
+	delete(s.peers, p.addr)
+}
+
+// keepShip reports whether p's ship creation may be kept for late joiners:
+// not too large, and p keeps fewer than Limits.ShipsPerPeer.
+func (s *Server) keepShip(p *peer, payload []byte) bool {
+	if len(payload) > maxShipPayload {
+		return false
+	}
+	n := 0
+	for _, sh := range s.ships {
+		if sh.owner == p {
+			n++
+		}
+	}
+	return n < s.lims.ShipsPerPeer
+}
+
+// fragTotals adds the fragment counters of the live peers to st.
+func (s *Server) fragTotals(st *Stats) {
+	for _, p := range s.peers {
+		f := p.conn.FragStats()
+		st.FragEvicted += f.Evicted
+		st.FragRefused += f.Refused
+	}
+	st.FragBytes = s.fragBudget.Used()
+}
