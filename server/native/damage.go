@@ -59,6 +59,9 @@ func (s *Server) runTimers(now time.Time) {
 
 // hit is the host learning of a hit from p's game message as it arrives.
 func (s *Server) hit(now time.Time, payload []byte) {
+	if !s.match.CollisionDamage && len(payload) > 0 && game.Opcode(payload[0]) == game.OpCollisionEffect {
+		return // collisions do no damage in this match, so nothing goes on a repair list
+	}
 	h, ok := s.damages.Hit(payload, func(id game.ObjectID) bool { return s.ships[id] != nil })
 	if !ok {
 		return
