@@ -15,6 +15,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/session"
 )
 
@@ -71,7 +72,16 @@ func countDatagrams(tb testing.TB) int {
 // one pass; steady state allocates nothing (the strings of the chat,
 // ship-creation and player-leave messages come from the game Decoder's
 // intern table).
-func BenchmarkPipelineSteady(b *testing.B) {
+func BenchmarkPipelineSteady(b *testing.B) { pipelineSteady(b, false) }
+
+// BenchmarkPipelineSteadyMetrics is BenchmarkPipelineSteady with what
+// --metrics adds: every record observed by a metrics.Dissector, and a
+// snapshot taken every 200 passes (about once a second of decoding, as
+// live takes it once a second of traffic). Compare the two with benchstat
+// (see README, Metrics).
+func BenchmarkPipelineSteadyMetrics(b *testing.B) { pipelineSteady(b, true) }
+
+func pipelineSteady(b *testing.B, withMetrics bool) {
 	all := testutil.LoadBattle(b)
 	dgs := all[len(all)/3 : 2*len(all)/3]
 	span := dgs[len(dgs)-1].Time.Sub(dgs[0].Time) + 100*time.Millisecond
@@ -82,12 +92,21 @@ func BenchmarkPipelineSteady(b *testing.B) {
 	tr := flow.New(flow.Options{})
 	bl := session.NewBuilder(session.Options{}, nil)
 	emit := func(r *flow.Record) { bl.Add(r) }
+	var md *metrics.Dissector
+	if withMetrics {
+		md = metrics.NewDissector()
+		emit = func(r *flow.Record) { bl.Add(r); md.Observe(r) }
+	}
 	shift := time.Duration(0)
+	passes := 0
 	pass := func() {
 		for _, d := range dgs {
 			tr.Datagram(d.Frame, d.Time.Add(shift), d.Src, d.Dst, d.Payload, emit)
 		}
 		shift += span
+		if passes++; md != nil && passes%200 == 0 {
+			md.Update(bl, tr.Stats(), capture.Stats{})
+		}
 	}
 	for _, d := range all[:len(all)/3] {
 		tr.Datagram(d.Frame, d.Time, d.Src, d.Dst, d.Payload, emit)

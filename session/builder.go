@@ -264,6 +264,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 	srv := b.servers[r.Server]
 	if srv == nil {
 		srv = &server{sessions: map[netip.AddrPort]*live{}}
+		srv.relay.Window, srv.relay.Memory = b.opts.RelayWindow, b.opts.RelayMemory
 		b.servers[r.Server] = srv
 	}
 	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, scratch: &b.scratch,

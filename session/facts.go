@@ -542,16 +542,16 @@ func (l *live) relay(r *flow.Record, p []byte, now stamp) {
 	}
 	h := hash64(p)
 	if r.Dir == game.ClientToServer {
-		l.srv.relay.put(h, l, now, l.opts)
+		l.srv.relay.put(h, l, now)
 		return
 	}
-	src, first := l.srv.relay.match(h, now, l.opts.RelayWindow)
-	if src == nil || src == l || src.done {
+	e := l.srv.relay.match(h, l, now)
+	if e == nil || e.src.done {
 		return
 	}
-	if first {
-		src.s.Relay.Messages++
+	if e.copies == 1 {
+		e.src.s.Relay.Messages++
 	}
-	src.s.Relay.Copies++
+	e.src.s.Relay.Copies++
 	l.s.Relay.Received++
 }

@@ -77,7 +77,7 @@ func (l *live) of(r *flow.Record) bool {
 // client messages it may relay, and the kills already reported.
 type server struct {
 	sessions map[netip.AddrPort]*live
-	relay    relayTable
+	relay    Relays[*live]
 	kills    [64]killKey
 	nextKill int
 }

@@ -4,7 +4,9 @@
 // capture.Decoder and is a flow.Source, so flow.Run drives it exactly as it
 // drives a *capture.Reader.
 //
-// Capture uses a Linux AF_PACKET socket (see Open); other systems get a clear
+// Capture uses a Linux AF_PACKET socket (see Open) that reads frames from a
+// TPACKET_V3 memory-mapped ring, a block of frames per wake-up, or with one
+// recvmsg per frame where the kernel has no ring; other systems get a clear
 // error. A kernel socket filter (compiled by package pcapfilter) keeps
 // unwanted traffic in the kernel.
 package live
@@ -120,6 +122,10 @@ type Options struct {
 	// Poll is how long ReadFrame waits before giving control back
 	// (default 100 ms); it bounds how late a cancel or a tick is noticed.
 	Poll time.Duration
+	// NoRing reads each frame with its own recvmsg instead of from a
+	// TPACKET_V3 memory-mapped ring (the fallback Open takes by itself
+	// where the kernel has no such ring).
+	NoRing bool
 }
 
 // KernelStats are the socket's counts since it was opened.
@@ -190,6 +196,10 @@ func (s *Source) Next() (*capture.Packet, error) {
 		return p, err
 	}
 }
+
+// Buffered is the number of frames already in memory (see flow.Run, which
+// then reads them together and decrypts them in a batch).
+func (s *Source) Buffered() int { return s.H.Pending() }
 
 // Stats returns the decoder's counts (see flow.Source).
 func (s *Source) Stats() capture.Stats {

@@ -42,6 +42,9 @@ type Handle struct {
 	buf      []byte
 	oob      []byte
 	stats    KernelStats
+	// ring is the TPACKET_V3 ring frames are read from, nil where the
+	// kernel has none (or Options.NoRing): then one recvmsg per frame.
+	ring *ring
 }
 
 const (
@@ -73,7 +76,7 @@ func Open(iface string, o Options) (*Handle, error) {
 		return nil, down(iface, nil)
 	}
 	h := &Handle{iface: iface, ifindex: ifc.Index, loopback: ifc.Flags&net.FlagLoopback != 0,
-		snaplen: o.Snaplen, poll: o.Poll, buf: make([]byte, o.Snaplen), oob: make([]byte, 256)}
+		snaplen: o.Snaplen, poll: o.Poll}
 
 	// Ethernet and loopback devices give Ethernet frames on a SOCK_RAW
 	// socket; for any other device the kernel strips its link header
@@ -100,7 +103,19 @@ func Open(iface string, o Options) (*Handle, error) {
 	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, o.BufferSize) != nil {
 		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, o.BufferSize)
 	}
-	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+	// The ring takes the place of the receive buffer; without one, frames
+	// are read with recvmsg into buf (and a timestamp into oob).
+	if !o.NoRing {
+		if r, err := setupRing(fd, o.BufferSize, o.Poll); err == nil {
+			h.ring = r
+		} else {
+			_ = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_VERSION, unix.TPACKET_V1)
+		}
+	}
+	if h.ring == nil {
+		h.buf, h.oob = make([]byte, o.Snaplen), make([]byte, 256)
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+	}
 	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifc.Index}); err != nil {
 		h.Close()
 		return nil, classify("binding to the interface", iface, err)
@@ -201,6 +216,9 @@ func (h *Handle) SetFilter(e *pcapfilter.Expr) error {
 // until the next call. ci.Length is the frame's length on the wire,
 // ci.CaptureLength what was kept (at most the snap length).
 func (h *Handle) ReadFrame(ctx context.Context) ([]byte, gopacket.CaptureInfo, error) {
+	if h.ring != nil {
+		return h.readRing(ctx)
+	}
 	for {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, gopacket.CaptureInfo{}, ctx.Err()
@@ -240,6 +258,52 @@ func (h *Handle) ReadFrame(ctx context.Context) ([]byte, gopacket.CaptureInfo, e
 	}
 }
 
+// readRing is ReadFrame on the TPACKET_V3 ring: frames of the blocks the
+// kernel handed over, with a poll only when none is left.
+func (h *Handle) readRing(ctx context.Context) ([]byte, gopacket.CaptureInfo, error) {
+	for {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, gopacket.CaptureInfo{}, ctx.Err()
+		}
+		if frame, ci, ok := h.ring.next(h.ifindex, h.loopback); ok {
+			return frame, ci, nil
+		}
+		fds := []unix.PollFd{{Fd: int32(h.fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(h.poll/time.Millisecond))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, gopacket.CaptureInfo{}, classify("waiting for packets", h.iface, err)
+		}
+		if n == 0 {
+			return nil, gopacket.CaptureInfo{}, ErrTimeout
+		}
+		if fds[0].Revents&(unix.POLLERR|unix.POLLHUP|unix.POLLNVAL) != 0 && fds[0].Revents&unix.POLLIN == 0 {
+			// The device went away or down; the pending error says which.
+			serr, gerr := unix.GetsockoptInt(h.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+			rerr := error(unix.ENETDOWN)
+			if gerr == nil && serr != 0 {
+				rerr = unix.Errno(serr)
+			}
+			return nil, gopacket.CaptureInfo{}, classify("reading packets", h.iface, rerr)
+		}
+	}
+}
+
+// Pending is the number of frames ReadFrame can return without waiting
+// (those of the ring block in hand; 0 without a ring).
+func (h *Handle) Pending() int {
+	if h.ring == nil {
+		return 0
+	}
+	return h.ring.pending()
+}
+
+// Ring reports whether frames come from a TPACKET_V3 memory-mapped ring
+// (false: one recvmsg per frame).
+func (h *Handle) Ring() bool { return h.ring != nil }
+
 // timestamp takes the kernel's receive time from the control messages, or
 // the current time.
 func timestamp(oob []byte) time.Time {
@@ -264,6 +328,15 @@ func (h *Handle) Stats() (KernelStats, error) {
 	if h.fd < 0 {
 		return h.stats, nil
 	}
+	if h.ring != nil {
+		st, err := unix.GetsockoptTpacketStatsV3(h.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
+		if err != nil {
+			return h.stats, classify("reading the kernel's packet statistics", h.iface, err)
+		}
+		h.stats.Packets += uint64(st.Packets)
+		h.stats.Drops += uint64(st.Drops)
+		return h.stats, nil
+	}
 	st, err := unix.GetsockoptTpacketStats(h.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
 	if err != nil {
 		return h.stats, classify("reading the kernel's packet statistics", h.iface, err)
@@ -273,7 +346,8 @@ func (h *Handle) Stats() (KernelStats, error) {
 	return h.stats, nil
 }
 
-// Close closes the socket. It is safe to call more than once.
+// Close closes the socket and unmaps the ring. It is safe to call more than
+// once, but not while ReadFrame runs: the frames it returns live in the ring.
 func (h *Handle) Close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -282,5 +356,8 @@ func (h *Handle) Close() error {
 	}
 	err := unix.Close(h.fd)
 	h.fd = -1
+	if h.ring != nil {
+		h.ring.close() // after the socket: the kernel writes no more
+	}
 	return err
 }

@@ -74,6 +74,12 @@ func TestOpenDownInterface(t *testing.T) {
 // keeps out the datagrams of other ports.
 func TestLoopbackOnce(t *testing.T) {
 	needRoot(t)
+	for _, noRing := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoRing=%v", noRing), func(t *testing.T) { loopbackOnce(t, noRing) })
+	}
+}
+
+func loopbackOnce(t *testing.T, noRing bool) {
 	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -91,13 +97,16 @@ func TestLoopbackOnce(t *testing.T) {
 	defer tx.Close()
 	port := uint16(rx.LocalAddr().(*net.UDPAddr).Port)
 
-	h, err := Open("lo", Options{Filter: pcapfilter.UDPPort(port)})
+	h, err := Open("lo", Options{Filter: pcapfilter.UDPPort(port), NoRing: noRing})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
 	if h.LinkType() != capture.Ethernet || !h.Loopback() {
 		t.Fatalf("link %v loopback %v", h.LinkType(), h.Loopback())
+	}
+	if h.Ring() == noRing {
+		t.Fatalf("Ring() = %v with NoRing %v (this kernel has TPACKET_V3)", h.Ring(), noRing)
 	}
 	const n = 20
 	for i := 0; i < n; i++ {
@@ -149,7 +158,13 @@ func TestLoopbackOnce(t *testing.T) {
 // when its context ends.
 func TestCancelWhileIdle(t *testing.T) {
 	needRoot(t)
-	h, err := Open("lo", Options{Filter: pcapfilter.UDPPort(9)}) // discard port: nothing comes
+	for _, noRing := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoRing=%v", noRing), func(t *testing.T) { cancelWhileIdle(t, noRing) })
+	}
+}
+
+func cancelWhileIdle(t *testing.T, noRing bool) {
+	h, err := Open("lo", Options{Filter: pcapfilter.UDPPort(9), NoRing: noRing}) // discard port: nothing comes
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,5 +183,61 @@ func TestCancelWhileIdle(t *testing.T) {
 	}
 	if ticks < 1 {
 		t.Error("Tick never called while idle")
+	}
+}
+
+// TestRingWraps sends numbered datagrams through a ring of two blocks, more
+// than twice its size in all, reading as it goes: every datagram comes out
+// once, in order, whole, as the blocks go round.
+func TestRingWraps(t *testing.T) {
+	needRoot(t)
+	rx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	tx, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	h, err := Open("lo", Options{Filter: pcapfilter.UDPPort(uint16(rx.LocalAddr().(*net.UDPAddr).Port)), BufferSize: 2 * ringBlockSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if !h.Ring() || h.ring.blocks != 2 {
+		t.Fatalf("want a ring of 2 blocks, have %v", h.ring)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	src := &Source{H: h, Ctx: ctx}
+	const chunk, chunks, size = 300, 16, 1200 // 16 x ~380 kB: ~3 times round the 2 MiB ring
+	payload := make([]byte, size)
+	next := 0
+	for c := range chunks {
+		for i := range chunk {
+			seq := c*chunk + i
+			for j := range payload {
+				payload[j] = byte(seq + j)
+			}
+			payload[0], payload[1] = byte(seq>>8), byte(seq)
+			if _, err := tx.WriteToUDP(payload, rx.LocalAddr().(*net.UDPAddr)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for next < (c+1)*chunk {
+			p, err := src.Next()
+			if err != nil {
+				t.Fatalf("after %d datagrams: %v", next, err)
+			}
+			if len(p.Payload) != size || int(p.Payload[0])<<8|int(p.Payload[1]) != next || p.Payload[size-1] != byte(next+size-1) {
+				t.Fatalf("datagram %d: %d bytes starting % X", next, len(p.Payload), p.Payload[:2])
+			}
+			next++
+		}
+	}
+	if st, err := h.Stats(); err != nil || st.Drops != 0 {
+		t.Errorf("kernel stats %+v, %v", st, err)
 	}
 }

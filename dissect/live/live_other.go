@@ -27,6 +27,8 @@ func (h *Handle) Program(e *pcapfilter.Expr) ([]bpf.Instruction, error) { return
 func (h *Handle) SetFilter(e *pcapfilter.Expr) error                    { return ErrUnsupported }
 func (h *Handle) Stats() (KernelStats, error)                           { return KernelStats{}, ErrUnsupported }
 func (h *Handle) Close() error                                          { return nil }
+func (h *Handle) Pending() int                                          { return 0 }
+func (h *Handle) Ring() bool                                            { return false }
 func (h *Handle) ReadFrame(ctx context.Context) ([]byte, gopacket.CaptureInfo, error) {
 	return nil, gopacket.CaptureInfo{}, ErrUnsupported
 }

@@ -136,6 +136,7 @@ func (s *Server) drop(now time.Time, p *peer, reason string) {
 func (s *Server) boot(now time.Time, p *peer, reason byte, why string) {
 	p.conn.Queue(dissect.TypeBoot, []byte{reason}, true, true)
 	p.dirty = true
+	s.stats.Boots++
 	s.drop(now, p, "boot: "+why)
 }
 

@@ -179,6 +179,7 @@ func (s *Server) checksumResponse(now time.Time, p *peer, payload []byte) {
 		if req.Round == 0 && (len(payload) < 6 || len(want) < 6 || !bytesEqual(want[2:6], payload[2:6])) {
 			fail.Op = game.OpSystemChecksumFail
 		}
+		s.stats.ChecksumFailures++
 		s.log.Warn("checksum mismatch: booting client", "client", p.addr, "slot", p.slot, "round", req.Round, "reply", fail.Op)
 		s.queueGame(p, fail)
 		s.boot(now, p, stock.BootChecksum, "checksum")

@@ -128,6 +128,8 @@ type Stats struct {
 	Dropped                   int   // datagrams ignored: garbage, unknown sources, rate limited
 	Drops                     Drops // Dropped by reason
 	Joined                    int   // clients that reached the game
+	Boots                     int   // clients booted (server full, console kick, checksum)
+	ChecksumFailures          int   // clients whose checksum response did not match the manifest
 	Relayed                   int   // copies of client game messages forwarded
 	ObjectsSent               int   // ObjNotFound/RequestObject answered with an ObjCreate(Team)
 	HostUpdates               int   // the host's own StateUpdates sent

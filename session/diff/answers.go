@@ -78,15 +78,14 @@ func (b *Builder) fromClient(s *Session, r *flow.Record, d int, connect bool) {
 	case game.OpStateUpdate:
 		b.stateFlags(s, r, d)
 	}
-	if b.counting(s, r.Time) {
+	counted := b.counting(s, r.Time)
+	if counted {
 		s.Opcodes[d][op]++
 		if op != game.OpStateUpdate {
 			s.srv.activity++
 		}
-		if n := b.othersInGame(s); n > 0 {
-			b.remember(s, r, op, n)
-		}
 	}
+	b.sent(s, r, op, counted, b.othersInGame(s))
 }
 
 func (b *Builder) toClient(s *Session, r *flow.Record, d int) {
@@ -125,7 +124,7 @@ func (b *Builder) toClient(s *Session, r *flow.Record, d int) {
 		}
 		return
 	}
-	if b.relayCopy(s, r) {
+	if b.relayCopy(s, r, op) {
 		if b.counting(s, r.Time) {
 			s.Relayed[op]++
 		}

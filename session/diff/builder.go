@@ -65,7 +65,8 @@ func dirIndex(d game.Direction) int { return session.DirIndex(d) }
 func (b *Builder) server(ep netip.AddrPort) *serverState {
 	sv := b.servers[ep]
 	if sv == nil {
-		sv = &serverState{recent: map[uint64][]*sent{}, ships: map[game.ObjectID]*Session{}}
+		sv = &serverState{ships: map[game.ObjectID]*Session{}}
+		sv.relays.Window = time.Duration(b.rules.RelayWindow)
 		b.servers[ep] = sv
 	}
 	return sv
@@ -103,7 +104,6 @@ func (b *Builder) Add(r *flow.Record) {
 		s = b.newSession(k, r.Time)
 	}
 	s.End = r.Time
-	b.expire(s.srv, r.Time)
 	if r.Kind == flow.KindDamaged || r.Kind == flow.KindLost {
 		if !b.damagedDeviation(s, r) {
 			b.anomaly(s, r, "damaged", "damaged datagrams or lost fragments", Major, Minor)
@@ -249,12 +249,6 @@ func (b *Builder) endSession(s *Session, t time.Time) {
 
 // Finish ends every session and returns the capture.
 func (b *Builder) Finish() *Capture {
-	for _, sv := range b.servers {
-		for _, e := range sv.queue {
-			b.tally(sv, e)
-		}
-		sv.queue = nil
-	}
 	for _, s := range b.all {
 		b.endSession(s, s.End)
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/session"
 )
 
@@ -14,16 +13,7 @@ import (
 // agree with the session package's own (issue 21 point 3).
 func TestDeliveryAgreesWithStats(t *testing.T) {
 	for _, name := range []string{"lossy.pcap", "battle.pcap", "join.pcap"} {
-		rd, err := capture.Open("../../testdata/pcaps/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := DefaultRules()
-		c, err := Read(name, rd, nil, &r)
-		rd.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := readBundled(t, name)
 		compared := 0
 		for _, s := range c.Sessions {
 			if s.Info == nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -16,12 +17,12 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/live"
 	"github.com/bcwire/bcwire/dissect/pcapfilter"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/filter"
+	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/session"
 	"github.com/google/gopacket"
 	"github.com/spf13/cobra"
@@ -35,6 +36,7 @@ type Options struct {
 	Filter     string
 	Auto       bool
 	Write      string
+	Ring       []string // -b conditions
 	Count      int
 	Duration   time.Duration
 	JSON       bool
@@ -48,12 +50,22 @@ type Options struct {
 	Checksums  cliutil.Checksums
 	Read       cliutil.ReadFlags // -Y and -t
 	Hex        bool              // -x
+	Metrics    string            // serve Prometheus metrics at http://ADDR/metrics
+	Recvmsg    bool              // one system call per packet instead of the TPACKET_V3 ring
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
 	Ctx context.Context
 	// Ready, when set, is called once the socket is capturing (tests).
 	Ready func()
+	// MetricsReady and Stopped, when set, are called with the metrics
+	// address once it listens, and once the capture ended and the metrics
+	// hold its final figures, before the endpoint closes (tests).
+	MetricsReady func(addr net.Addr)
+	Stopped      func()
+	// create opens each -w file (default cliutil.Create; tests inject a
+	// full disk).
+	create func(path string) (captureFile, error)
 }
 
 // NewCmdLive builds the cobra command. runF, when set, is called with the
@@ -87,10 +99,26 @@ included. While capturing, the file grows beside its name as
 there) and is renamed to NAME when the capture ends, so an existing NAME is
 only replaced by a complete capture.
 
+-b switches -w files as dumpcap's ring buffer does, for captures that run
+for months: -b filesize:KB starts a new file before one would pass KB
+kilobytes (dumpcap's unit: 1 kB = 1000 bytes), -b duration:SEC after SEC
+seconds (also when no packet comes), and -b files:N keeps only the last N
+files, removing the oldest. Files are named as dumpcap names them, with a
+counter and the local start time: -w day.pcapng gives
+day_00001_20261125183000.pcapng, day_00002_..., each renamed from its
+temporary name when complete; every packet goes to exactly one file. A full
+disk stops the capture with a message that says so (exit status 2); the
+completed files stay.
+
 --stats-every prints a summary line on stderr: sessions, datagrams and bytes
 per second, retransmissions, damaged messages and kernel drops. When the
 capture ends (Ctrl-C, -c, --duration) every open session is closed and a
 summary of each session and the statistics table go to stderr.
+
+--metrics ADDR serves Prometheus metrics at http://ADDR/metrics: datagrams,
+bytes and messages by direction and opcode, sessions, players per server,
+retransmissions, fragments, damage, ACK round-trip times, GameSpy queries
+(see the README, Metrics for Prometheus). They are updated once a second.
 
 Capturing needs root or the CAP_NET_RAW capability
 (sudo setcap cap_net_raw+ep $(command -v bcwire)).
@@ -117,6 +145,7 @@ permission, or an I/O error.`,
 	f.StringVarP(&o.Filter, "filter", "f", "", `kernel filter, tcpdump syntax (default "udp port PORT")`)
 	f.BoolVar(&o.Auto, "auto", false, "also find servers on other ports (see above)")
 	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to this pcapng file")
+	f.StringArrayVarP(&o.Ring, "ring-buffer", "b", nil, "with -w, switch files: filesize:KB (1 kB = 1000 bytes, as dumpcap), duration:SEC, files:N (keep the last N); repeatable")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after COUNT captured packets")
 	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (e.g. 30s, 1h)")
 	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print every field of each message")
@@ -130,6 +159,9 @@ permission, or an I/O error.`,
 	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
 	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
 	o.Checksums.AddFlag(f)
+	f.BoolVar(&o.Recvmsg, "recvmsg", false, "read each packet with its own system call instead of the memory-mapped ring (for comparison; bench/live-cpu.sh)")
+	_ = f.MarkHidden("recvmsg")
+	f.StringVar(&o.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9120)")
 	return cmd
 }
 
@@ -146,6 +178,13 @@ func Run(o *Options) error {
 	}
 	if o.Snaplen < 64 || o.Snaplen > 262144 {
 		return cliutil.Usage("--snaplen %d: use 64-262144", o.Snaplen)
+	}
+	ring, err := parseRing(o.Ring)
+	if err != nil {
+		return err
+	}
+	if len(o.Ring) > 0 && o.Write == "" {
+		return cliutil.Usage("-b needs -w FILE (the files to switch)")
 	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
@@ -167,7 +206,7 @@ func Run(o *Options) error {
 	}
 	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
 		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
-	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen})
+	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen, NoRing: o.Recvmsg})
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
@@ -178,16 +217,32 @@ func Run(o *Options) error {
 		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
 			return err
 		}
-		f, err := cliutil.Create(o.Write)
-		if err != nil {
-			return cliutil.IOError(o.Write, err)
+		create := o.create
+		if create == nil {
+			create = createAtomic
 		}
-		defer f.Abort() // after a failure; a clean end commits first
-		w, err := capture.NewWriterInterface(f, capture.PCAPNG, h.LinkType(), o.Iface)
-		if err != nil {
-			return cliutil.IOError(o.Write, err)
+		l.rw = &ringWriter{path: o.Write, ring: ring, link: h.LinkType(), iface: o.Iface, create: create}
+		if ring.rotating() && !o.Quiet {
+			l.rw.onSwitch = func(name string, frames int) {
+				fmt.Fprintf(l.err, "bcwire live: %s complete, %d packets\n", name, frames)
+			}
 		}
-		l.w, l.wf = w, f
+		if err := l.rw.Start(time.Now()); err != nil {
+			return cliutil.IOError(o.Write, explainWriteError(err))
+		}
+		defer l.rw.Abort() // after a failure; a clean end commits first
+	}
+
+	if o.Metrics != "" {
+		l.m = metrics.NewDissector()
+		ep, err := metrics.Listen(o.Metrics, l.m)
+		if err != nil {
+			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
+		}
+		defer ep.Close()
+		if o.MetricsReady != nil {
+			o.MetricsReady(ep.Addr())
+		}
 	}
 
 	parent := o.Ctx
@@ -214,9 +269,10 @@ type liveRun struct {
 	h       *live.Handle
 	base    *pcapfilter.Expr
 	learned map[uint16]bool // server ports the --auto filter passes
-	w       *capture.Writer
-	wf      *cliutil.AtomicFile
+	rw      *ringWriter     // -w
 	werr    error
+	src     *live.Source
+	m       *metrics.Dissector // --metrics
 	err     *bufio.Writer
 
 	keep func(*flow.Record) bool // --server
@@ -233,6 +289,7 @@ type liveRun struct {
 	sp         *report.StatsPrinter
 
 	start, lastTick, lastFlush time.Time
+	lastMetrics                time.Time
 	datagrams, bytes           int // since start
 	tickDatagrams, tickBytes   int // at the last stats line
 	damaged                    int
@@ -290,10 +347,11 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 
 	src := &live.Source{H: l.h, Ctx: ctx, MaxFrames: o.Count, OnFrame: l.frame, Tick: l.tick,
 		Capture: o.Checksums.Options()}
+	l.src = src
 	if !o.Quiet {
 		fmt.Fprintf(l.err, "bcwire live: capturing on %s, filter %q", o.Iface, filterText(l.filter()))
 		if o.Write != "" {
-			fmt.Fprintf(l.err, ", writing %s (as %s until the end)", o.Write, l.wf.Name())
+			fmt.Fprintf(l.err, ", writing %s (as %s until complete)", o.Write, l.rw.Current())
 		}
 		fmt.Fprintln(l.err, " (Ctrl-C stops)")
 		l.err.Flush()
@@ -303,19 +361,22 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	}
 	sum, runErr := flow.Run(src, l.tr, l.record)
 	l.b.Finish()
+	if l.m != nil {
+		l.m.Update(l.b, l.tr.Stats(), src.Stats())
+	}
 	l.p.Flush()
-	if l.w != nil {
-		if err := l.w.Flush(); err != nil && l.werr == nil {
+	if l.rw != nil {
+		if err := l.rw.Close(); err != nil && l.werr == nil {
 			l.werr = err
-		}
-		if l.werr == nil {
-			l.werr = l.wf.Commit()
 		}
 	}
 	l.final(sum, src.Frames())
+	if o.Stopped != nil {
+		o.Stopped()
+	}
 	switch {
 	case l.werr != nil:
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", o.Write, l.werr)}
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("-w %s: %w", o.Write, explainWriteError(l.werr))}
 	case runErr != nil && !errors.Is(runErr, l.werr):
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: runErr}
 	case l.printErr != nil:
@@ -338,10 +399,12 @@ func filterText(e *pcapfilter.Expr) string {
 func (l *liveRun) frame(b []byte, ci gopacket.CaptureInfo) error {
 	l.datagrams++
 	l.bytes += ci.Length
-	if l.w == nil {
+	if l.rw == nil {
 		return nil
 	}
-	if err := l.w.WriteRaw(ci.Timestamp, b); err != nil {
+	// The kernel's receive time is the clock for -b duration: no extra
+	// clock read per packet.
+	if err := l.rw.WriteFrame(ci.Timestamp, ci.Timestamp, b); err != nil {
 		l.werr = err
 		return err
 	}
@@ -360,6 +423,9 @@ func (l *liveRun) record(r *flow.Record) bool {
 		return true
 	}
 	l.b.Add(r)
+	if l.m != nil {
+		l.m.Observe(r)
+	}
 	if l.o.Auto {
 		l.learn(r)
 	}
@@ -401,11 +467,15 @@ func (l *liveRun) tick(now time.Time) {
 			l.printErr = err
 		}
 	}
-	if l.w != nil && now.Sub(l.lastFlush) >= time.Second {
+	if l.rw != nil && now.Sub(l.lastFlush) >= time.Second {
 		l.lastFlush = now
-		if err := l.w.Flush(); err != nil && l.werr == nil {
+		if err := l.rw.Tick(now); err != nil && l.werr == nil {
 			l.werr = err
 		}
+	}
+	if l.m != nil && now.Sub(l.lastMetrics) >= metrics.Interval {
+		l.lastMetrics = now
+		l.m.Update(l.b, l.tr.Stats(), l.src.Stats())
 	}
 	if l.o.StatsEvery > 0 && now.Sub(l.lastTick) >= l.o.StatsEvery {
 		secs := now.Sub(l.lastTick).Seconds()

@@ -21,6 +21,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/server/native"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
@@ -50,6 +51,7 @@ type NativeOptions struct {
 	StopAfter           time.Duration
 	Masters             []string
 	AcceptLegacyFraming bool
+	Metrics             string // serve Prometheus metrics at http://ADDR/metrics
 
 	// For tests: the flag set (to tell set flags from defaults), a socket
 	// to serve on instead of listening, and the console's input (default
@@ -57,6 +59,9 @@ type NativeOptions struct {
 	Flags *pflag.FlagSet
 	Conn  net.PacketConn
 	Stdin io.Reader
+	// MetricsReady, when set, is called with the metrics address once it
+	// listens and a function that makes the next scrape current (tests).
+	MetricsReady func(addr net.Addr, flush func())
 }
 
 // AddNativeFlags adds the native server's flags to fs.
@@ -85,6 +90,7 @@ func AddNativeFlags(fs *pflag.FlagSet) *NativeOptions {
 	fs.DurationVar(&o.StopAfter, "stop-after", 0, "stop the server after this long (default: run until interrupted)")
 	fs.StringArrayVar(&o.Masters, "master", nil, "register with this GameSpy master server, HOST:PORT (repeatable; default none)")
 	fs.BoolVar(&o.AcceptLegacyFraming, "accept-legacy-framing", false, "accept clients that connect with the legacy [type][len][flags] framing and leave with type 0x06 (OpenBC's test clients; stock clients never do)")
+	fs.StringVar(&o.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9121): the server's counters and the dissected traffic")
 	return o
 }
 
@@ -187,9 +193,31 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 		}
 		opts.Tap = capw.tap
 	}
+	var sm *serveMetrics
+	if o.Metrics != "" {
+		sm = newServeMetrics()
+		if capTap := opts.Tap; capTap != nil {
+			opts.Tap = func(t time.Time, src, dst netip.AddrPort, wire []byte) {
+				capTap(t, src, dst, wire)
+				sm.tap(t, src, dst, wire)
+			}
+		} else {
+			opts.Tap = sm.tap
+		}
+	}
 	srv, err := native.New(opts)
 	if err != nil {
 		return cliutil.Usage("%v", err)
+	}
+	if sm != nil {
+		ep, err := metrics.Listen(o.Metrics, sm.d, serverCollector(srv))
+		if err != nil {
+			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
+		}
+		defer ep.Close()
+		if o.MetricsReady != nil {
+			o.MetricsReady(ep.Addr(), sm.flush)
+		}
 	}
 
 	ctx, cancel := context.WithCancel(ctx)

@@ -1,0 +1,268 @@
+package livecmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/dissect/capture"
+)
+
+// ringOptions are the -b conditions, as dumpcap's ring buffer takes them.
+type ringOptions struct {
+	FileSize int64         // switch once a file reaches this many bytes (filesize:kB, 1 kB = 1000 bytes)
+	Duration time.Duration // switch once a file has been open this long (duration:SEC)
+	Files    int           // keep only the last N files (files:N); 0 keeps all
+}
+
+func (r ringOptions) rotating() bool { return r.FileSize > 0 || r.Duration > 0 }
+
+// parseRing reads -b values: filesize:kB, duration:SEC, files:N.
+func parseRing(vals []string) (ringOptions, error) {
+	var r ringOptions
+	for _, v := range vals {
+		key, num, ok := strings.Cut(v, ":")
+		n, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil || n <= 0 {
+			return r, cliutil.Usage("-b %q: use filesize:kB, duration:SEC or files:N with a positive whole number", v)
+		}
+		switch key {
+		case "filesize":
+			if n > 1<<40 {
+				return r, cliutil.Usage("-b %q: too big", v)
+			}
+			r.FileSize = n * 1000
+		case "duration":
+			r.Duration = time.Duration(n) * time.Second
+		case "files":
+			r.Files = int(n)
+		default:
+			return r, cliutil.Usage("-b %q: use filesize:kB, duration:SEC or files:N", v)
+		}
+	}
+	if r.Files > 0 && !r.rotating() {
+		return r, cliutil.Usage("-b files:N needs -b filesize:kB or -b duration:SEC (when to switch files)")
+	}
+	return r, nil
+}
+
+// captureFile is where a capture file's bytes go: an AtomicFile, or a
+// failing one in tests.
+type captureFile interface {
+	io.Writer
+	Commit() error
+	Abort()
+	Name() string
+}
+
+// ringWriter writes the -w capture, switching to a new file when a -b
+// condition is met, as dumpcap does: FILE's name with a five-digit counter
+// and the local start time (prefix_00001_20261125183000.pcapng). Without
+// -b it writes FILE itself. Every file grows under a temporary name and is
+// renamed when complete. A frame goes to exactly one file: the switch
+// happens between two writes.
+type ringWriter struct {
+	path  string
+	ring  ringOptions
+	link  capture.LinkType
+	iface string
+	// create opens a file (cliutil.Create; tests inject failures).
+	create func(path string) (captureFile, error)
+	// onSwitch is told of every completed file (stderr note).
+	onSwitch func(name string, frames int)
+
+	f       captureFile
+	w       *capture.Writer
+	counted *countingWriter
+	start   time.Time // wall clock when the current file was opened
+	size    int64     // bytes of the current file, header and records
+	frames  int       // frames in the current file
+	counter int
+	done    []string // completed files, oldest first (for files:N)
+	err     error    // the first error; nothing is written after it
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// name is the file the current counter writes.
+func (r *ringWriter) name(start time.Time) string {
+	if !r.ring.rotating() {
+		return r.path
+	}
+	ext := filepath.Ext(r.path)
+	return fmt.Sprintf("%s_%05d_%s%s", strings.TrimSuffix(r.path, ext), r.counter, start.Local().Format("20060102150405"), ext)
+}
+
+// open starts the next file.
+func (r *ringWriter) open(now time.Time) error {
+	r.counter++
+	f, err := r.create(r.name(now))
+	if err != nil {
+		return err
+	}
+	r.counted = &countingWriter{w: f}
+	w, err := capture.NewWriterInterface(r.counted, capture.PCAPNG, r.link, r.iface)
+	if err == nil {
+		err = w.Flush() // the header, so that its size is counted
+	}
+	if err != nil {
+		f.Abort()
+		return err
+	}
+	r.f, r.w, r.start, r.size, r.frames = f, w, now, r.counted.n, 0
+	return nil
+}
+
+// Start opens the first file, so that a bad path fails before capturing.
+func (r *ringWriter) Start(now time.Time) error {
+	if r.err == nil && r.f == nil {
+		r.err = r.open(now)
+	}
+	return r.err
+}
+
+// WriteFrame writes one captured frame, switching files first when the
+// current one is full or old enough.
+func (r *ringWriter) WriteFrame(now time.Time, ts time.Time, frame []byte) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.f != nil && r.frames > 0 && r.due(now, int64(32+len(frame)+(-len(frame)&3))) {
+		r.err = r.next()
+	}
+	if r.err == nil && r.f == nil {
+		r.err = r.open(now)
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.w.WriteRaw(ts, frame); err != nil {
+		r.err = err
+		return err
+	}
+	r.size += int64(32 + len(frame) + (-len(frame) & 3)) // an enhanced packet block
+	r.frames++
+	return nil
+}
+
+// due reports whether the current file should be closed before adding a
+// record of add bytes: past the size (dumpcap switches once a file reaches
+// it; so do we, before the record that would cross it) or the duration.
+func (r *ringWriter) due(now time.Time, add int64) bool {
+	return (r.ring.FileSize > 0 && r.size+add > r.ring.FileSize) ||
+		(r.ring.Duration > 0 && now.Sub(r.start) >= r.ring.Duration)
+}
+
+// Tick switches files on the duration condition even when no frame comes
+// (as dumpcap does, so a quiet hour still gets its file), and flushes.
+func (r *ringWriter) Tick(now time.Time) error {
+	if r.err != nil || r.f == nil {
+		return r.err
+	}
+	if r.ring.Duration > 0 && now.Sub(r.start) >= r.ring.Duration {
+		r.err = r.next()
+		if r.err == nil {
+			r.err = r.open(now)
+		}
+		return r.err
+	}
+	if err := r.w.Flush(); err != nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// next completes the current file and removes the oldest beyond files:N.
+func (r *ringWriter) next() error {
+	if err := r.finish(); err != nil {
+		return err
+	}
+	r.f = nil
+	return nil
+}
+
+func (r *ringWriter) finish() error {
+	if err := r.w.Flush(); err != nil {
+		r.f.Abort()
+		r.f = nil
+		return err
+	}
+	target := r.name(r.start)
+	if err := r.f.Commit(); err != nil {
+		r.f = nil
+		return err
+	}
+	if r.onSwitch != nil {
+		r.onSwitch(target, r.frames)
+	}
+	r.done = append(r.done, target)
+	if r.ring.Files > 0 {
+		for len(r.done) > r.ring.Files {
+			if err := os.Remove(r.done[0]); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+			r.done = r.done[1:]
+		}
+	}
+	return nil
+}
+
+// Close completes the current file.
+func (r *ringWriter) Close() error {
+	if r.f == nil {
+		return r.err
+	}
+	if r.err != nil {
+		r.f.Abort()
+		r.f = nil
+		return r.err
+	}
+	r.err = r.finish()
+	r.f = nil
+	return r.err
+}
+
+// Abort removes the file being written (after a failure).
+func (r *ringWriter) Abort() {
+	if r.f != nil {
+		r.f.Abort()
+		r.f = nil
+	}
+}
+
+// Current is the temporary name of the file being written.
+func (r *ringWriter) Current() string {
+	if r.f == nil {
+		return ""
+	}
+	return r.f.Name()
+}
+
+// Files are the completed files still on disk, oldest first.
+func (r *ringWriter) Files() []string { return r.done }
+
+// explainWriteError words a write failure for people: a full disk says so.
+func explainWriteError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("the disk is full (%w): free some space, or keep fewer files with -b files:N", err)
+	}
+	return err
+}
+
+func createAtomic(path string) (captureFile, error) { return cliutil.Create(path) }
