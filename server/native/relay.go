@@ -66,9 +66,11 @@ func (s *Server) gameMessage(now time.Time, p *peer, d *transport.Delivery) {
 			}
 		}
 	}
-	// Where it goes: stock.HostRoute is the stock host's policy. Kept
-	// CollisionEffects are lost on a server that simulates no damage: the
-	// stock host answers them with its own damage messages.
+	// A weapon or collision that hits a known ship: the host announces the
+	// damage itself (damage.go).
+	s.hit(now, payload)
+	// Where it goes: stock.HostRoute is the stock host's policy. The host
+	// keeps CollisionEffects: its damage announcements stand for them.
 	switch stock.HostRoute(op) {
 	case stock.RouteRelay:
 		s.relay(p, payload, d.Reliable, false)

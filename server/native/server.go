@@ -11,10 +11,12 @@
 // what the protocol needs: slots, checksum state, ships for late joiners,
 // teams for team chat, scores for the join roster. Like the stock host it
 // keeps the clients' StateUpdates (0x1C) and CollisionEffects (0x15) rather
-// than relaying them, and sends its own StateUpdates about every live ship
+// than relaying them, announces the damage that clients' weapons and
+// collisions do with PythonEvent (0x06) repair-list events
+// (stock.HostDamage), and sends its own StateUpdates about every live ship
 // to every client in the game, ten a second (Timing.HostUpdate): the
-// subsystem round-robin (flag 0x20) at full health, since it simulates no
-// damage, and, about ships the receiver does not own, the motion the
+// subsystem round-robin (flag 0x20) at full health, since it keeps no
+// health, and, about ships the receiver does not own, the motion the
 // owner last reported (delta, forward, up, speed, cloak changes). It never
 // sends the client-only weapon flag 0x80.
 //
@@ -161,6 +163,10 @@ type Server struct {
 	endAt   time.Time
 	ended   bool
 	stats   Stats
+	// damages is the host's repair-list policy (damage.go); timers the
+	// later work it schedules.
+	damages *stock.HostDamage
+	timers  []timer
 
 	dropLog dropLog
 	// master is the master-server registration (Options.Masters).
@@ -191,7 +197,7 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{o: o, t: o.Timing.withDefaults(), match: o.Config.match(), log: lg,
 		peers: map[netip.AddrPort]*peer{}, ships: map[game.ObjectID]*ship{}, objects: map[game.ObjectID]*object{}, dec: game.NewDecoder(),
-		send: func(netip.AddrPort, []byte) {}}
+		damages: newDamages(), send: func(netip.AddrPort, []byte) {}}
 	s.lim = limiter{perSecond: o.RepliesPerSecond, interval: time.Second, last: map[netip.AddrPort]time.Time{}}
 	s.master = newMasterState(o.Masters)
 	s.lims = o.Limits.withDefaults(o.MaxPeers)
@@ -328,6 +334,7 @@ func (s *Server) Tick(now time.Time) {
 			p.dirty = true
 		}
 	}
+	s.runTimers(now)
 	if !s.endAt.IsZero() && !s.ended && !now.Before(s.endAt) {
 		s.endGame(game.EndTimeUp)
 	}

@@ -114,6 +114,7 @@ func (s *Server) hostUpdates(now time.Time, to *peer) {
 
 func (s *Server) shipGone(id game.ObjectID) {
 	delete(s.objects, id)
+	s.damages.Forget(id)
 	if sh := s.ships[id]; sh != nil {
 		delete(s.ships, id)
 		s.log.Info("ship destroyed", "slot", sh.owner.slot, "object", fmt.Sprintf("0x%08X", uint32(id)))

@@ -195,6 +195,15 @@ func diffNativeAgainstStockLike(t *testing.T, pcap []byte, file string) {
 	for _, d := range res.Differences {
 		byPhase[d.Phase]++
 		t.Logf("%s %s %s: %s", d.Phase, d.Severity, d.Kind, d.Summary)
+		// The server holds the connect's ACK for the datagram that carries
+		// its next answer, as stock does, and sends it alone one tick later
+		// when the client's checksum response is late; on a loaded machine
+		// the asap client is late now and then. That standalone ACK is the
+		// client's timing, not the server's behaviour.
+		if d.Phase == diff.PhaseHandshake && strings.HasSuffix(d.Summary, ": ours adds ack") {
+			t.Logf("tolerated (client timing): %s", d.Summary)
+			continue
+		}
 		if d.Phase == diff.PhaseHandshake {
 			t.Errorf("handshake difference: %s: %s\n ours:  %s\n stock: %s", d.Kind, d.Summary,
 				strings.Join(d.Ours, " | "), strings.Join(d.Stock, " | "))

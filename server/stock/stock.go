@@ -2,7 +2,9 @@
 // and stock clients put on the wire that more than one program here needs:
 // the checksum round table, the default match settings and the messages
 // built from them (Settings, MISSION_INIT, DeletePlayerUI), the keepalive
-// identity, the GameSpy replies, and the stock client's checksum responses.
+// identity, the GameSpy replies, the stock client's checksum responses, the
+// host's relay policy (HostRoute) and its repair-list announcements
+// (HostDamage).
 //
 // The capture generator (server/synth) and the native server
 // (server/native) both build their traffic from it, so a capture of either

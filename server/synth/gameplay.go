@@ -14,17 +14,19 @@ import (
 // has one, not even the session with a kill.
 
 type gameState struct {
-	s      *sim
-	dec    *game.Decoder // reads the clients' hits
-	ships  []*ship
-	scores map[byte]*game.Score // by wire peer id
+	s     *sim
+	ships []*ship
+	// damages is the host's repair-list policy, drawing from the sim's
+	// random source.
+	damages *stock.HostDamage
+	scores  map[byte]*game.Score // by wire peer id
 	// scripted once-per-capture events
 	cloaked, warped, killed bool
 	chatLine                int
 }
 
 func newGameState(s *sim) *gameState {
-	return &gameState{s: s, dec: game.NewDecoder(), scores: map[byte]*game.Score{}}
+	return &gameState{s: s, damages: stock.NewHostDamage(s.rng), scores: map[byte]*game.Score{}}
 }
 
 // gameTime is the server's game clock in seconds (it had been running for
@@ -196,61 +198,43 @@ func (g *gameState) combat(p *player, sh *ship, enemy *player) {
 	}
 }
 
-// hit is the host learning of a hit from a client's message as it arrives:
-// a beam hits its target at once, a torpedo half the time 1.5 s later, a
-// collision damages its target ship.
+// hit is the host learning of a hit from a client's message as it arrives,
+// and damage the hit landing: the stock host's repair-list announcements,
+// stock.HostDamage, which the native server shares.
 func (g *gameState) hit(payload []byte) {
-	var target game.ObjectID
-	delay := time.Duration(0)
-	switch m := g.dec.Decode(payload, game.ClientToServer).Msg.(type) {
-	case *game.BeamFire:
-		target = m.Target
-	case *game.TorpedoFire:
-		if g.s.rng.Intn(2) == 0 {
-			return
-		}
-		target, delay = m.Target, g.s.jitter(1500*time.Millisecond)
-	case *game.CollisionEffect:
-		target = m.Target
+	h, ok := g.damages.Hit(payload, func(id game.ObjectID) bool { return g.liveShip(id) != nil })
+	if !ok {
+		return
 	}
-	for _, sh := range g.ships {
-		if sh.id == target && sh.alive {
-			g.s.at(delay, func() { g.damage(sh) })
-			return
-		}
-	}
+	sh := g.liveShip(h.Ship)
+	g.s.at(h.After, func() { g.damage(sh) })
 }
 
-// damage is the host applying a hit to sh: the damaged subsystem goes on
-// the ship's repair list, which the host announces to every client with
-// PythonEvent ADD_TO_REPAIR_LIST, and some seconds later REPAIR_COMPLETED
-// (OpenBC docs/wire-formats/pythonevent-wire-format/05-three-producers.md:
-// host-generated, server to clients only, duplicates rejected). The event
-// is TGSubsystemEvent (factory 0x0101), as in the stock bytes of
-// ../shared/vectors/stock-payloads.json.
+func (g *gameState) liveShip(id game.ObjectID) *ship {
+	for _, sh := range g.ships {
+		if sh.id == id && sh.alive {
+			return sh
+		}
+	}
+	return nil
+}
+
+// damage is the host applying a hit to sh: ADD_TO_REPAIR_LIST to every
+// client now, REPAIR_COMPLETED when the repair is done.
 func (g *gameState) damage(sh *ship) {
 	s := g.s
 	if sh == nil || !sh.alive {
 		return
 	}
-	idx := s.rng.Intn(6)
-	if sh.repairs[idx] {
+	r, ok := g.damages.Damage(sh.id)
+	if !ok {
 		return // already on the repair list
 	}
-	if sh.repairs == nil {
-		sh.repairs = map[int]bool{}
-	}
-	sh.repairs[idx] = true
-	sub := sh.id + game.ObjectID(0x30+idx)
-	g.broadcast(&game.PythonEvent{Op: game.OpPythonEvent, Event: game.Event{Class: game.EventClassSubsystem,
-		Code: game.ETAddToRepairList, Source: sub, Dest: sh.id}}, nil)
-	// No source gives stock repair times; a few seconds is a guess that
-	// only sets how soon REPAIR_COMPLETED follows.
-	s.at(3*time.Second+s.jitter(2*time.Second), func() {
-		delete(sh.repairs, idx)
+	g.broadcast(r.Added(), nil)
+	s.at(g.damages.RepairTime(), func() {
+		done := g.damages.Repaired(r)
 		if sh.alive && !sh.owner.gone {
-			g.broadcast(&game.PythonEvent{Op: game.OpPythonEvent, Event: game.Event{Class: game.EventClassSubsystem,
-				Code: game.ETRepairCompleted, Source: sub, Dest: sh.id}}, nil)
+			g.broadcast(done, nil)
 		}
 	})
 }

@@ -27,7 +27,6 @@ type ship struct {
 	spawnedAt time.Duration
 	deck      []game.StateFlags // maneuvers still to fly (see maneuvers)
 	motion    game.StateFlags   // the motion fields of the owner's last update
-	repairs   map[int]bool      // subsystems on the host's repair list
 
 	rr           map[*player]int  // subsystem round-robin position per receiver
 	cloakSent    map[*player]bool // cloak state last sent to each receiver
