@@ -126,4 +126,13 @@ func TestExportAddsParts(t *testing.T) {
 	if len(parts) != 2 {
 		t.Errorf("parts %v, want two", parts)
 	}
+	for _, p := range parts {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want -rw-r--r-- like any written file", p, st.Mode())
+		}
+	}
 }

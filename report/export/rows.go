@@ -3,6 +3,7 @@ package export
 import (
 	"net/netip"
 	"time"
+	"unsafe"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -78,8 +79,18 @@ type Rows struct {
 	addrs   map[netip.AddrPort]string
 	types   [256]string
 	opcodes [256]string
-	buf     []byte
+	// text is where the fields column's JSON text is written, row after
+	// row; see setFields.
+	text []byte
 }
+
+// textChunk is the size of the blocks the fields text is written into; a
+// new block is started when less than textReserve is left (a row's text
+// that does not fit gets an array of its own from append).
+const (
+	textChunk   = 256 << 10
+	textReserve = 4 << 10
+)
 
 func (rs *Rows) addr(a netip.AddrPort) string {
 	if !a.IsValid() {
@@ -148,10 +159,20 @@ func (rs *Rows) MessageRowOf(row *MessageRow, file string, r *flow.Record) {
 	}
 }
 
-// setFields sets the fields column to value's JSON form.
+// setFields sets the fields column to value's JSON form. The text is
+// appended to a shared block and the row's string points into it, which
+// saves a string allocation and copy per row (a tenth of export's time).
+// A block's bytes are written once and never again (rs.text always starts
+// past the last row's text), and the garbage collector frees a block when
+// the last row that points into it is gone: parquet-go copies the values
+// into its own buffers when the rows are written.
 func (rs *Rows) setFields(row *MessageRow, value any) {
-	rs.buf = report.AppendValueJSON(rs.buf[:0], value)
-	row.v.fields, row.Fields = string(rs.buf), &row.v.fields
+	if cap(rs.text) < textReserve {
+		rs.text = make([]byte, 0, textChunk)
+	}
+	text := report.AppendValueJSON(rs.text, value)
+	rs.text = text[len(text):]
+	row.v.fields, row.Fields = unsafe.String(unsafe.SliceData(text), len(text)), &row.v.fields
 }
 
 // transportName and opcodeName are the names of a transport type and an

@@ -4,6 +4,7 @@ package exportcmd
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -82,6 +83,15 @@ usage or I/O errors.`,
 	return cmd
 }
 
+// memoryLimit is export's soft heap limit unless GOMEMLIMIT sets one. Its
+// live heap is some 16 MiB (a row group being built, the sessions); without
+// a limit the garbage collector lets the heap grow to twice that, and peak
+// RSS on battle ×100 wandered between 56 and 61 MiB. At 40 MiB it stays
+// near 56 MiB at the same CPU time (32 MiB cost a tenth more CPU). It is
+// soft: a larger live heap (many sessions) only makes collection more
+// frequent, and the runtime caps that at half the CPU.
+const memoryLimit = 40 << 20
+
 // Run exports.
 func Run(o *Options) error {
 	servers, err := cliutil.ParseServers(o.Servers)
@@ -97,6 +107,9 @@ func Run(o *Options) error {
 				return err
 			}
 		}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
 	}
 	w, err := export.New(o.Dir)
 	if err != nil {
