@@ -545,7 +545,11 @@ func (l *live) relay(r *flow.Record, p []byte, now stamp) {
 		l.srv.relay.put(h, l, now)
 		return
 	}
-	e := l.srv.relay.match(h, l, now)
+	var joined stamp
+	if p := l.s.Phases.NewPlayer; p != nil {
+		joined = stampOf(*p)
+	}
+	e := l.srv.relay.match(h, l, now, joined)
 	if e == nil || e.src.done {
 		return
 	}

@@ -77,9 +77,13 @@ const relayBuckets = 1024 // a power of two
 func (rt *Relays[C]) Sent(h uint64, from C, t time.Time) { rt.put(h, from, stampOf(t)) }
 
 // Copied matches a game message the server sent to client to, with hash h,
-// to the client message it copies; ok is false when it copies none.
-func (rt *Relays[C]) Copied(h uint64, to C, t time.Time) (m RelayMatch[C], ok bool) {
-	e := rt.match(h, to, stampOf(t))
+// to the client message it copies; ok is false when it copies none. joined
+// is when to entered the game (zero when unknown): the server relays only to
+// clients in the game, so a message sent before then that reaches to later
+// is the late joiner's replication (the ObjCreate of a ship in play, which
+// an asap replay can send within the relay window), not a copy.
+func (rt *Relays[C]) Copied(h uint64, to C, t, joined time.Time) (m RelayMatch[C], ok bool) {
+	e := rt.match(h, to, stampOf(t), stampOf(joined))
 	if e == nil {
 		return m, false
 	}
@@ -165,7 +169,7 @@ func (rt *Relays[C]) grow() {
 
 // match finds the client message a copy to client to with hash h sent at
 // t copies (the rule above), and counts the copy; nil when none.
-func (rt *Relays[C]) match(h uint64, to C, t stamp) *relayEntry[C] {
+func (rt *Relays[C]) match(h uint64, to C, t, joined stamp) *relayEntry[C] {
 	window := rt.window()
 	rt.expire(t, window)
 	if rt.buckets == nil {
@@ -177,7 +181,7 @@ func (rt *Relays[C]) match(h uint64, to C, t stamp) *relayEntry[C] {
 	for n := rt.buckets[h&(relayBuckets-1)]; n > rt.base; {
 		e := &rt.queue[n-1-rt.base]
 		n = e.next
-		if e.h != h || e.src == to || e.to&bit != 0 || t.before(e.t) {
+		if e.h != h || e.src == to || e.to&bit != 0 || t.before(e.t) || e.t.before(joined) {
 			continue
 		}
 		if until, ok := e.t.add(window); ok && t.after(until) || !ok && t.sub(e.t) > window {

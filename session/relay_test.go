@@ -78,7 +78,7 @@ func TestRelaysMatchesSlice(t *testing.T) {
 				ref.put(h, c, now)
 				continue
 			}
-			e, w := rt.match(h, c, now), ref.match(h, c, now)
+			e, w := rt.match(h, c, now, stamp{}), ref.match(h, c, now)
 			switch {
 			case (e == nil) != (w == nil):
 				t.Fatalf("seed %d step %d: matched %v, want %v", seed, i, e != nil, w != nil)
@@ -96,6 +96,7 @@ func TestRelaysMatchesSlice(t *testing.T) {
 // The relay rule on crafted traffic of one server with three clients A, B
 // and C: what each client's messages count as relayed, and the copies.
 func TestRelaysRule(t *testing.T) {
+	const joinedLate = "a message sent before the recipient joined is its replication, not a copy"
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 	// StartFiring-like payloads: opcode 0x07 and an object id.
@@ -132,6 +133,9 @@ func TestRelaysRule(t *testing.T) {
 		{"two clients, two messages, each copied to the third", []ev{
 			{0, "A", true, fireA}, {5, "B", true, fireB}, {30, "C", false, fireB}, {31, "C", false, fireA},
 		}, map[string]want{"A": {1, 1, 0}, "B": {1, 1, 0}, "C": {0, 0, 2}}},
+		{joinedLate, []ev{
+			{0, "A", true, fireA}, {500, "B", false, fireA}, {510, "C", false, fireA},
+		}, map[string]want{"A": {1, 1, 0}, "C": {0, 0, 1}}},
 		{"a copy after the window, or before the message, is not one", []ev{
 			{0, "C", false, fireA}, {1, "A", true, fireA}, {2002, "B", false, fireA},
 		}, nil},
@@ -146,7 +150,11 @@ func TestRelaysRule(t *testing.T) {
 					rt.Sent(h, e.client, ms(e.at))
 					continue
 				}
-				m, ok := rt.Copied(h, e.client, ms(e.at))
+				joined := time.Time{}
+				if tt.name == joinedLate && e.client == "B" {
+					joined = ms(400) // B entered the game after A's message
+				}
+				m, ok := rt.Copied(h, e.client, ms(e.at), joined)
 				if !ok {
 					continue
 				}

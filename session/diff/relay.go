@@ -35,7 +35,7 @@ func (b *Builder) sent(s *Session, r *flow.Record, op game.Opcode, counted bool,
 // relayCopy reports whether r, a game message to s, is a copy of another
 // client's recent message, and counts it for the sender.
 func (b *Builder) relayCopy(s *Session, r *flow.Record, op game.Opcode) bool {
-	m, ok := s.srv.relays.Copied(session.MessageHash(b.payload(r)), s, r.Time)
+	m, ok := s.srv.relays.Copied(session.MessageHash(b.payload(r)), s, r.Time, s.NewPlayer)
 	if !ok {
 		return false
 	}
