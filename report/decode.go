@@ -343,9 +343,9 @@ func appendMembers(b, obj []byte) []byte {
 		return append(append(append(b, "         "...), obj...), '\n')
 	}
 	for i := 1; i < len(obj) && obj[i] == '"'; {
-		keyEnd := skipJSON(obj, i)
+		keyEnd := jsonenc.SkipValue(obj, i)
 		valStart := keyEnd + 1 // after the colon
-		valEnd := skipJSON(obj, valStart)
+		valEnd := jsonenc.SkipValue(obj, valStart)
 		b = append(b, "         "...)
 		b = appendKey(b, obj[i:keyEnd])
 		b = append(b, ": "...)
@@ -364,40 +364,6 @@ func appendKey(b, key []byte) []byte {
 	var s string // escapes: none of the encoders writes them in a key
 	_ = json.Unmarshal(key, &s)
 	return append(b, s...)
-}
-
-// skipJSON returns the end of the compact JSON value that starts at
-// obj[i]: a string, an array or object (to its closing bracket), or a
-// literal (to the next comma or closing bracket).
-func skipJSON(obj []byte, i int) int {
-	depth := 0
-	for ; i < len(obj); i++ {
-		switch obj[i] {
-		case '"':
-			for i++; i < len(obj) && obj[i] != '"'; i++ {
-				if obj[i] == '\\' {
-					i++
-				}
-			}
-			if depth == 0 {
-				return i + 1
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i
-			}
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return i
 }
 
 // appendJSON appends v's JSON form: AppendJSON's, or encoding/json's for a

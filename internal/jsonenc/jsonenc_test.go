@@ -197,3 +197,17 @@ func TestAppendAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per run, want 0", n)
 	}
 }
+
+func TestSkipValue(t *testing.T) {
+	obj := []byte(`{"a":"x\"y,}","b":[1,{"c":2}],"d":3}`)
+	for _, c := range []struct{ start, end int }{
+		{5, 13},  // "x\"y,}" (a quote and the brackets inside the string are skipped)
+		{18, 29}, // [1,{"c":2}]
+		{34, 35}, // 3, up to the closing brace
+		{0, len(obj)},
+	} {
+		if got := SkipValue(obj, c.start); got != c.end {
+			t.Errorf("SkipValue at %d = %d, want %d (%q)", c.start, got, c.end, obj[c.start:c.end])
+		}
+	}
+}

@@ -298,9 +298,9 @@ func member(obj []byte, key string) []byte {
 	switch obj[0] {
 	case '{':
 		for i := 1; i < len(obj) && obj[i] == '"'; {
-			keyEnd := skipJSON(obj, i)
+			keyEnd := jsonenc.SkipValue(obj, i)
 			valStart := keyEnd + 1
-			valEnd := skipJSON(obj, valStart)
+			valEnd := jsonenc.SkipValue(obj, valStart)
 			if keyEnd-i-2 == len(key) && string(obj[i+1:keyEnd-1]) == key {
 				return obj[valStart:valEnd]
 			}
@@ -312,7 +312,7 @@ func member(obj []byte, key string) []byte {
 			return nil
 		}
 		for i := 1; i < len(obj) && obj[i] != ']'; n-- {
-			end := skipJSON(obj, i)
+			end := jsonenc.SkipValue(obj, i)
 			if n == 0 {
 				return obj[i:end]
 			}
@@ -320,51 +320,6 @@ func member(obj []byte, key string) []byte {
 		}
 	}
 	return nil
-}
-
-// skipJSON returns the end of the compact JSON value that starts at
-// obj[i]: a string, an array or object (to its closing bracket), or a
-// literal (to the next comma or closing bracket).
-func skipJSON(obj []byte, i int) int {
-	depth := 0
-	for ; i < len(obj); i++ {
-		switch obj[i] {
-		case '"':
-			// To the closing quote: one not escaped by an odd number of
-			// backslashes.
-			for {
-				j := bytes.IndexByte(obj[i+1:], '"')
-				if j < 0 {
-					return len(obj)
-				}
-				i += 1 + j
-				n := 0
-				for k := i - 1; k >= 0 && obj[k] == '\\'; k-- {
-					n++
-				}
-				if n%2 == 0 {
-					break
-				}
-			}
-			if depth == 0 {
-				return i + 1
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i
-			}
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return i
 }
 
 // jsonValue turns a raw JSON value into what a filter compares: strings as

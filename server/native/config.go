@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -142,17 +141,4 @@ func LoadManifest(path string) (Manifest, error) {
 }
 
 // WriteManifest writes m in the format LoadManifest reads.
-func WriteManifest(w io.Writer, m Manifest) error {
-	rounds := make([]int, 0, len(m))
-	for r := range m {
-		rounds = append(rounds, int(r))
-	}
-	sort.Ints(rounds)
-	var b strings.Builder
-	b.WriteString("# bcwire checksum manifest: the ChecksumResponse (0x21) a good client sends\n# in each round, as hex.\n[rounds]\n")
-	for _, r := range rounds {
-		fmt.Fprintf(&b, "%d = \"% X\"\n", r, m[game.ChecksumRound(r)])
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
+func WriteManifest(w io.Writer, m Manifest) error { return manifest.Write(w, manifest.Manifest(m)) }
