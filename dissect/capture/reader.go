@@ -165,6 +165,7 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	rd.lastGood = in.off // the span counts from the end of the file header
 	return rd, nil
 }
 
