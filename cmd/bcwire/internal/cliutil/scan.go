@@ -140,6 +140,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		if o.Record != nil && (sopts.Keep == nil || sopts.Keep(r)) {
 			o.Record(r)
 		}
+		if o.Filter != nil && o.Filter.Err() != nil {
+			return false // a -Y budget ran out: an error, below
+		}
 		if n++; n&1023 == 0 {
 			prog.Update(cf.Read())
 			if IsClosed(o.Interrupt) {
@@ -154,6 +157,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		return emitErr
 	})
 	prog.Clear()
+	if o.Filter != nil && o.Filter.Err() != nil {
+		return &ExitError{Code: ExitUsage, Err: o.Filter.Err()}
+	}
 	if emitErr != nil {
 		return &ExitError{Code: ExitUsage, Err: emitErr} // writing the output failed
 	}

@@ -268,6 +268,10 @@ func Run(o *Options) error {
 			ctx.Start = r.Time
 		}
 		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
+			if yflt != nil && yflt.Err() != nil {
+				werr = yflt.Err() // a -Y budget ran out
+				return false
+			}
 			return true
 		}
 		if cut != nil {
