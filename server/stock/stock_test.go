@@ -180,6 +180,10 @@ func TestValidate(t *testing.T) {
 		{"abc123", "kmbZGkkf"},
 		{"MOCKCH", "ZYDxvBjd"},
 		{"ABCDEF", "zfmiAycI"},
+		// A stock client's answer to a master's challenge, from its trace
+		// (stock-payloads-2.json: \basic\\secure\LRPOPQ, then
+		// \validate\hMwdTNWS).
+		{"LRPOPQ", "hMwdTNWS"},
 		{"", ""},
 	} {
 		if got := stock.Validate(c.challenge, stock.GameSpyKey); got != c.want {
