@@ -24,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp -r "$work"/run/log "$work"/*.log "$KEEP"/ 2>/dev/null; rm -rf "$work"' EXIT
+trap 'pkill -f "$work/run/bin/MasterServer-Qt5"; kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp -r "$work"/run/log "$work"/*.log "$KEEP"/ 2>/dev/null; rm -rf "$work"' EXIT
 
 src=${1:-}
 if [ -z "$src" ]; then
@@ -71,7 +71,8 @@ DoMaintenance=true
 MaintainRate_s=60
 EOF
 echo "== starting the master"
-(cd "$work"/run && echo y | ./bin/MasterServer-Qt5 >"$work"/master.log 2>&1) &
+# It asks once whether to create its database: yes.
+(cd "$work"/run && echo y | "$work"/run/bin/MasterServer-Qt5 >"$work"/master.log 2>&1) &
 sleep 3
 grep -q 'listening for TCP' "$work"/master.log || { cat "$work"/master.log; exit 2; }
 
