@@ -104,12 +104,13 @@ type partition struct{ capture, date, key string }
 
 // New returns a Writer that writes under dir, which it creates if needed.
 func New(dir string) (*Writer, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	w := &Writer{dir: dir, CaptureName: func(f string) string { return filepath.Base(f) }, CaptureKey: FileKey,
+		open: map[partition]*table[MessageRow]{}, files: map[partition]int{},
+		sessions: map[string]*table[SessionRow]{}, keys: map[captureKey]bool{}}
+	if err := w.mkdir(dir); err != nil {
 		return nil, err
 	}
-	return &Writer{dir: dir, CaptureName: func(f string) string { return filepath.Base(f) }, CaptureKey: FileKey,
-		open: map[partition]*table[MessageRow]{}, files: map[partition]int{},
-		sessions: map[string]*table[SessionRow]{}, keys: map[captureKey]bool{}}, nil
+	return w, nil
 }
 
 // FileKey is the default key of a capture: the first 16 hex digits of the
