@@ -172,3 +172,35 @@ func TestMasterConnsBounded(t *testing.T) {
 		t.Errorf("%d records for %d requests", len(out), 3*maxMasterConns)
 	}
 }
+
+// FuzzMasterStream feeds segments with arbitrary sequence numbers, flags
+// and bytes, in both directions: no panic, and what is held stays under
+// its caps.
+func FuzzMasterStream(f *testing.F) {
+	f.Add([]byte("\x00\x00\x00\x01\x02\\basic\\\\secure\\ABCDEF"), []byte("\x01\x00\x00\x00\x10\x48\xCE\x22\xF1\x74\xB4\\final\\"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		master := netip.MustParseAddrPort("10.0.0.9:28900")
+		client := netip.MustParseAddrPort("10.0.0.5:40000")
+		tr := New(Options{})
+		var out []*Record
+		for i, p := range [][]byte{a, b, a, b} {
+			if len(p) < 5 {
+				continue
+			}
+			from, to := client, master
+			if p[0]&1 == 1 {
+				from, to = master, client
+			}
+			seq := uint32(p[1])<<16 | uint32(p[2])<<8 | uint32(p[3])
+			seg(tr, i+1, from, to, seq, p[4]&0x07, string(p[5:]), &out)
+		}
+		tr.Finish(func(*Record) {})
+		for _, c := range tr.master.conns {
+			for _, s := range c.dirs {
+				if s.aheadN > maxMasterAhead+len(a)+len(b) {
+					t.Fatalf("%d bytes held ahead", s.aheadN)
+				}
+			}
+		}
+	})
+}
