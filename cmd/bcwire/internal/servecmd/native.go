@@ -214,6 +214,9 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
 		}
 		defer ep.Close()
+		if w := ep.Warning(); w != "" {
+			log.Warn(w)
+		}
 		if o.MetricsReady != nil {
 			o.MetricsReady(ep.Addr(), sm.flush)
 		}
