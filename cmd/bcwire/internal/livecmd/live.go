@@ -360,6 +360,9 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		o.Ready()
 	}
 	sum, runErr := flow.Run(src, l.tr, l.record)
+	// Stopped early (output failed): the frames the kernel passed are
+	// still written to -w. After a normal end this does nothing.
+	src.Finish()
 	l.b.Finish()
 	if l.m != nil {
 		l.m.Update(l.b, l.tr.Stats(), src.Stats())
@@ -507,6 +510,10 @@ func byteRate(b float64) string {
 // counts on stderr.
 func (l *liveRun) final(sum flow.Summary, frames int) {
 	if l.o.Quiet {
+		if l.src.Lost() > 0 || l.src.Unwritten() > 0 {
+			l.kernelLine(l.err) // a loss is worth a line even when quiet
+			l.err.Flush()
+		}
 		return
 	}
 	w := l.err
@@ -516,15 +523,7 @@ func (l *liveRun) final(sum flow.Summary, frames int) {
 		fmt.Fprintf(w, ", %d DAMAGED", sum.Damage)
 	}
 	fmt.Fprintln(w)
-	if st, err := l.h.Stats(); err == nil {
-		fmt.Fprintf(w, "bcwire live: kernel: %d packets passed the filter, %d dropped", st.Packets, st.Drops)
-		if st.Drops > 0 {
-			fmt.Fprint(w, " (the decoder fell behind: use a narrower -f, or --stats-only)")
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "bcwire live: kernel drops unknown: %v\n", err)
-	}
+	l.kernelLine(w)
 	for _, line := range l.summaries {
 		fmt.Fprintln(w, line)
 	}
@@ -536,6 +535,38 @@ func (l *liveRun) final(sum flow.Summary, frames int) {
 		l.printErr = err
 	}
 	l.sp.Flush()
+}
+
+// kernelLine accounts for every frame the kernel passed before the capture
+// was cut: captured (written and decoded), past -c, or lost.
+func (l *liveRun) kernelLine(w *bufio.Writer) {
+	src := l.src
+	st := src.Kernel()
+	fmt.Fprintf(w, "bcwire live: kernel: %d packets passed the filter, %d dropped; ", st.Packets, st.Drops)
+	lost := src.Lost()
+	if lost == 0 && src.Beyond() == 0 {
+		fmt.Fprintf(w, "all %d captured", src.Frames())
+	} else {
+		fmt.Fprintf(w, "%d captured", src.Frames())
+	}
+	if n := src.Beyond(); n > 0 {
+		fmt.Fprintf(w, ", %d more after -c %d not kept", n, l.o.Count)
+	}
+	if lost > 0 {
+		fmt.Fprintf(w, ", %d LOST", lost)
+		if st.Drops > 0 {
+			fmt.Fprint(w, " (the kernel's buffer was full: the decoder fell behind; use a narrower -f, or --stats-only)")
+		} else {
+			fmt.Fprint(w, " (the kernel had passed them, but they did not come out of its ring after the stop)")
+		}
+	}
+	fmt.Fprintln(w)
+	if n := src.Unwritten(); n > 0 && l.rw != nil {
+		fmt.Fprintf(w, "bcwire live: %d captured packets NOT WRITTEN to %s (writing failed)\n", n, l.o.Write)
+	}
+	if n := src.Undecoded(); n > 0 {
+		fmt.Fprintf(w, "bcwire live: %d captured packets not decoded (output failed)\n", n)
+	}
 }
 
 // sessionLine is one session's line in the final summary.
