@@ -52,6 +52,7 @@ type Options struct {
 	Hex        bool              // -x
 	Metrics    string            // serve Prometheus metrics at http://ADDR/metrics
 	Recvmsg    bool              // one system call per packet instead of the TPACKET_V3 ring
+	Force      bool              // -w may replace an existing file
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
@@ -145,6 +146,7 @@ permission, or an I/O error.`,
 	f.StringVarP(&o.Filter, "filter", "f", "", `kernel filter, tcpdump syntax (default "udp port PORT")`)
 	f.BoolVar(&o.Auto, "auto", false, "also find servers on other ports (see above)")
 	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to this pcapng file")
+	cliutil.AddForceFlag(f, &o.Force)
 	f.StringArrayVarP(&o.Ring, "ring-buffer", "b", nil, "with -w, switch files: filesize:KB (1 kB = 1000 bytes, as dumpcap), duration:SEC, files:N (keep the last N); repeatable")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after COUNT captured packets")
 	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (e.g. 30s, 1h)")
@@ -204,6 +206,13 @@ func Run(o *Options) error {
 			return cliutil.Usage("-f: %v", err)
 		}
 	}
+	if o.Write != "" {
+		// With -b the files get new names (counter and time): FILE itself
+		// is never written.
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: !ring.rotating(), Force: o.Force}).Check(); err != nil {
+			return err
+		}
+	}
 	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
 		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
 	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen, NoRing: o.Recvmsg})
@@ -214,9 +223,6 @@ func Run(o *Options) error {
 	l.h = h
 
 	if o.Write != "" {
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
-			return err
-		}
 		create := o.create
 		if create == nil {
 			create = createAtomic
