@@ -97,8 +97,8 @@ clients' traffic to it is captured from then on (a note on stderr says so).
 'bcwire decode' read; decoding it later gives the same lines, frame numbers
 included. While capturing, the file grows beside its name as
 .NAME.*.partial (flushed every second, so a crash loses little: the data is
-there) and is renamed to NAME when the capture ends, so an existing NAME is
-only replaced by a complete capture.
+there) and is renamed to NAME when the capture ends, Ctrl-C included. An
+existing non-empty NAME is not replaced unless --force.
 
 -b switches -w files as dumpcap's ring buffer does, for captures that run
 for months: -b filesize:KB starts a new file before one would pass KB
@@ -113,8 +113,12 @@ completed files stay.
 
 --stats-every prints a summary line on stderr: sessions, datagrams and bytes
 per second, retransmissions, damaged messages and kernel drops. When the
-capture ends (Ctrl-C, -c, --duration) every open session is closed and a
-summary of each session and the statistics table go to stderr.
+capture ends (Ctrl-C, SIGTERM, -c, --duration, an error) every packet the
+kernel had passed until then is still read, written and decoded (waiting
+for the kernel to hand over its last ring block, at most about 100 ms), every
+open session is closed, and a summary of each session and the statistics
+table go to stderr. The summary accounts for every packet the kernel
+passed: captured, after -c, or LOST (never silently).
 
 --metrics ADDR serves Prometheus metrics at http://ADDR/metrics: datagrams,
 bytes and messages by direction and opcode, sessions, players per server,
