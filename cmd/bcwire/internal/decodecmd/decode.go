@@ -38,6 +38,7 @@ type Options struct {
 	Read  cliutil.ReadFlags
 	Print cliutil.PrintFlags
 	Write string
+	Force bool // -w may replace an existing file
 }
 
 // NewCmdDecode builds the cobra command. runF, when set, is called with the
@@ -105,6 +106,7 @@ errors.`,
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
+	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
 
@@ -216,7 +218,7 @@ func Run(o *Options) error {
 		if o.Hex != "" {
 			return cliutil.Usage("-w writes the frames of capture files; --hex has none")
 		}
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.Files...); err != nil {
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
 		if cutFile, err = cliutil.Create(o.Write); err != nil {

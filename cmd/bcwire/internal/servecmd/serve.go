@@ -173,6 +173,7 @@ out), 2 for usage or I/O errors.`,
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if o.Replay == "" {
+				no.Force = o.Force
 				return RunNative(ctx, io, no)
 			}
 			return RunReplay(ctx, o)
@@ -186,7 +187,7 @@ out), 2 for usage or I/O errors.`,
 	f.BoolVar(&o.Strict, "strict", false, "replay: end a session at its first client datagram that matches nothing")
 	f.BoolVar(&o.JSON, "json", false, "replay: print the per-session report as JSON instead of a table")
 	f.StringVarP(&o.Output, "output", "o", "", "replay: also write the per-session report as JSON to `FILE` (\"-\" for stdout)")
-	f.BoolVar(&o.Force, "force", false, "replay: let -o replace a file that holds a capture")
+	f.BoolVar(&o.Force, "force", false, "let -w replace an existing file; replay: let -o replace a file that holds a capture")
 	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for (needed when the capture has several)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+cliutil.QuietUsage)
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
@@ -197,7 +198,7 @@ out), 2 for usage or I/O errors.`,
 // replayOnly and nativeOnly are the flags that belong to one mode; giving
 // one in the other mode is a usage error rather than silently ignored.
 var (
-	replayOnly = []string{"timing", "strict", "json", "output", "force", "server", "quiet", "exit-when-done", "wait-limit"}
+	replayOnly = []string{"timing", "strict", "json", "output", "server", "quiet", "exit-when-done", "wait-limit"}
 	nativeOnly = []string{"config", "name", "map", "max-players", "collision", "friendly-fire",
 		"time-limit", "frag-limit", "password", "checksum-manifest", "print-manifest", "write",
 		"log-json", "log-level", "console", "end-after", "restart-after", "stop-after"}
