@@ -119,7 +119,11 @@ func verifyAgainst(t *testing.T, c *Capture, target netip.AddrPort, opts VerifyO
 	t.Helper()
 	opts.Target = target
 	if opts.AnswerTimeout == 0 {
-		opts.AnswerTimeout = 300 * time.Millisecond
+		// Long: it only ends the wait for an answer that never comes, and
+		// the tests that expect one missing set their own. A short one
+		// turns an answer a loaded machine delivers late into "missing"
+		// then "unexpected" (seen at 300 ms beside two busy loops).
+		opts.AnswerTimeout = 5 * time.Second
 	}
 	opts.Listen = func() (net.PacketConn, error) { return net.ListenPacket("udp4", "127.0.0.1:0") }
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
