@@ -252,6 +252,9 @@ func Run(o *Options) error {
 			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
 		}
 		defer ep.Close()
+		if w := ep.Warning(); w != "" {
+			fmt.Fprintf(l.err, "bcwire live: warning: %s\n", w)
+		}
 		if o.MetricsReady != nil {
 			o.MetricsReady(ep.Addr())
 		}

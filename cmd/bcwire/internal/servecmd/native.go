@@ -6,7 +6,6 @@ package servecmd
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -220,6 +219,9 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
 		}
 		defer ep.Close()
+		if w := ep.Warning(); w != "" {
+			log.Warn(w)
+		}
 		if o.MetricsReady != nil {
 			o.MetricsReady(ep.Addr(), sm.flush)
 		}
@@ -280,25 +282,6 @@ func after(ctx context.Context, wg *sync.WaitGroup, d time.Duration, fn func()) 
 			fn()
 		}
 	}()
-}
-
-func console(ctx context.Context, out io.Writer, srv *native.Server, in io.Reader, quit func()) {
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		if ctx.Err() != nil {
-			return
-		}
-		res, err := srv.Exec(time.Now(), sc.Text())
-		switch {
-		case errors.Is(err, native.ErrQuit):
-			quit()
-			return
-		case err != nil:
-			fmt.Fprintln(out, "error:", err)
-		case res != "":
-			fmt.Fprintln(out, res)
-		}
-	}
 }
 
 // captureFile is the -w capture. It grows under a temporary name
