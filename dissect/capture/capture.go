@@ -185,6 +185,9 @@ type Options struct {
 	// FragmentTimeout drops a set this long (in capture time) after its
 	// first fragment (default 30s; negative disables the timeout).
 	FragmentTimeout time.Duration
+	// TraceServer is the address a packet_trace.log's logging server is
+	// shown with (the log does not hold it); default DefaultTraceServer.
+	TraceServer netip.AddrPort
 }
 
 // Defaults of Options.

@@ -1,0 +1,507 @@
+// This file makes a packet_trace.log a capture (the format PacketTrace):
+// the text log of STBC-Dedicated-Server's packet logger, the form in which
+// the community keeps its stock-server traffic. Its blocks become UDP/IPv4
+// frames, built here, that go through the Decoder like any captured frame,
+// so every reader of captures takes a log unchanged and `decode -w` writes
+// them as a pcap (LINKTYPE_IPV4) that Wireshark opens.
+//
+// What the log does not say is made up, plainly: the logging process's own
+// address is not in it, so it is a stand-in, 0.0.0.0:22101 for a server
+// (the address a server binds), unless Options.TraceServer names the real
+// one; a log written on a client has 0.0.0.0:0 for the client. The log
+// holds game datagrams decrypted; they are encrypted again, so that what
+// the frames carry is what was on the wire. Times are the logger's local
+// time of day on the date of its header, read as UTC; a time earlier than
+// the one before by more than twelve hours is the next day.
+//
+// A datagram the log shows only in part (a dump cut at 2048 bytes) is
+// reported as damage (ErrCut) with what the log kept; so is a send that
+// failed (rc < 0: ErrNotSent), which the log shows although it never
+// reached the wire. Lines that belong to no block are damage too
+// (ErrTraceLine), one report per run of them.
+
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"time"
+)
+
+// PacketTrace is the packet_trace.log format (read only).
+const PacketTrace Format = PCAPNG + 1
+
+// Damage classes of a packet_trace.log.
+var (
+	// ErrCut: the log kept only the first 2048 bytes of the datagram.
+	ErrCut = errors.New("capture: damaged-cut")
+	// ErrNotSent: the logged send failed (rc < 0); the datagram was never
+	// on the wire.
+	ErrNotSent = errors.New("capture: send failed, not on the wire")
+	// ErrTraceLine: lines that are no part of any packet_trace.log block.
+	ErrTraceLine = errors.New("capture: not packet_trace.log lines")
+)
+
+// DefaultTraceServer is the stand-in address of a logging server.
+var DefaultTraceServer = netip.AddrPortFrom(netip.IPv4Unspecified(), 22101)
+
+// traceClientStandIn is the stand-in address of a logging client.
+var traceClientStandIn = netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
+
+// traceUnknownPeer stands for the peer of a block whose label is
+// "unknown" (the logger had no address) or left out (quotations).
+var traceUnknownPeer = netip.AddrPortFrom(netip.AddrFrom4([4]byte{0, 0, 0, 1}), 0)
+
+// traceEncrypt is the game's cipher, which this package cannot import
+// (the packages that hold it import this one); package dissect registers
+// it. Reading a log's decrypted datagrams without it is an error.
+var traceEncrypt func(dst, src []byte)
+
+// RegisterCipher gives the package the game's datagram cipher, to encrypt
+// again the datagrams a packet_trace.log holds decrypted. Package dissect
+// calls it when it is initialised.
+func RegisterCipher(encrypt func(dst, src []byte)) { traceEncrypt = encrypt }
+
+const (
+	maxTraceLine    = 64 << 10 // longer lines are skipped as garbage
+	maxUDPPayload   = 65535 - 28
+	traceArenaSize  = 128 << 10
+	traceHeaderSize = 28 // IPv4 + UDP
+)
+
+// sniffTraceLog reports whether b, the start of a file, is a
+// packet_trace.log: its header, or a block (a quotation without header).
+func sniffTraceLog(b []byte) bool {
+	b = bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if bytes.HasPrefix(b, []byte("# STBC Dedicated Server - Packet Trace")) {
+		return true
+	}
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	_, ok := parseTraceHeader(bytes.TrimRight(b, "\r"))
+	return ok
+}
+
+// traceBlock is the block being read.
+type traceBlock struct {
+	h        traceHeader
+	line     int
+	off      int64
+	section  traceSection
+	dumped   bool // a dump section was seen
+	wire     bool // the dump holds wire bytes (Hex:, Plaintext:)
+	truncBy  int  // bytes the "... (N bytes truncated)" line says were left out; -1 if none
+	data     []byte
+	damage   error // the first thing found wrong with the block
+	tooLarge bool
+	// freeText is set after "Text:" and "DECODE:", which the logger
+	// follows with text of the datagram's own (GameSpy strings, names the
+	// decoder found) that may hold line ends: the lines after them are
+	// not judged until the next dump starts.
+	freeText bool
+}
+
+// garbageRun is a run of lines that belong to no block.
+type garbageRun struct {
+	first, last int
+	off         int64
+}
+
+type traceSource struct {
+	in     *input
+	server netip.AddrPort // stand-in or Options.TraceServer
+	line   int            // lines read
+
+	day     time.Time     // the header's date
+	days    int           // midnights passed
+	lastTOD time.Duration // time of day of the last timed block
+	seenTOD bool
+	last    time.Time // time of the last block
+
+	side int8 // 0 unknown yet, 1 the log is a server's, -1 a client's
+
+	blk     traceBlock
+	inBlock bool
+	pending *traceHeader // a header read while a garbage run was reported
+	pendLn  int
+	pendOff int64
+	garbage garbageRun
+
+	arena []byte // frames handed out
+	used  int
+	held  bool
+	ipID  uint16
+}
+
+func newTraceSource(in *input, opts Options) *traceSource {
+	s := &traceSource{in: in, server: opts.TraceServer, day: time.Unix(0, 0).UTC()}
+	if !s.server.IsValid() {
+		s.server = DefaultTraceServer
+	}
+	s.blk.data = make([]byte, 0, 4096)
+	return s
+}
+
+func (s *traceSource) iface(i int) (InterfaceInfo, bool) {
+	if i != 0 {
+		return InterfaceInfo{}, false
+	}
+	return InterfaceInfo{LinkType: RawIPv4, SnapLen: 65535, Name: "packet_trace.log"}, true
+}
+
+// hold and release follow Reader.Hold: while held, frames handed out stay
+// where they are.
+func (s *traceSource) hold()    { s.held, s.used = true, 0 }
+func (s *traceSource) release() { s.held = false }
+
+// ClientSide reports whether the log was written on a client, as its
+// datagrams' peer ids say (known once the first game datagram is read).
+func (s *traceSource) clientSide() bool { return s.side < 0 }
+
+func (s *traceSource) next(rec *record) error {
+	for {
+		if s.pending != nil {
+			h := *s.pending
+			s.pending = nil
+			s.start(h, s.pendLn, s.pendOff)
+		}
+		line, off, err := s.readLine()
+		if err != nil {
+			if err != io.EOF {
+				return err
+			}
+			if g := s.flushGarbage(); g != nil {
+				return g
+			}
+			if s.inBlock {
+				s.inBlock = false
+				return s.finish(rec)
+			}
+			return io.EOF
+		}
+		t := bytes.TrimLeft(line, " \t")
+		if h, ok := parseTraceHeader(t); ok {
+			if g := s.flushGarbage(); g != nil {
+				s.pending, s.pendLn, s.pendOff = &h, s.line, off
+				return g
+			}
+			if s.inBlock {
+				err := s.finish(rec)
+				s.start(h, s.line, off)
+				return err
+			}
+			s.start(h, s.line, off)
+			continue
+		}
+		s.other(line, t, off)
+	}
+}
+
+// start begins a block.
+func (s *traceSource) start(h traceHeader, line int, off int64) {
+	b := &s.blk
+	*b = traceBlock{h: h, line: line, off: off, truncBy: -1, data: b.data[:0]}
+	s.inBlock = true
+}
+
+// other takes a line that is not a block header; t is it without its
+// indentation.
+func (s *traceSource) other(line, t []byte, off int64) {
+	b := &s.blk
+	inDump := s.inBlock && (b.section == sectionDecrypted || b.section == sectionWire)
+	switch {
+	case len(t) == 0:
+		if inDump {
+			b.section = sectionDone
+		}
+		return
+	case t[0] == '#':
+		if d, ok := parseSessionStart(t); ok {
+			s.day = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
+			s.lastTOD = time.Duration(d.Hour())*time.Hour + time.Duration(d.Minute())*time.Minute + time.Duration(d.Second())*time.Second
+			s.seenTOD, s.days, s.last = true, 0, s.day.Add(s.lastTOD)
+		}
+		if inDump {
+			b.section = sectionDone
+		}
+		return
+	}
+	if !s.inBlock {
+		s.addGarbage(off)
+		return
+	}
+	if sec, ok := traceMarker(t); ok {
+		if sec == sectionDecrypted || sec == sectionWire {
+			if b.dumped {
+				b.setDamage(ErrBadRecord, "line %d: a second dump in one block", s.line)
+			}
+			b.dumped, b.wire = true, sec == sectionWire
+			b.section, b.freeText = sec, false
+			return
+		}
+		if b.section != sectionNone {
+			b.section = sectionDone
+		}
+		if !bytes.HasPrefix(t, []byte("Decoded:")) {
+			b.freeText = true
+		}
+		return
+	}
+	if inDump {
+		if n, ok := parseTruncated(t); ok {
+			b.truncBy = n
+			b.section = sectionDone
+			return
+		}
+		row, ok := parseHexRow(t)
+		switch {
+		case !ok:
+			b.setDamage(ErrBadRecord, "line %d: not a dump row", s.line)
+			b.section = sectionDone
+		case row.off != len(b.data):
+			b.setDamage(ErrBadRecord, "line %d: dump row at offset %#x, expected %#x (rows missing or cut)", s.line, row.off, len(b.data))
+			b.section = sectionDone
+		case len(b.data)+row.n > maxUDPPayload:
+			if !b.tooLarge {
+				b.setDamage(ErrBadRecord, "line %d: the dump runs past the largest UDP datagram", s.line)
+			}
+			b.tooLarge = true
+			b.section = sectionDone
+		default:
+			b.data = append(b.data, row.bytes[:row.n]...)
+			if row.cut {
+				b.setDamage(ErrBadRecord, "line %d: dump row cut short or garbled", s.line)
+				b.section = sectionDone
+			}
+		}
+		return
+	}
+	if b.freeText || line[0] == ' ' || line[0] == '\t' {
+		return // the logger's commentary (DECODE's lines, Decoded's pairs)
+	}
+	s.addGarbage(off)
+}
+
+// traceMarker recognises the lines that start the parts of a block.
+func traceMarker(t []byte) (traceSection, bool) {
+	switch {
+	case bytes.HasPrefix(t, []byte("Decrypted:")):
+		return sectionDecrypted, true
+	case bytes.HasPrefix(t, []byte("Hex:")), bytes.HasPrefix(t, []byte("Plaintext:")):
+		return sectionWire, true
+	case bytes.HasPrefix(t, []byte("Text:")), bytes.HasPrefix(t, []byte("Decoded:")), bytes.HasPrefix(t, []byte("DECODE:")):
+		return sectionNone, true
+	}
+	return sectionNone, false
+}
+
+func (b *traceBlock) setDamage(class error, format string, args ...any) {
+	if b.damage == nil {
+		b.damage = fmt.Errorf("%w: "+format, append([]any{class}, args...)...)
+	}
+}
+
+func (s *traceSource) addGarbage(off int64) {
+	if s.garbage.first == 0 {
+		s.garbage = garbageRun{first: s.line, off: off}
+	}
+	s.garbage.last = s.line
+}
+
+// flushGarbage reports the run of garbage lines that has just ended.
+func (s *traceSource) flushGarbage() error {
+	g := s.garbage
+	if g.first == 0 {
+		return nil
+	}
+	s.garbage = garbageRun{}
+	what := fmt.Sprintf("line %d", g.first)
+	if g.last > g.first {
+		what = fmt.Sprintf("lines %d-%d", g.first, g.last)
+	}
+	return &recordError{offset: g.off, err: fmt.Errorf("%w: %s", ErrTraceLine, what)}
+}
+
+// finish turns the block read into a frame in rec.
+func (s *traceSource) finish(rec *record) error {
+	b := &s.blk
+	h := &b.h
+	when := s.timeOf(h)
+	id := fmt.Sprintf("line %d (#%d)", b.line, h.seq)
+	if len(b.data) == 0 {
+		msg := "no dump"
+		if b.damage != nil {
+			msg = b.damage.Error()
+		}
+		return &recordError{offset: b.off, isRecord: true, err: fmt.Errorf("%w: %s: %s", ErrBadRecord, id, msg)}
+	}
+	data := b.data
+	damage := b.damage
+	gameRaw := b.wire && data[0] != '\\'
+	switch {
+	case b.truncBy >= 0 || h.length > len(data) && len(data) == traceDumpCap:
+		what := "the log kept"
+		if gameRaw {
+			what = "a game datagram over the logger's 2048-byte buffer, logged undecrypted; the log kept"
+		}
+		damage = fmt.Errorf("%w: %s: %s %d of its %d bytes", ErrCut, id, what, len(data), max(h.length, len(data)+b.truncBy))
+	case damage != nil:
+		damage = fmt.Errorf("%s: %w", id, damage)
+	case len(data) != h.length:
+		damage = fmt.Errorf("%w: %s: the dump holds %d bytes, the header says len=%d", ErrBadRecord, id, len(data), h.length)
+	case h.hasRC && h.rc < 0:
+		damage = fmt.Errorf("%w: %s: rc=%d", ErrNotSent, id, h.rc)
+	}
+	if !b.wire && traceEncrypt == nil {
+		return errors.New("capture: re-encrypting a packet_trace.log needs the game cipher (import package dissect)")
+	}
+	if s.side == 0 && (!b.wire || gameRaw) {
+		if h.sent == (data[0] == 0x01) {
+			s.side = 1
+		} else {
+			s.side = -1
+		}
+	}
+	local := s.server
+	if s.side < 0 {
+		local = traceClientStandIn
+	}
+	peer := traceUnknownPeer
+	if h.hasPeer {
+		peer = h.peer
+	}
+	src, dst := peer, local
+	if h.sent {
+		src, dst = local, peer
+	}
+	frame := s.frame(len(data))
+	s.ipv4UDP(frame, src, dst, len(data))
+	if b.wire {
+		copy(frame[traceHeaderSize:], data)
+	} else {
+		traceEncrypt(frame[traceHeaderSize:], data)
+	}
+	rec.data, rec.time, rec.linkType, rec.iface = frame, when, RawIPv4, 0
+	rec.origLen, rec.offset, rec.damage = len(frame), b.off, damage
+	if errors.Is(damage, ErrCut) {
+		rec.origLen = traceHeaderSize + max(h.length, len(data)+b.truncBy)
+	}
+	return nil
+}
+
+// timeOf is the time of a block: the day of the header plus the midnights
+// passed, and its time of day (or, without one, the time of the block
+// before).
+func (s *traceSource) timeOf(h *traceHeader) time.Time {
+	if !h.hasTime {
+		return s.last
+	}
+	if s.seenTOD && h.tod+12*time.Hour < s.lastTOD {
+		s.days++
+	}
+	s.lastTOD, s.seenTOD = h.tod, true
+	s.last = s.day.AddDate(0, 0, s.days).Add(h.tod)
+	return s.last
+}
+
+// frame returns room for a frame carrying n payload bytes. While held,
+// frames handed out are not overwritten: a full arena is left to them and
+// a new one taken.
+func (s *traceSource) frame(n int) []byte {
+	need := traceHeaderSize + n
+	if !s.held {
+		s.used = 0
+	}
+	if s.used+need > len(s.arena) {
+		s.arena = make([]byte, max(traceArenaSize, need))
+		s.used = 0
+	}
+	f := s.arena[s.used : s.used+need : s.used+need]
+	s.used += need
+	return f
+}
+
+// ipv4UDP writes the IPv4 and UDP headers of a frame with n payload bytes.
+// The UDP checksum is 0 (none computed): the bytes are reconstructed.
+func (s *traceSource) ipv4UDP(f []byte, src, dst netip.AddrPort, n int) {
+	s.ipID++
+	total := traceHeaderSize + n
+	a, b := src.Addr().As4(), dst.Addr().As4()
+	h := f[:20]
+	h[0], h[1] = 0x45, 0
+	h[2], h[3] = byte(total>>8), byte(total)
+	h[4], h[5] = byte(s.ipID>>8), byte(s.ipID)
+	h[6], h[7] = 0, 0
+	h[8], h[9] = 128, ipProtoUDP
+	h[10], h[11] = 0, 0
+	copy(h[12:16], a[:])
+	copy(h[16:20], b[:])
+	c := ipv4Checksum(h)
+	h[10], h[11] = byte(c>>8), byte(c)
+	u := f[20:28]
+	u[0], u[1] = byte(src.Port()>>8), byte(src.Port())
+	u[2], u[3] = byte(dst.Port()>>8), byte(dst.Port())
+	u[4], u[5] = byte((n+8)>>8), byte(n+8)
+	u[6], u[7] = 0, 0
+}
+
+// readLine returns the next line without its line end (LF or CRLF), and
+// the file offset where it starts. A line longer than maxTraceLine is
+// returned cut to that length, the rest of it skipped. At the end it
+// returns io.EOF, or the I/O error that ended reading.
+func (s *traceSource) readLine() ([]byte, int64, error) {
+	in := s.in
+	off := in.off
+	scanned := 0
+	for {
+		b := in.buf[in.pos:in.end]
+		if i := bytes.IndexByte(b[scanned:], '\n'); i >= 0 {
+			n := scanned + i
+			line := b[:n]
+			in.discard(n + 1)
+			s.line++
+			return bytes.TrimSuffix(line, []byte("\r")), off, nil
+		}
+		scanned = len(b)
+		if scanned >= maxTraceLine {
+			return s.skipLong(off)
+		}
+		if in.err != nil {
+			if len(b) == 0 {
+				if in.err == io.EOF {
+					return nil, off, io.EOF
+				}
+				return nil, off, in.err
+			}
+			in.discard(len(b))
+			s.line++
+			return bytes.TrimSuffix(b, []byte("\r")), off, nil
+		}
+		in.fill(len(b) + 4096)
+	}
+}
+
+// skipLong consumes a line too long to be the logger's, up to and with its
+// line end, and returns something that is no packet_trace.log line.
+func (s *traceSource) skipLong(off int64) ([]byte, int64, error) {
+	in := s.in
+	for {
+		b := in.buf[in.pos:in.end]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			in.discard(i + 1)
+			break
+		}
+		in.discard(len(b))
+		if in.err != nil {
+			break
+		}
+		in.fill(4096)
+	}
+	s.line++
+	return []byte("\x00"), off, nil
+}
