@@ -99,11 +99,13 @@ type traceBlock struct {
 	data     []byte
 	damage   error // the first thing found wrong with the block
 	tooLarge bool
-	// freeText is set after "Text:" and "DECODE:", which the logger
-	// follows with text of the datagram's own (GameSpy strings, names the
-	// decoder found) that may hold line ends: the lines after them are
-	// not judged until the next dump starts.
-	freeText bool
+	// freeText counts the unindented lines still taken as the logger's
+	// commentary (-1: any number). "Text:" and the lines of "DECODE:"
+	// print strings of the datagram, whose line ends start lines of their
+	// own: after "Text:", up to the dump that follows; after "DECODE:",
+	// two for each line end the datagram holds, so that stray lines after
+	// a block are still found.
+	freeText int
 }
 
 // garbageRun is a run of lines that belong to no block.
@@ -127,10 +129,12 @@ type traceSource struct {
 
 	blk     traceBlock
 	inBlock bool
-	pending *traceHeader // a header read while a garbage run was reported
-	pendLn  int
-	pendOff int64
-	garbage garbageRun
+	// pending is a block header read and not yet started.
+	pending    traceHeader
+	hasPending bool
+	pendLn     int
+	pendOff    int64
+	garbage    garbageRun
 
 	arena []byte // frames handed out
 	used  int
@@ -165,37 +169,36 @@ func (s *traceSource) clientSide() bool { return s.side < 0 }
 
 func (s *traceSource) next(rec *record) error {
 	for {
-		if s.pending != nil {
-			h := *s.pending
-			s.pending = nil
-			s.start(h, s.pendLn, s.pendOff)
+		if s.hasPending {
+			// A header read while a block was open: the block has been
+			// handed out; stray lines before the header come next.
+			if g := s.flushGarbage(); g != nil {
+				return g
+			}
+			s.hasPending = false
+			s.start(s.pending, s.pendLn, s.pendOff)
 		}
 		line, off, err := s.readLine()
 		if err != nil {
 			if err != io.EOF {
 				return err
 			}
-			if g := s.flushGarbage(); g != nil {
-				return g
-			}
 			if s.inBlock {
 				s.inBlock = false
 				return s.finish(rec)
+			}
+			if g := s.flushGarbage(); g != nil {
+				return g
 			}
 			return io.EOF
 		}
 		t := bytes.TrimLeft(line, " \t")
 		if h, ok := parseTraceHeader(t); ok {
-			if g := s.flushGarbage(); g != nil {
-				s.pending, s.pendLn, s.pendOff = &h, s.line, off
-				return g
-			}
+			s.pending, s.hasPending, s.pendLn, s.pendOff = h, true, s.line, off
 			if s.inBlock {
-				err := s.finish(rec)
-				s.start(h, s.line, off)
-				return err
+				s.inBlock = false
+				return s.finish(rec)
 			}
-			s.start(h, s.line, off)
 			continue
 		}
 		s.other(line, t, off)
@@ -241,14 +244,17 @@ func (s *traceSource) other(line, t []byte, off int64) {
 				b.setDamage(ErrBadRecord, "line %d: a second dump in one block", s.line)
 			}
 			b.dumped, b.wire = true, sec == sectionWire
-			b.section, b.freeText = sec, false
+			b.section, b.freeText = sec, 0
 			return
 		}
 		if b.section != sectionNone {
 			b.section = sectionDone
 		}
-		if !bytes.HasPrefix(t, []byte("Decoded:")) {
-			b.freeText = true
+		switch {
+		case bytes.HasPrefix(t, []byte("Text:")):
+			b.freeText = -1
+		case bytes.HasPrefix(t, []byte("DECODE:")):
+			b.freeText = 2 * bytes.Count(b.data, []byte{'\n'})
 		}
 		return
 	}
@@ -281,8 +287,14 @@ func (s *traceSource) other(line, t []byte, off int64) {
 		}
 		return
 	}
-	if b.freeText || line[0] == ' ' || line[0] == '\t' {
+	if line[0] == ' ' || line[0] == '\t' {
 		return // the logger's commentary (DECODE's lines, Decoded's pairs)
+	}
+	if b.freeText != 0 {
+		if b.freeText > 0 {
+			b.freeText--
+		}
+		return
 	}
 	s.addGarbage(off)
 }
@@ -332,7 +344,7 @@ func (s *traceSource) finish(rec *record) error {
 	b := &s.blk
 	h := &b.h
 	when := s.timeOf(h)
-	id := fmt.Sprintf("line %d (#%d)", b.line, h.seq)
+	id := blockID{b.line, h.seq}
 	if len(b.data) == 0 {
 		msg := "no dump"
 		if b.damage != nil {
@@ -360,12 +372,8 @@ func (s *traceSource) finish(rec *record) error {
 	if !b.wire && traceEncrypt == nil {
 		return errors.New("capture: re-encrypting a packet_trace.log needs the game cipher (import package dissect)")
 	}
-	if s.side == 0 && (!b.wire || gameRaw) {
-		if h.sent == (data[0] == 0x01) {
-			s.side = 1
-		} else {
-			s.side = -1
-		}
+	if s.side == 0 {
+		s.side = traceSide(h.sent, data, !b.wire || gameRaw)
 	}
 	local := s.server
 	if s.side < 0 {
@@ -392,6 +400,42 @@ func (s *traceSource) finish(rec *record) error {
 		rec.origLen = traceHeaderSize + max(h.length, len(data)+b.truncBy)
 	}
 	return nil
+}
+
+// blockID names a block in messages: its line and the logger's number.
+type blockID struct {
+	line int
+	seq  int64
+}
+
+func (id blockID) String() string { return fmt.Sprintf("line %d (#%d)", id.line, id.seq) }
+
+// traceSide tells from a datagram whether the log is a server's (1) or a
+// client's (-1), or cannot tell (0). A game datagram's byte 0 is the
+// sender's peer id, 0x01 for the server; a GameSpy query goes from client
+// to server.
+func traceSide(sent bool, data []byte, game bool) int8 {
+	fromServer := false
+	switch {
+	case game:
+		fromServer = data[0] == 0x01
+	case isGameSpyQuery(data):
+	default:
+		return 0
+	}
+	if sent == fromServer {
+		return 1
+	}
+	return -1
+}
+
+func isGameSpyQuery(b []byte) bool {
+	for _, q := range [...]string{`\status\`, `\basic\`, `\info\`, `\rules\`, `\players\`} {
+		if bytes.HasPrefix(b, []byte(q)) {
+			return true
+		}
+	}
+	return false
 }
 
 // timeOf is the time of a block: the day of the header plus the midnights

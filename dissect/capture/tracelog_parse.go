@@ -100,7 +100,7 @@ func parseTraceHeader(line []byte) (h traceHeader, ok bool) {
 		if i := bytes.IndexByte(tok, '('); i >= 0 && tok[len(tok)-1] == ')' {
 			tok = tok[i+1 : len(tok)-1]
 		}
-		if ap, err := netip.ParseAddrPort(string(tok)); err == nil && ap.Addr().Is4() {
+		if ap, ok := parseIPv4Port(tok); ok {
 			h.peer, h.hasPeer = ap, true
 		} else if string(tok) != "unknown" {
 			return h, false
@@ -127,6 +127,33 @@ func parseTraceHeader(line []byte) (h traceHeader, ok bool) {
 	}
 	h.gameSpy = bytes.HasPrefix(bytes.TrimLeft(s, " "), []byte("GAMESPY"))
 	return h, true
+}
+
+// parseIPv4Port reads a.b.c.d:port, as the logger prints it (%d.%d.%d.%d:%d),
+// without the allocation of netip.ParseAddrPort(string(b)).
+func parseIPv4Port(b []byte) (netip.AddrPort, bool) {
+	var a [4]byte
+	for i := range 4 {
+		j := 0
+		for j < len(b) && j < 4 && isDigit(b[j]) {
+			j++
+		}
+		n, ok := atoi(b[:j])
+		sep := byte('.')
+		if i == 3 {
+			sep = ':'
+		}
+		if !ok || j == 0 || j > 3 || n > 255 || j >= len(b) || b[j] != sep {
+			return netip.AddrPort{}, false
+		}
+		a[i] = byte(n)
+		b = b[j+1:]
+	}
+	port, ok := atoi(b)
+	if !ok || len(b) == 0 || len(b) > 5 || port < 0 || port > 65535 {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(netip.AddrFrom4(a), uint16(port)), true
 }
 
 // parseTraceTime reads "[hh:mm:ss.mmm]" and returns the time of day and

@@ -136,7 +136,9 @@ var ErrManyServers = errors.New("the capture holds more than one server")
 
 // Load reads the capture file at path and extracts its scripts.
 func Load(path string, opts LoadOptions) (*Capture, error) {
-	rd, err := capture.Open(path)
+	// A packet_trace.log does not hold its server's address: the chosen
+	// server is the one it is shown with.
+	rd, err := capture.OpenWithOptions(path, capture.Options{TraceServer: opts.Server})
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	if o.File != nil {
 		o.File(path)
 	}
-	cf, err := OpenCapture(path, o.Capture)
+	cf, err := OpenCapture(path, TraceServer(o.Capture, o.Servers))
 	if err != nil {
 		return err
 	}

@@ -290,7 +290,7 @@ func Run(o *Options) error {
 	link := capture.LinkType(0) // of the first file, for an empty -w capture
 	for _, path := range o.Files {
 		damage, damagedHere = damage[:0], 0
-		cf, err := cliutil.OpenCapture(path, o.Caps.Capture())
+		cf, err := cliutil.OpenCapture(path, cliutil.TraceServer(o.Caps.Capture(), servers))
 		if err != nil {
 			p.Flush()
 			return err
