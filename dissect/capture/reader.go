@@ -149,12 +149,16 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 		rd.format = PCAP
 		rd.src, err = newPcapSource(in)
 	default:
-		if head, _ := in.peek(512); sniffTraceLog(head) {
+		if head, _ := in.peek(512); isOBCTrace(head) {
+			rd.format = OBCTrace
+			rd.src, err = newOBCSource(in, opts)
+			break
+		} else if sniffTraceLog(head) {
 			rd.format = PacketTrace
 			rd.src = newTraceSource(in, opts)
 			break
 		}
-		return nil, fmt.Errorf("capture: not a pcap or pcapng file, nor a packet_trace.log (magic %#08x)", m)
+		return nil, fmt.Errorf("capture: not a pcap or pcapng file, nor a packet_trace.log or OBCTRACE (magic %#08x)", m)
 	}
 	if err != nil {
 		return nil, err

@@ -60,16 +60,16 @@ var traceUnknownPeer = netip.AddrPortFrom(netip.AddrFrom4([4]byte{0, 0, 0, 1}), 
 // it. Reading a log's decrypted datagrams without it is an error.
 var traceEncrypt func(dst, src []byte)
 
+var errCipherMissing = errors.New("capture: re-encrypting a packet_trace.log or OBCTRACE needs the game cipher (import package dissect)")
+
 // RegisterCipher gives the package the game's datagram cipher, to encrypt
 // again the datagrams a packet_trace.log holds decrypted. Package dissect
 // calls it when it is initialised.
 func RegisterCipher(encrypt func(dst, src []byte)) { traceEncrypt = encrypt }
 
 const (
-	maxTraceLine    = 64 << 10 // longer lines are skipped as garbage
-	maxUDPPayload   = 65535 - 28
-	traceArenaSize  = 128 << 10
-	traceHeaderSize = 28 // IPv4 + UDP
+	maxTraceLine  = 64 << 10 // longer lines are skipped as garbage
+	maxUDPPayload = 65535 - 28
 )
 
 // sniffTraceLog reports whether b, the start of a file, is a
@@ -136,10 +136,7 @@ type traceSource struct {
 	pendOff    int64
 	garbage    garbageRun
 
-	arena []byte // frames handed out
-	used  int
-	held  bool
-	ipID  uint16
+	frameBuilder
 }
 
 func newTraceSource(in *input, opts Options) *traceSource {
@@ -157,11 +154,6 @@ func (s *traceSource) iface(i int) (InterfaceInfo, bool) {
 	}
 	return InterfaceInfo{LinkType: RawIPv4, SnapLen: 65535, Name: "packet_trace.log"}, true
 }
-
-// hold and release follow Reader.Hold: while held, frames handed out stay
-// where they are.
-func (s *traceSource) hold()    { s.held, s.used = true, 0 }
-func (s *traceSource) release() { s.held = false }
 
 // ClientSide reports whether the log was written on a client, as its
 // datagrams' peer ids say (known once the first game datagram is read).
@@ -370,7 +362,7 @@ func (s *traceSource) finish(rec *record) error {
 		damage = fmt.Errorf("%w: %s: rc=%d", ErrNotSent, id, h.rc)
 	}
 	if !b.wire && traceEncrypt == nil {
-		return errors.New("capture: re-encrypting a packet_trace.log needs the game cipher (import package dissect)")
+		return errCipherMissing
 	}
 	if s.side == 0 {
 		s.side = traceSide(h.sent, data, !b.wire || gameRaw)
@@ -387,17 +379,16 @@ func (s *traceSource) finish(rec *record) error {
 	if h.sent {
 		src, dst = local, peer
 	}
-	frame := s.frame(len(data))
-	s.ipv4UDP(frame, src, dst, len(data))
+	frame := s.frame(src, dst, len(data))
 	if b.wire {
-		copy(frame[traceHeaderSize:], data)
+		copy(frame[udpFrameHeader:], data)
 	} else {
-		traceEncrypt(frame[traceHeaderSize:], data)
+		traceEncrypt(frame[udpFrameHeader:], data)
 	}
 	rec.data, rec.time, rec.linkType, rec.iface = frame, when, RawIPv4, 0
 	rec.origLen, rec.offset, rec.damage = len(frame), b.off, damage
 	if errors.Is(damage, ErrCut) {
-		rec.origLen = traceHeaderSize + max(h.length, len(data)+b.truncBy)
+		rec.origLen = udpFrameHeader + max(h.length, len(data)+b.truncBy)
 	}
 	return nil
 }
@@ -451,47 +442,6 @@ func (s *traceSource) timeOf(h *traceHeader) time.Time {
 	s.lastTOD, s.seenTOD = h.tod, true
 	s.last = s.day.AddDate(0, 0, s.days).Add(h.tod)
 	return s.last
-}
-
-// frame returns room for a frame carrying n payload bytes. While held,
-// frames handed out are not overwritten: a full arena is left to them and
-// a new one taken.
-func (s *traceSource) frame(n int) []byte {
-	need := traceHeaderSize + n
-	if !s.held {
-		s.used = 0
-	}
-	if s.used+need > len(s.arena) {
-		s.arena = make([]byte, max(traceArenaSize, need))
-		s.used = 0
-	}
-	f := s.arena[s.used : s.used+need : s.used+need]
-	s.used += need
-	return f
-}
-
-// ipv4UDP writes the IPv4 and UDP headers of a frame with n payload bytes.
-// The UDP checksum is 0 (none computed): the bytes are reconstructed.
-func (s *traceSource) ipv4UDP(f []byte, src, dst netip.AddrPort, n int) {
-	s.ipID++
-	total := traceHeaderSize + n
-	a, b := src.Addr().As4(), dst.Addr().As4()
-	h := f[:20]
-	h[0], h[1] = 0x45, 0
-	h[2], h[3] = byte(total>>8), byte(total)
-	h[4], h[5] = byte(s.ipID>>8), byte(s.ipID)
-	h[6], h[7] = 0, 0
-	h[8], h[9] = 128, ipProtoUDP
-	h[10], h[11] = 0, 0
-	copy(h[12:16], a[:])
-	copy(h[16:20], b[:])
-	c := ipv4Checksum(h)
-	h[10], h[11] = byte(c>>8), byte(c)
-	u := f[20:28]
-	u[0], u[1] = byte(src.Port()>>8), byte(src.Port())
-	u[2], u[3] = byte(dst.Port()>>8), byte(dst.Port())
-	u[4], u[5] = byte((n+8)>>8), byte(n+8)
-	u[6], u[7] = 0, 0
 }
 
 // readLine returns the next line without its line end (LF or CRLF), and

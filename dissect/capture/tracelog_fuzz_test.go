@@ -13,8 +13,8 @@ import (
 	"github.com/bcwire/bcwire/dissect/capture"
 )
 
-// FuzzTraceLog feeds the packet_trace.log reader anything after a header
-// (and anything at all): it never panics, hands out only datagrams a UDP
+// FuzzTraceLog feeds the packet_trace.log and OBCTRACE readers anything
+// (seeded with both): they never panic, hands out only datagrams a UDP
 // frame can hold, and always reaches the end.
 func FuzzTraceLog(f *testing.F) {
 	for _, name := range []string{"join.packet_trace.log", "obc-restart.packet_trace.log"} {
@@ -32,6 +32,7 @@ func FuzzTraceLog(f *testing.F) {
 	}
 	f.Add([]byte("#1 C->S len=3\nDecrypted:\n 0000: 02 00 00 |...|\n"))
 	f.Add([]byte("[23:59:59.999] #1 S->? unknown len=2049 rc=-1 GAMESPY\n  Hex:\n    ... (1 bytes truncated)\n"))
+	f.Add(append([]byte("OBCTRACE\x03\x00\x00\x00S\x01\x02\x00\x1c\x00"), "\x09\x00\x00\x00R\x02\x08\x00\x80\x00\x00\x02\x7f\x00\x00\x01"...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd, err := capture.NewReader(bytes.NewReader(data))
 		if err != nil {
