@@ -499,3 +499,23 @@ func (s *traceSource) skipLong(off int64) ([]byte, int64, error) {
 	s.line++
 	return []byte("\x00"), off, nil
 }
+
+// Note says, for a file of a format that does not hold everything a
+// capture does (packet_trace.log, OBCTRACE), what the Reader made up, so
+// that a command can tell its user; it is "" for pcap and pcapng. The side
+// of a packet_trace.log is known once its first game datagram is read.
+func (r *Reader) Note() string {
+	switch s := r.src.(type) {
+	case *traceSource:
+		if s.clientSide() {
+			return "a packet_trace.log written on a client (its datagrams' peer ids say so): the client is shown as " +
+				traceClientStandIn.String() + ", a stand-in; times are the logger's local clock, read as UTC"
+		}
+		return "a packet_trace.log: the logging server is shown as " + s.server.String() +
+			" (the log does not hold its address; --server names it); times are the logger's local clock, read as UTC; game datagrams are encrypted again as on the wire"
+	case *obcSource:
+		return "an OBCTRACE (game messages only): each message is put in a datagram of its own, so transport figures are not the wire's; the server is " +
+			s.server.String() + " and the client of slot N 0.0.1.N:5000N, stand-ins; time is the tick times 100 ms"
+	}
+	return ""
+}

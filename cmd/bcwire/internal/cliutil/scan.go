@@ -150,6 +150,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 			fmt.Fprintf(o.IO.Err, "; %s", ev)
 		}
 		fmt.Fprintln(o.IO.Err)
+		if note := cf.R.Note(); note != "" {
+			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+		}
 	}
 	return nil
 }

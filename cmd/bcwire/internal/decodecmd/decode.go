@@ -341,6 +341,9 @@ func Run(o *Options) error {
 		p.Flush()
 		if !o.Quiet {
 			printSummary(o.IO, path, sum)
+			if note := cf.R.Note(); note != "" {
+				fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+			}
 		}
 		// The damage goes to stderr too, so that it survives a pipe into
 		// jq or an output sent to /dev/null.
