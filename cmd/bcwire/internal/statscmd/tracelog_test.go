@@ -18,8 +18,10 @@ func statsCounts(t *testing.T, file string, servers ...string) []string {
 	}
 	var doc struct {
 		Sessions []struct {
-			Client, Name, EndReason string `json:"end_reason"`
-			Opcodes                 []struct {
+			Client    string
+			Name      string
+			EndReason string `json:"end_reason"`
+			Opcodes   []struct {
 				Dir           string
 				Opcode, Count int
 				Bytes         int
