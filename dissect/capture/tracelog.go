@@ -106,6 +106,29 @@ type traceBlock struct {
 	// two for each line end the datagram holds, so that stray lines after
 	// a block are still found.
 	freeText int
+	marked   bool // a part of the block has started (a marker line)
+	bare     bool // the bytes came from bare rows (appendBareRow)
+}
+
+// appendBareRow takes a line of nothing but two-digit hex bytes as the
+// next bytes of the block's datagram, and reports whether it did.
+func (b *traceBlock) appendBareRow(t []byte) bool {
+	n := 0
+	for i := 0; i < len(t); i += 3 {
+		if i+2 > len(t) || !isHex(t[i]) || !isHex(t[i+1]) || i+2 < len(t) && t[i+2] != ' ' {
+			return false
+		}
+		n++
+	}
+	if n == 0 || n > 16 || len(b.data)+n > maxUDPPayload {
+		return false
+	}
+	for i := 0; i < len(t); i += 3 {
+		b.data = append(b.data, unhex(t[i])<<4|unhex(t[i+1]))
+	}
+	b.bare = true
+	b.wire = b.data[0] == '\\'
+	return true
 }
 
 // garbageRun is a run of lines that belong to no block.
@@ -231,6 +254,7 @@ func (s *traceSource) other(line, t []byte, off int64) {
 		return
 	}
 	if sec, ok := traceMarker(t); ok {
+		b.marked = true
 		if sec == sectionDecrypted || sec == sectionWire {
 			if b.dumped {
 				b.setDamage(ErrBadRecord, "line %d: a second dump in one block", s.line)
@@ -277,6 +301,13 @@ func (s *traceSource) other(line, t []byte, off int64) {
 				b.section = sectionDone
 			}
 		}
+		return
+	}
+	if !b.dumped && !b.marked && b.appendBareRow(t) {
+		// A quotation that leaves out "Decrypted:" and the offsets (§9.3
+		// of the disconnect-flow analysis: "#1765 S->C len=6 [ACK]", then
+		// "  01 01 01 02 00 02"): the bytes right after the header. A
+		// game datagram's, decrypted, unless it starts with '\'.
 		return
 	}
 	if line[0] == ' ' || line[0] == '\t' {

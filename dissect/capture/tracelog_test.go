@@ -197,6 +197,32 @@ func TestTraceLogPublishedExcerpt(t *testing.T) {
 	}
 }
 
+// §9.3 of the same page quotes a block with neither "Decrypted:" nor
+// offsets, and a header without peer label: the bytes after the header are
+// the datagram.
+func TestTraceLogBareExcerpt(t *testing.T) {
+	const excerpt = "#1765 S->C len=6 [ACK]\n" +
+		"  01 01 01 02 00 02\n" +
+		"DECODE: peer=S(1) msgs=1\n" +
+		"  [msg 0] ACK seq=2\n"
+	rd, err := capture.NewReader(strings.NewReader(excerpt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := make([]byte, len(p.Payload))
+	dissect.Decrypt(plain, p.Payload)
+	if !bytes.Equal(plain, []byte{0x01, 0x01, 0x01, 0x02, 0x00, 0x02}) || p.Src != capture.DefaultTraceServer {
+		t.Errorf("%v -> %v % X", p.Src, p.Dst, plain)
+	}
+	if _, err := rd.Next(); err != io.EOF {
+		t.Errorf("after the block: %v", err)
+	}
+}
+
 // Damage in a log is named and confined: each damaged block or run of
 // stray lines is one error, and every other datagram still reads.
 func TestTraceLogDamage(t *testing.T) {
