@@ -155,6 +155,7 @@ type traceSource struct {
 	// pending is a block header read and not yet started.
 	pending    traceHeader
 	hasPending bool
+	lastSeq    int64 // the highest #seq read; 0 before the first block
 	pendLn     int
 	pendOff    int64
 	garbage    garbageRun
@@ -190,6 +191,9 @@ func (s *traceSource) next(rec *record) error {
 			if g := s.flushGarbage(); g != nil {
 				return g
 			}
+			if g := s.seqGap(); g != nil {
+				return g
+			}
 			s.hasPending = false
 			s.start(s.pending, s.pendLn, s.pendOff)
 		}
@@ -220,6 +224,27 @@ func (s *traceSource) next(rec *record) error {
 	}
 }
 
+// seqGap reports the logger's blocks missing before the pending one: the
+// logger numbers every datagram it logs (#seq), so a jump means blocks
+// lost from the file (cut, or lines dropped in copying). Numbers that go
+// back (another thread logged in between) are not gaps.
+func (s *traceSource) seqGap() error {
+	seq := s.pending.seq
+	last := s.lastSeq
+	if seq > s.lastSeq {
+		s.lastSeq = seq
+	}
+	if last == 0 || seq <= last+1 {
+		return nil
+	}
+	what := fmt.Sprintf("#%d", last+1)
+	if seq-1 > last+1 {
+		what = fmt.Sprintf("#%d-#%d", last+1, seq-1)
+	}
+	return &recordError{offset: s.pendOff, err: fmt.Errorf("%w: before line %d: %d logged datagrams missing from the file (%s)",
+		ErrTraceLine, s.pendLn, seq-1-last, what)}
+}
+
 // start begins a block.
 func (s *traceSource) start(h traceHeader, line int, off int64) {
 	b := &s.blk
@@ -243,6 +268,7 @@ func (s *traceSource) other(line, t []byte, off int64) {
 			s.day = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
 			s.lastTOD = time.Duration(d.Hour())*time.Hour + time.Duration(d.Minute())*time.Minute + time.Duration(d.Second())*time.Second
 			s.seenTOD, s.days, s.last = true, 0, s.day.Add(s.lastTOD)
+			s.lastSeq = 0 // a new session of the logger numbers from 1 again
 		}
 		if inDump {
 			b.section = sectionDone

@@ -270,6 +270,11 @@ func TestTraceLogDamage(t *testing.T) {
 			ls[i] = strings.Replace(ls[i], " len=", " len=1", 1)
 			return ls
 		}, capture.ErrBadRecord, 1},
+		{"blocks missing", func(ls []string) []string {
+			i := find("[", 40)
+			j := find("[", i+1)
+			return append(ls[:i:i], ls[j:]...)
+		}, capture.ErrTraceLine, 1},
 		{"binary after the header", func(ls []string) []string {
 			return append(ls[:30:30], "\x00\x01\x02\xff\xfe\r\r\x00", strings.Repeat("\xAB", 100000))
 		}, nil, -1},
