@@ -133,8 +133,8 @@ func (b *traceBlock) appendBareRow(t []byte) bool {
 
 // garbageRun is a run of lines that belong to no block.
 type garbageRun struct {
-	first, last int
-	off         int64
+	first, last  int
+	off, lastOff int64 // file offsets of the first and the last line
 }
 
 type traceSource struct {
@@ -221,8 +221,23 @@ func (s *traceSource) next(rec *record) error {
 			continue
 		}
 		s.other(line, t, off)
+		if g := &s.garbage; g.first != 0 && g.last > g.first && g.lastOff-g.off >= traceGarbageReport {
+			// A long run is reported piece by piece, each at its end, so
+			// that the Reader's cap on input without a readable record
+			// (Options.MaxUnreadable) stops a file that is all garbage;
+			// the block the run follows is handed out first.
+			if s.inBlock {
+				s.inBlock = false
+				return s.finish(rec)
+			}
+			return s.flushGarbage()
+		}
 	}
 }
+
+// traceGarbageReport is how many bytes of a run of stray lines make one
+// report.
+const traceGarbageReport = 1 << 20
 
 // seqGap reports the logger's blocks missing before the pending one: the
 // logger numbers every datagram it logs (#seq), so a jump means blocks
@@ -371,7 +386,7 @@ func (s *traceSource) addGarbage(off int64) {
 	if s.garbage.first == 0 {
 		s.garbage = garbageRun{first: s.line, off: off}
 	}
-	s.garbage.last = s.line
+	s.garbage.last, s.garbage.lastOff = s.line, off
 }
 
 // flushGarbage reports the run of garbage lines that has just ended.
@@ -385,7 +400,7 @@ func (s *traceSource) flushGarbage() error {
 	if g.last > g.first {
 		what = fmt.Sprintf("lines %d-%d", g.first, g.last)
 	}
-	return &recordError{offset: g.off, err: fmt.Errorf("%w: %s", ErrTraceLine, what)}
+	return &recordError{offset: g.lastOff, err: fmt.Errorf("%w: %s", ErrTraceLine, what)}
 }
 
 // finish turns the block read into a frame in rec.

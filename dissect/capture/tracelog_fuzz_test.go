@@ -113,12 +113,15 @@ func TestTraceLogTenMillionLines(t *testing.T) {
 		good, damp int
 	}{
 		{"blocks", func(i int) string { return block[i%len(block)] }, (lines + len(block) - 1) / len(block), 0},
+		// After 16 MiB of lines that are no log (Options.MaxUnreadable)
+		// the reader gives up: ErrUnreadable ends the reports, each a run
+		// of 1 MiB of stray lines.
 		{"garbage", func(i int) string {
 			if i < len(block) {
 				return block[i]
 			}
 			return garbage[:8+i%50]
-		}, 1, 1},
+		}, 1, -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := heapAllocs()
@@ -127,16 +130,23 @@ func TestTraceLogTenMillionLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			good, bad := 0, 0
+			var last error
 			for {
 				_, err := rd.Next()
 				if err == io.EOF {
 					break
 				}
 				if err != nil {
-					bad++
+					bad, last = bad+1, err
 					continue
 				}
 				good++
+			}
+			if c.damp < 0 {
+				if bad < 16 || bad > 20 || !errors.Is(last, capture.ErrUnreadable) {
+					t.Errorf("%d damaged, the last %v; want about 17 reports, ErrUnreadable last", bad, last)
+				}
+				bad = c.damp
 			}
 			if good != c.good || bad != c.damp {
 				t.Errorf("%d datagrams, %d damaged; want %d and %d", good, bad, c.good, c.damp)
