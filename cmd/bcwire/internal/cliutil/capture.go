@@ -157,3 +157,22 @@ func CheckCapturePath(path string) error {
 	}
 	return nil
 }
+
+// ReadsPipe reports whether one of files is a pipe (or standard input that
+// is not a regular file): a capture that arrives as it is made, whose
+// lines should be printed as they come.
+func ReadsPipe(files []string) bool {
+	for _, path := range files {
+		var st os.FileInfo
+		var err error
+		if path == capture.Stdin {
+			st, err = os.Stdin.Stat()
+		} else {
+			st, err = os.Stat(path)
+		}
+		if err == nil && !st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}

@@ -31,8 +31,13 @@ type Options struct {
 	Peer    int // -1 = any
 	Servers []string
 	Count   int // 0 = all
-	Quiet   bool
-	Caps    cliutil.Caps
+	// Quiet (-q) prints no packet lines, as tshark's -q, and no summary;
+	// damage and errors still go to stderr, and -w still writes.
+	Quiet bool
+	// LineBuffered (-l) flushes the output after each packet, as tshark's
+	// -l; reading a pipe does so too.
+	LineBuffered bool
+	Caps         cliutil.Caps
 	// tshark's: -r, -Y, -t; -T fields -e -E, -x; -w.
 	Read  cliutil.ReadFlags
 	Print cliutil.PrintFlags
@@ -99,11 +104,12 @@ errors.`,
 	f.IntVar(&o.Peer, "peer", -1, "only datagrams with this peer id (1 = server, 2 = first client, 255 = connecting)")
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print no packet lines (as tshark's -q) and no summary; damage and errors still go to stderr, -w still writes")
+	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
 	o.Caps.AddFlags(f, false)
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
-	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
+	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")
 	return cmd
 }
 
@@ -188,8 +194,8 @@ func Run(o *Options) error {
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if o.Count < 0 {
-		return cliutil.Usage("-c %d: give the number of packets to read (0 for all)", o.Count)
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
 	}
 	yflt, err := o.Read.CompileFilter()
 	if err != nil {
@@ -203,11 +209,17 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if o.Print.Format == "json" {
+	jsonArray := o.Print.Format == "json" // tshark's -T json: one array
+	if jsonArray {
 		o.JSON = true
 	}
 	if fields && (o.JSON || o.Verbose) {
 		return cliutil.Usage("-T fields prints the -e fields; do not also give --json or -V")
+	}
+	// Every input is checked before anything is printed or written, so
+	// that a missing second file does not come after all of the first.
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err
 	}
 	var cut *cliutil.FrameCutter
 	var cutFile *cliutil.AtomicFile
@@ -218,16 +230,27 @@ func Run(o *Options) error {
 		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.Files...); err != nil {
 			return err
 		}
-		if cutFile, err = cliutil.Create(o.Write); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if o.Write == "-" { // tshark's habit: the capture on standard output
+			cut = cliutil.NewFrameCutter(o.IO.Out, capture.PCAP)
+		} else {
+			if cutFile, err = cliutil.Create(o.Write); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
+			defer cutFile.Abort()
+			cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 		}
-		defer cutFile.Abort()
-		cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 	}
+	out := o.IO.Out
+	if jsonArray {
+		ja := newJSONArray(out)
+		defer ja.Close()
+		out = ja
+	}
+	lineFlush := o.LineBuffered || cliutil.ReadsPipe(o.Files)
 	var p recordPrinter
 	var dp *report.DecodePrinter
 	if fields {
-		if p, err = report.NewFieldsPrinter(o.IO.Out, fieldsOpts, tf); err != nil {
+		if p, err = report.NewFieldsPrinter(out, fieldsOpts, tf); err != nil {
 			return cliutil.Usage("%v", err)
 		}
 	} else {
@@ -238,7 +261,7 @@ func Run(o *Options) error {
 		case o.Verbose:
 			format = report.DecodeVerbose
 		}
-		dp = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+		dp = report.NewDecodePrinter(out, format, o.IO.Color && !o.JSON)
 		dp.SetTimeFormat(tf)
 		dp.SetHexDump(o.Print.Hex)
 		p = dp
@@ -249,12 +272,14 @@ func Run(o *Options) error {
 	var werr error
 	var damage []string // of the current file, for stderr
 	damagedHere := 0
+	var seen serverSeen // --server: whose traffic came
 	emit := func(r *flow.Record) bool {
 		if r.Err != nil {
 			if damagedHere++; len(damage) < maxDamageLines {
 				damage = append(damage, cliutil.DamageText(r))
 			}
 		}
+		seen.note(servers, r)
 		p.Observe(r)
 		if ctx.Start.IsZero() && !r.Time.IsZero() {
 			ctx.Start = r.Time
@@ -269,11 +294,17 @@ func Run(o *Options) error {
 			}
 			return true
 		}
+		if o.Quiet {
+			return true
+		}
 		var err error
 		if dp != nil && yflt != nil {
 			err = dp.PrintWithGameJSON(r, yflt.GameJSON())
 		} else {
 			err = p.Print(r)
+		}
+		if err == nil && lineFlush {
+			err = p.Flush()
 		}
 		if err != nil {
 			werr = err
@@ -358,6 +389,7 @@ func Run(o *Options) error {
 	if err := p.Flush(); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
+	seen.report(o.IO.Err, servers)
 	if cut != nil {
 		if link == 0 {
 			link = capture.Ethernet
@@ -365,10 +397,12 @@ func Run(o *Options) error {
 		if err := cut.Flush(link); err != nil {
 			return cliutil.IOError(o.Write, err)
 		}
-		if err := cutFile.Commit(); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if cutFile != nil {
+			if err := cutFile.Commit(); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
 		}
-		if !o.Quiet {
+		if !o.Quiet && cutFile != nil {
 			fmt.Fprintf(o.IO.Err, "wrote %d frames to %s\n", cut.Written, o.Write)
 		}
 	}

@@ -47,6 +47,7 @@ Start with:
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetHelpCommand(newCmdHelp())
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
 		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), exportcmd.NewCmdExport(io, nil), synthcmd.NewCmdSynth(io, nil),
 		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil))
