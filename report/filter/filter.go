@@ -14,15 +14,12 @@
 package filter
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 )
@@ -47,7 +44,15 @@ type Filter struct {
 	lastPath string
 	lastVal  any
 	paths    map[string]jsonPath // compiled on first use
+	// err is the first evaluation that failed: a filter comparing kinds
+	// of values that do not compare (fields.speed > "a").
+	err error
 }
+
+// Err is the first evaluation of the filter that failed, or nil. The
+// commands stop on it: such a filter is wrong, not a filter that holds for
+// nothing.
+func (f *Filter) Err() error { return f.err }
 
 // Error is a display filter that does not compile. Column counts runes
 // from 1.
@@ -74,16 +79,20 @@ var guarded = map[string]bool{"<": true, ">": true, "<=": true, ">=": true}
 func Compile(src string) (*Filter, error) {
 	makeSmallInts()
 	f := &Filter{src: src, env: map[string]any{}}
-	text := src
+	tr, err := translate(src) // tshark's spelling (syntax.go)
+	if err != nil {
+		return nil, err
+	}
+	text := tr.text
 	// A lone field tests that the record has it, as in tshark (`-Y seq`).
-	if tree, err := parser.Parse(src); err == nil {
+	if tree, err := parser.Parse(text); err == nil {
 		switch n := tree.Node.(type) {
 		case *ast.IdentifierNode:
 			if id, ok := fieldByName[n.Value]; !ok || fieldDefs[id].typ != false {
-				text = src + " != nil"
+				text += " != nil"
 			}
 		case *ast.MemberNode:
-			text = src + " != nil"
+			text += " != nil"
 		}
 	}
 	// Compiled twice: once with every field's type, for the errors a user
@@ -100,12 +109,12 @@ func Compile(src string) (*Filter, error) {
 	}
 	fn := expr.Function(fieldFunc, f.field, new(func(string) any))
 	if _, err := expr.Compile(text, expr.Env(types), expr.AsBool(), fn, expr.Patch(&patcher{})); err != nil {
-		return nil, compileError(src, err)
+		return nil, tr.compileError(err)
 	}
 	p := &patcher{}
 	prog, err := expr.Compile(text, expr.Env(always), expr.AllowUndefinedVariables(), expr.AsBool(), fn, expr.Patch(p))
 	if err != nil {
-		return nil, compileError(src, err)
+		return nil, tr.compileError(err)
 	}
 	f.prog = prog
 	for id := range p.idents {
@@ -117,26 +126,8 @@ func Compile(src string) (*Filter, error) {
 // String is the expression as given.
 func (f *Filter) String() string { return f.src }
 
-func compileError(src string, err error) error {
-	e := &Error{Expr: src, Column: 1, Msg: err.Error()}
-	var fe *file.Error
-	if errors.As(err, &fe) {
-		e.Msg, e.Column = fe.Message, fe.Column+1
-		if e.Column > utf8.RuneCountInString(src)+1 {
-			e.Column = utf8.RuneCountInString(src) + 1
-		}
-	}
-	if strings.HasPrefix(e.Msg, "unexpected token EOF") {
-		e.Column = utf8.RuneCountInString(src) + 1 // where something is missing
-	}
-	if name, ok := strings.CutPrefix(e.Msg, "unknown name "); ok {
-		e.Msg = fmt.Sprintf("unknown field %q (fields: %s)", name, strings.Join(Names(), ", "))
-	}
-	return e
-}
-
 // Match reports whether r passes the filter. A runtime failure (comparing
-// a number with a string, say) is a non-match.
+// a number with a string, say) is a non-match, and Err tells of the first.
 func (f *Filter) Match(r *flow.Record, c *Context) bool {
 	for _, id := range f.used {
 		f.env[envName(id)] = value(id, r, c, &f.addrs)
@@ -145,6 +136,9 @@ func (f *Filter) Match(r *flow.Record, c *Context) bool {
 	out, err := f.machine.Run(f.prog, f.env)
 	f.rec = nil
 	if err != nil {
+		if f.err == nil {
+			f.err = runtimeError(f.src, err)
+		}
 		return false
 	}
 	ok, _ := out.(bool)

@@ -131,7 +131,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 		if n++; n&1023 == 0 {
 			prog.Update(cf.Read())
 		}
-		return true
+		return o.Filter == nil || o.Filter.Err() == nil // a filter that cannot be evaluated stops the scan
 	}
 	var src flow.Source = cf.R
 	if o.Count > 0 {
@@ -143,6 +143,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 		return emitErr
 	})
 	prog.Clear()
+	if o.Filter != nil && o.Filter.Err() != nil {
+		return Usage("-Y: %v", o.Filter.Err())
+	}
 	if emitErr != nil {
 		return &ExitError{Code: ExitUsage, Err: emitErr} // writing the output failed
 	}

@@ -285,6 +285,10 @@ func Run(o *Options) error {
 			ctx.Start = r.Time
 		}
 		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
+			if yflt != nil && yflt.Err() != nil {
+				werr = fmt.Errorf("-Y: %w", yflt.Err())
+				return false
+			}
 			return true
 		}
 		if cut != nil {

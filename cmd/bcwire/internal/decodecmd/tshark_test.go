@@ -122,7 +122,7 @@ func TestDisplayFilterErrors(t *testing.T) {
 		`name == "CHAT" and`:  "column 19",
 		`nmae == "CHAT"`:      `unknown field "nmae"`,
 		`frame contains "x"`:  "column 7",
-		`fields.text ~ "x"`:   "column 13",
+		`fields.text ~ 5`:     "column 13",
 		`(opcode == 0x2C`:     "column 16",
 		`opcode == 0xZZ`:      "column",
 		`name == "CHAT" and `: "column 20",

@@ -439,6 +439,10 @@ func (l *liveRun) record(r *flow.Record) bool {
 			return false
 		}
 	}
+	if l.display != nil && l.display.Err() != nil {
+		l.printErr = fmt.Errorf("-Y: %w", l.display.Err()) // a filter that cannot be evaluated
+		return false
+	}
 	return true
 }
 

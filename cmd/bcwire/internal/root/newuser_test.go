@@ -222,3 +222,28 @@ func TestVersionText(t *testing.T) {
 		t.Errorf("--version: %q", out)
 	}
 }
+
+// Display filters in tshark's spellings, and a filter whose comparison
+// cannot be made is an error (exit 2), not empty output.
+func TestDisplayFilterTsharkForms(t *testing.T) {
+	battle := corpus("battle.pcap")
+	want, _, _ := run(t, "decode", "-Y", "opcode in [0x2C, 0x2D]", battle)
+	for _, expr := range []string{"opcode in {0x2C 0x2D}", "opcode eq 0x2C or opcode eq 0x2D", `name ~ "^(CHAT|TEAM_CHAT)$"`} {
+		got, errs, code := run(t, "decode", "-Y", expr, battle)
+		if code != 0 || got != want || want == "" {
+			t.Errorf("-Y %q: exit %d %q; %d bytes, want %d", expr, code, errs, len(got), len(want))
+		}
+	}
+	for _, cmd := range []string{"decode", "stats", "timeline"} {
+		out, errs, code := run(t, cmd, "-Y", `fields.speed > "a"`, battle)
+		if code != 2 || !strings.Contains(errs, "cannot compare a number with a string") || cmd == "decode" && out != "" {
+			t.Errorf("%s -Y 'fields.speed > \"a\"': exit %d, stderr %q, stdout %d bytes", cmd, code, errs, len(out))
+		}
+	}
+	for _, expr := range []string{"frame.number == 3", "opcode in 5"} {
+		_, errs, code := run(t, "decode", "-Y", expr, battle)
+		if code != 2 || strings.Contains(errs, "interface") || strings.Contains(errs, "type int") || strings.Contains(errs, "mismatched") {
+			t.Errorf("-Y %q: exit %d %q", expr, code, errs)
+		}
+	}
+}
