@@ -293,7 +293,7 @@ func Run(o *Options) error {
 		}
 		if cut != nil {
 			if err := cut.Keep(r); err != nil {
-				werr = err
+				werr = fmt.Errorf("-w %s: %w", o.Write, err)
 				return false
 			}
 			return true

@@ -100,6 +100,24 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// format is the -w name's: pcap for .pcap and .cap, as decode -w and
+// synth -w choose; pcapng (dumpcap's default) for any other name.
+func (r *ringWriter) format() capture.Format {
+	if f, ok := cliutil.CaptureFormat(r.path); ok {
+		return f
+	}
+	return capture.PCAPNG
+}
+
+// recordSize is the bytes a frame takes in the file: a pcap record header,
+// or a pcapng enhanced packet block padded to 32 bits.
+func (r *ringWriter) recordSize(frame []byte) int64 {
+	if r.format() == capture.PCAP {
+		return int64(16 + len(frame))
+	}
+	return int64(32 + len(frame) + (-len(frame) & 3))
+}
+
 // name is the file the current counter writes.
 func (r *ringWriter) name(start time.Time) string {
 	if !r.ring.rotating() {
@@ -117,7 +135,7 @@ func (r *ringWriter) open(now time.Time) error {
 		return err
 	}
 	r.counted = &countingWriter{w: f}
-	w, err := capture.NewWriterInterface(r.counted, capture.PCAPNG, r.link, r.iface)
+	w, err := capture.NewWriterInterface(r.counted, r.format(), r.link, r.iface)
 	if err == nil {
 		err = w.Flush() // the header, so that its size is counted
 	}
@@ -143,7 +161,7 @@ func (r *ringWriter) WriteFrame(now time.Time, ts time.Time, frame []byte) error
 	if r.err != nil {
 		return r.err
 	}
-	if r.f != nil && r.frames > 0 && r.due(now, int64(32+len(frame)+(-len(frame)&3))) {
+	if r.f != nil && r.frames > 0 && r.due(now, r.recordSize(frame)) {
 		r.err = r.next()
 	}
 	if r.err == nil && r.f == nil {
@@ -156,7 +174,7 @@ func (r *ringWriter) WriteFrame(now time.Time, ts time.Time, frame []byte) error
 		r.err = err
 		return err
 	}
-	r.size += int64(32 + len(frame) + (-len(frame) & 3)) // an enhanced packet block
+	r.size += r.recordSize(frame)
 	r.frames++
 	return nil
 }
@@ -266,3 +284,11 @@ func explainWriteError(err error) error {
 }
 
 func createAtomic(path string) (captureFile, error) { return cliutil.Create(path) }
+
+// stdoutCapture is -w -: the capture goes to standard output as it is
+// written, and there is nothing to rename.
+type stdoutCapture struct{ io.Writer }
+
+func (stdoutCapture) Commit() error { return nil }
+func (stdoutCapture) Abort()        {}
+func (stdoutCapture) Name() string  { return "standard output" }

@@ -247,3 +247,49 @@ func TestDisplayFilterTsharkForms(t *testing.T) {
 		}
 	}
 }
+
+// decode -w FILE.pcapng of inputs of different link types writes one
+// interface per link type, and the result decodes to the same messages;
+// a pcap file, which has one link type, is refused with a reason.
+func TestWriteMixedLinkTypes(t *testing.T) {
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.pcapng")
+	sll, join := corpus("sll.pcap"), corpus("join.pcap")
+	if _, errs, code := run(t, "decode", "-w", mix, sll, join); code != 0 {
+		t.Fatalf("exit %d %q", code, errs)
+	}
+	want, _, _ := run(t, "decode", "-T", "fields", "-e", "src", "-e", "dst", "-e", "name", "-e", "fields", sll, join)
+	got, errs, code := run(t, "decode", "-T", "fields", "-e", "src", "-e", "dst", "-e", "name", "-e", "fields", mix)
+	if code != 0 || !strings.Contains(errs, "574 records") {
+		t.Fatalf("decode mix.pcapng: exit %d %q", code, errs)
+	}
+	strip := func(s string) string { // -T fields names the file when there are several
+		var b strings.Builder
+		for _, l := range strings.Split(s, "\n") {
+			if _, rest, ok := strings.Cut(l, "\t"); ok && strings.HasSuffix(l[:len(l)-len(rest)-1], ".pcap") {
+				l = rest
+			}
+			b.WriteString(l + "\n")
+		}
+		return b.String()
+	}
+	if strip(got) != strip(want) || len(got) < 1000 {
+		t.Errorf("mix.pcapng decodes to %d bytes of fields, the inputs to %d", len(got), len(want))
+	}
+	_, errs, code = run(t, "decode", "-w", filepath.Join(dir, "mix.pcap"), sll, join)
+	if code != 2 || !strings.Contains(errs, "-w ") || !strings.Contains(errs, "write pcapng") {
+		t.Errorf("decode -w mix.pcap: exit %d %q", code, errs)
+	}
+}
+
+// serve's standard output is its console: -w - is refused, and no file
+// named "-" is made.
+func TestServeWriteDashRefused(t *testing.T) {
+	_, errs, code := run(t, "serve", "--listen", "127.0.0.1:0", "-w", "-", "--stop-after", "1ms")
+	if code != 2 || !strings.Contains(errs, "-w -: serve's standard output is its console") {
+		t.Errorf("exit %d %q", code, errs)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`a file named "-"`)
+	}
+}

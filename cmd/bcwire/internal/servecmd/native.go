@@ -316,6 +316,9 @@ type captureFile struct {
 }
 
 func createCapture(path string) (*captureFile, error) {
+	if path == "-" {
+		return nil, cliutil.Usage("-w -: serve's standard output is its console; give the capture a file name (.pcap or .pcapng)")
+	}
 	format, ok := cliutil.CaptureFormat(path)
 	if !ok {
 		return nil, cliutil.Usage("-w %s: name the capture .pcap or .pcapng", path)
