@@ -293,3 +293,39 @@ func TestServeWriteDashRefused(t *testing.T) {
 		t.Error(`a file named "-"`)
 	}
 }
+
+// A damaged record keeps its own time stamp: export files it under its
+// day, not 0001-01-01, and decode --json shows its time (issue 33).
+func TestDamagedRecordKeepsItsTime(t *testing.T) {
+	dir := t.TempDir()
+	if _, errs, code := run(t, "export", "-o", dir, corpus("damaged.pcap")); code != 1 {
+		t.Fatalf("export damaged.pcap: exit %d %q", code, errs)
+	}
+	days, _ := filepath.Glob(filepath.Join(dir, "messages", "capture=damaged.pcap", "date=*"))
+	if len(days) != 1 || filepath.Base(days[0]) != "date=2026-01-10" {
+		t.Errorf("partitions %v, want only date=2026-01-10", days)
+	}
+	// A record cut short at the end of the file: its header, and so its
+	// time, is whole.
+	data, err := os.ReadFile(corpus("join.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.pcap")
+	os.WriteFile(cut, data[:len(data)-10], 0o644)
+	for _, name := range []string{"damaged.pcap", "cut.pcap"} {
+		path := corpus(name)
+		if name == "cut.pcap" {
+			path = cut
+		}
+		out, _, code := run(t, "decode", "--json", path)
+		if code != 1 {
+			t.Fatalf("%s: exit %d", name, code)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if strings.Contains(l, `"error":"capture record`) && !strings.Contains(l, `"time":"2026-01-10T`) {
+				t.Errorf("%s: a damaged record without its time: %s", name, l)
+			}
+		}
+	}
+}
