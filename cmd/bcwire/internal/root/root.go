@@ -54,6 +54,8 @@ Start with:
 		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
 	root.AddCommand(servecmd.NewCmdServe(io, nil), verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
 	prof.addFlags(root)
+	root.AddCommand(newCmdMan())
+	addCompletions(root)
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
 			c.RunE = needSubcommand // bcwire cipher
