@@ -56,7 +56,7 @@ func (c *Caps) Check() error {
 		{"--max-ip-frag-bytes", c.IPFragmentBytes},
 	} {
 		if cp.v < 0 {
-			return Usage("%s %d: a cap must be positive", cp.flag, cp.v)
+			return Usage("%s %d: a cap cannot be negative (0 takes the default)", cp.flag, cp.v)
 		}
 	}
 	return nil

@@ -150,6 +150,10 @@ func CheckCapturePath(path string) error {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = &os.PathError{Op: "open", Path: pe.Path, Err: pe.Err} // the user asked to read it
+		}
 		return IOError(path, err)
 	}
 	if st.IsDir() {
