@@ -350,7 +350,8 @@ var (
 	reUnexpected = regexp.MustCompile(`^unexpected token (\w+)(?:\("(.*)"\))?`)
 	reMismatch   = regexp.MustCompile(`^invalid operation: (\S+) \(mismatched types (.+) and (.+)\)$`)
 	reNoField    = regexp.MustCompile(`^type .+ has no field (\S+)`)
-	reCannotUse  = regexp.MustCompile(`^cannot use (.+) as type (.+?)( in .*)?$`)
+	reCannotUse  = regexp.MustCompile(`^cannot use (.+) as type (.+?)( in array)?$`)
+	reIndex      = regexp.MustCompile(`^type (.+)\[(.+)\] is undefined`)
 	reRuntimeOp  = regexp.MustCompile(`invalid operation: (.+?) (\S+) (.+?)\s*(\(|$)`)
 )
 
@@ -378,7 +379,13 @@ func plainMessage(msg string) string {
 		return fmt.Sprintf("%q: only fields.PATH has parts after a dot", m[1])
 	}
 	if m := reCannotUse.FindStringSubmatch(msg); m != nil {
+		if m[3] != "" { // FIELD in {values}: the values are of another kind
+			return fmt.Sprintf("in cannot look for %s in a set of %ss", kindOf(m[1]), strings.TrimPrefix(kindOf(m[2]), "a "))
+		}
 		return fmt.Sprintf("%s where %s is needed", kindOf(m[1]), kindOf(m[2]))
+	}
+	if m := reIndex.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s has no elements to index with [ ]: only fields.PATH can hold lists", strings.TrimPrefix(kindOf(m[1]), "a "))
 	}
 	if r, ok := strings.CutPrefix(msg, "unrecognized character: "); ok {
 		if _, c, ok := strings.Cut(r, " "); ok {
@@ -424,7 +431,11 @@ func runtimeError(src string, err error) error {
 	}
 	msg = strings.TrimSuffix(strings.TrimSpace(msg), ")")
 	if m := reRuntimeOp.FindStringSubmatch(msg); m != nil {
-		msg = fmt.Sprintf("%s cannot compare %s with %s", m[2], kindOf(m[1]), kindOf(m[3]))
+		verb := "compare"
+		if strings.Contains("+-*/%^", m[2]) {
+			verb = "work out"
+		}
+		msg = fmt.Sprintf("%s cannot %s %s with %s", m[2], verb, kindOf(m[1]), kindOf(m[3]))
 	} else {
 		msg = plainMessage(msg)
 	}

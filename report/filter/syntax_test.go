@@ -94,6 +94,8 @@ func TestErrorsWithoutInternals(t *testing.T) {
 		{`name == "a" § 1`, 13, "unexpected character"},
 		{`name == "CHAT`, 9, "closing quote"},
 		{`}`, 1, "} without its {"},
+		{`frame in {"a"}`, 7, "in cannot look for a number in a set of strings"},
+		{`name[0] == "C"`, 5, "string has no elements to index"},
 	} {
 		_, err := filter.Compile(tc.expr)
 		var fe *filter.Error
