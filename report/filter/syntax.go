@@ -421,11 +421,15 @@ func kindOf(goType string) string {
 	return "a value"
 }
 
-// runtimeError is an evaluation that failed on a record: the two sides of
-// a comparison are of kinds that do not compare (fields.speed > "a"). It
-// is an error of the filter, as tshark refuses such a filter.
-func runtimeError(src string, err error) error {
+// runtimeMessage says, in a filter's words, why an evaluation failed on a
+// record: the two sides of a comparison are of kinds that do not compare
+// (fields.speed > "a"). Such a filter is an error, as tshark refuses it.
+func runtimeMessage(err error) string {
 	msg := err.Error()
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		msg = fe.Message
+	}
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
@@ -435,9 +439,7 @@ func runtimeError(src string, err error) error {
 		if strings.Contains("+-*/%^", m[2]) {
 			verb = "work out"
 		}
-		msg = fmt.Sprintf("%s cannot %s %s with %s", m[2], verb, kindOf(m[1]), kindOf(m[3]))
-	} else {
-		msg = plainMessage(msg)
+		return fmt.Sprintf("%s cannot %s %s with %s", m[2], verb, kindOf(m[1]), kindOf(m[3]))
 	}
-	return fmt.Errorf("%s: %s", src, msg)
+	return plainMessage(msg)
 }

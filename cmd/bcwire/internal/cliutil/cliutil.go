@@ -124,3 +124,9 @@ func CheckInputs(files []string) error {
 	}
 	return nil
 }
+
+// AddForceFlag registers --force for a command whose -w refuses to replace
+// an existing non-empty file (see Target.NoClobber).
+func AddForceFlag(f *pflag.FlagSet, force *bool) {
+	f.BoolVar(force, "force", false, "let -w replace an existing file")
+}
