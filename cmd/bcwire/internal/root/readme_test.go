@@ -233,8 +233,12 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	bin := t.TempDir()
 	work := t.TempDir()
-	if err := os.Symlink(filepath.Join(root, "testdata"), filepath.Join(work, "testdata")); err != nil {
-		t.Fatal(err)
+	// The files a fresh clone holds that examples read: the bundled
+	// captures, and the packet_trace.log samples under dissect.
+	for _, dir := range []string{"testdata", "dissect"} {
+		if err := os.Symlink(filepath.Join(root, dir), filepath.Join(work, dir)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	// The install step keeps the go command's caches (HOME); the examples
