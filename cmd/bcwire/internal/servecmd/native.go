@@ -42,6 +42,7 @@ type NativeOptions struct {
 	Manifest            string
 	PrintManifest       bool
 	Write               string
+	Force               bool // -w may replace an existing file (serve's --force)
 	LogJSON             bool
 	LogLevel            string
 	Console             bool
@@ -166,6 +167,13 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 		opts.Manifest = m
 	}
 
+	// The -w target is checked before the port is taken: a refusal
+	// leaves nothing running.
+	if o.Write != "" {
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
+			return err
+		}
+	}
 	pc := o.Conn
 	if pc == nil {
 		addr := o.Listen
@@ -183,9 +191,6 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 
 	var capw *captureFile
 	if o.Write != "" {
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
-			return err
-		}
 		capw, err = createCapture(o.Write)
 		if err != nil {
 			return ioErr(err)
@@ -295,7 +300,7 @@ func createCapture(path string) (*captureFile, error) {
 	if !ok {
 		return nil, cliutil.Usage("-w %s: name the capture .pcap or .pcapng", path)
 	}
-	f, err := cliutil.Create(path)
+	f, err := cliutil.CreateKept(path) // serve completes it when stopped
 	if err != nil {
 		return nil, err
 	}
