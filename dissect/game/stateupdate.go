@@ -496,7 +496,7 @@ func (m *StateUpdate) String() string { return string(m.appendString(make([]byte
 // appended directly; fmt is left to the rare undecoded-subsystem case.
 func (m *StateUpdate) appendString(b []byte) []byte {
 	b = m.Object.AppendString(append(b, "object="...))
-	b = strconv.AppendFloat(append(b, " time="...), float64(m.GameTime), 'f', 3, 32)
+	b = dissect.AppendFixed(append(b, " time="...), m.GameTime, 3)
 	b = m.Flags.appendString(append(b, " flags="...))
 	f := m.Flags
 	if f&StatePosition != 0 {
