@@ -491,6 +491,10 @@ func (m *StateUpdate) warning() string {
 
 func (m *StateUpdate) String() string { return string(m.appendString(make([]byte, 0, 256))) }
 
+// AppendString appends the String form, for printers that build a line in
+// a buffer of their own (decode) and need not make the string.
+func (m *StateUpdate) AppendString(b []byte) []byte { return m.appendString(b) }
+
 // appendString appends the String form. It runs for every StateUpdate that
 // `bcwire decode` prints (most of a battle's lines), so the common fields are
 // appended directly; fmt is left to the rare undecoded-subsystem case.
