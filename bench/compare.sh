@@ -31,7 +31,7 @@ if ! need tshark || [ ! -x /usr/bin/time ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tshark time >/dev/null
 fi
 
-go build -o "$WORK/bcwire" ./cmd/bcwire
+go build -o "$WORK/" ./cmd/bcwire ./cmd/bcwire/bcwire-full # export runs in bcwire-full
 FILE="$WORK/battle-x$COPIES.pcap"
 [ -f "$FILE" ] || go run ./bench/repeat -n "$COPIES" -o "$FILE" testdata/pcaps/battle.pcap
 DGRAMS=$("$WORK/bcwire" stats --json "$FILE" 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) Bridge Commander datagrams.*/\1/p')

@@ -143,13 +143,14 @@ func TestStatsMemoryIsFlat(t *testing.T) {
 	if big > base+6<<20 {
 		t.Fatalf("peak memory grew from %.1f MiB to %.1f MiB on a 5x longer capture", float64(base)/(1<<20), float64(big)/(1<<20))
 	}
-	// The budget: at most 32 MiB for stats on any capture size,
-	// with one worker or several.
+	// At most 26 MiB for stats on any capture size, with one worker or
+	// several (about 23 and 24 MiB now; the binary that linked Parquet and
+	// Prometheus too needed 7 MiB more, see full.go).
 	par := peakRSS(t, bin, "stats", "--workers", "2", fifty)
 	t.Logf("stats --workers 2 peak RSS: battle x50 %.1f MiB", float64(par)/(1<<20))
 	for _, v := range []int64{big, par} {
-		if v > 32<<20 {
-			t.Errorf("peak RSS %.1f MiB exceeds 32 MiB", float64(v)/(1<<20))
+		if v > 26<<20 {
+			t.Errorf("peak RSS %.1f MiB exceeds 26 MiB", float64(v)/(1<<20))
 		}
 	}
 }
