@@ -16,6 +16,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/wiresharkcmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +47,7 @@ Start with:
 	root.SetHelpCommand(newCmdHelp())
 	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
 		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
-		reportcmd.NewCmdReport(io, nil))
+		reportcmd.NewCmdReport(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
 	root.AddCommand(verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
 	root.AddCommand(fullCommands(io)...) // export, live, serve (see full.go)
 	prof.addFlags(root)
