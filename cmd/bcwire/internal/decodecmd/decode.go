@@ -5,6 +5,8 @@ package decodecmd
 import (
 	"fmt"
 	"net/netip"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,11 +103,20 @@ errors.`,
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Caps.AddFlags(f, false)
+	// The printing runs on the goroutine that decodes; with a second core,
+	// reading, decryption and splitting run beside it (RunParallel), so
+	// decode uses both by default. The output is the same.
+	o.Caps.Workers = DefaultWorkers()
+	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
 	return cmd
 }
+
+// DefaultWorkers is decode's --workers when not given: 2 where there are
+// two cores or more, else 1.
+func DefaultWorkers() int { return min(2, runtime.NumCPU()) }
 
 type filter struct {
 	opcodes map[game.Opcode]bool
