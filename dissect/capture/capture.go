@@ -189,6 +189,14 @@ type Options struct {
 	// FragmentTimeout drops a set this long (in capture time) after its
 	// first fragment (default 30s; negative disables the timeout).
 	FragmentTimeout time.Duration
+	// MaxUnreadable is how many bytes of (uncompressed) input a Reader
+	// reads without a readable record before it gives up with an
+	// UnreadableError (default DefaultMaxUnreadable; negative: no cap).
+	MaxUnreadable int64
+	// Interrupt, when closed, makes a Reader end as at the end of the
+	// file (within 256 records), so that a command interrupted by SIGINT
+	// still finishes what it read; Reader.Interrupted tells the two apart.
+	Interrupt <-chan struct{}
 }
 
 // Defaults of Options.

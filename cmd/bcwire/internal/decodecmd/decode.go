@@ -3,6 +3,7 @@
 package decodecmd
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"runtime"
@@ -39,6 +40,7 @@ type Options struct {
 	Read  cliutil.ReadFlags
 	Print cliutil.PrintFlags
 	Write string
+	Force bool // -w may replace an existing file
 }
 
 // NewCmdDecode builds the cobra command. runF, when set, is called with the
@@ -111,6 +113,7 @@ errors.`,
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
+	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
 
@@ -226,7 +229,7 @@ func Run(o *Options) error {
 		if o.Hex != "" {
 			return cliutil.Usage("-w writes the frames of capture files; --hex has none")
 		}
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.Files...); err != nil {
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
 		if cutFile, err = cliutil.Create(o.Write); err != nil {
@@ -257,12 +260,19 @@ func Run(o *Options) error {
 	defer p.Flush()
 	ctx := &display.Context{}
 
+	// SIGINT or SIGTERM ends reading where it is: the summary is printed
+	// and a -w capture is not committed.
+	intr, stopIntr := cliutil.CatchInterrupt()
+	defer stopIntr()
 	var werr error
 	var damage []string // of the current file, for stderr
-	damagedHere := 0
+	damagedHere, seen := 0, 0
 	emit := func(r *flow.Record) bool {
+		if seen++; seen&1023 == 0 && cliutil.IsClosed(intr) {
+			return false
+		}
 		if r.Err != nil {
-			if damagedHere++; len(damage) < maxDamageLines {
+			if damagedHere++; len(damage) < maxDamageLines || errors.Is(r.Err, capture.ErrUnreadable) {
 				damage = append(damage, cliutil.DamageText(r))
 			}
 		}
@@ -271,6 +281,10 @@ func Run(o *Options) error {
 			ctx.Start = r.Time
 		}
 		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
+			if yflt != nil && yflt.Err() != nil {
+				werr = yflt.Err() // a -Y budget ran out
+				return false
+			}
 			return true
 		}
 		if cut != nil {
@@ -301,7 +315,12 @@ func Run(o *Options) error {
 	link := capture.LinkType(0) // of the first file, for an empty -w capture
 	for _, path := range o.Files {
 		damage, damagedHere = damage[:0], 0
-		cf, err := cliutil.OpenCapture(path, o.Caps.Capture())
+		if cliutil.IsClosed(intr) {
+			break
+		}
+		copts := o.Caps.Capture()
+		copts.Interrupt = intr
+		cf, err := cliutil.OpenCapture(path, copts)
 		if err != nil {
 			p.Flush()
 			return err
@@ -339,6 +358,7 @@ func Run(o *Options) error {
 		} else {
 			sum, err = flow.Run(rd, tr, emit)
 		}
+		expansion := cf.R.ExpansionText()
 		cf.Close()
 		if err != nil {
 			p.Flush()
@@ -351,7 +371,7 @@ func Run(o *Options) error {
 		badChecksums += sum.Capture.BadChecksums
 		p.Flush()
 		if !o.Quiet {
-			printSummary(o.IO, path, sum)
+			printSummary(o.IO, path, sum, expansion)
 		}
 		// The damage goes to stderr too, so that it survives a pipe into
 		// jq or an output sent to /dev/null.
@@ -368,6 +388,13 @@ func Run(o *Options) error {
 	}
 	if err := p.Flush(); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	if cliutil.IsClosed(intr) {
+		what := "the summary above is of the records read before the signal"
+		if cut != nil {
+			what += "; " + o.Write + " not written"
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: %s", what)}
 	}
 	if cut != nil {
 		if link == 0 {
@@ -389,7 +416,7 @@ func Run(o *Options) error {
 	return nil
 }
 
-func printSummary(io *report.IO, path string, s flow.Summary) {
+func printSummary(io *report.IO, path string, s flow.Summary, expansion string) {
 	c, f := s.Capture, s.Flow
 	fmt.Fprintf(io.Err, "%s: %d records, %d UDP datagrams (%d Bridge Commander, %d GameSpy, %d other UDP), %d transport messages, %d game messages",
 		path, c.Records, c.UDP, f.Datagrams, f.GameSpy, f.OtherUDP, f.Messages, f.GameMessages)
@@ -409,6 +436,9 @@ func printSummary(io *report.IO, path string, s flow.Summary) {
 	if f.FlowsEvicted+f.ServersEvicted > 0 || (s.Damage == 0 && f.FragmentsEvicted+c.FragmentsEvicted > 0) {
 		fmt.Fprintf(io.Err, "; caps evicted %d fragment sets, %d IPv4 fragment sets, %d flows, %d servers",
 			f.FragmentsEvicted, c.FragmentsEvicted, f.FlowsEvicted, f.ServersEvicted)
+	}
+	if expansion != "" {
+		fmt.Fprintf(io.Err, "; %s", expansion)
 	}
 	fmt.Fprintln(io.Err)
 }
