@@ -353,7 +353,9 @@ func Run(o *Options) error {
 		fopts.Servers = servers
 		tr := flow.New(fopts)
 		var sum flow.Summary
-		if o.Caps.Workers > 1 {
+		// -w copies the reader's current frame for each record kept, so it
+		// reads one frame at a time: no reading ahead on other goroutines.
+		if o.Caps.Workers > 1 && cut == nil {
 			sum, err = flow.RunParallel(rd, tr, o.Caps.Workers, emit)
 		} else {
 			sum, err = flow.Run(rd, tr, emit)
