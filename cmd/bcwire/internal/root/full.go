@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"syscall"
@@ -76,50 +75,39 @@ type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// runFull runs bcwire-full with args on io and returns its exit status as
-// an error (nil for 0). While it runs, bcwire passes on the signals that
-// stop a process (a terminal's Ctrl-C reaches both already, and is only
-// kept from ending bcwire before its child).
+// runFull runs bcwire-full with args. When io is the process's own
+// standard output and error, bcwire becomes bcwire-full (execve): the
+// signals (a terminal's Ctrl-C, a SIGTERM), the exit status and the output
+// are then the command's own, as if it were linked in. Otherwise (tests,
+// or where there is no execve) it runs it as a child on io and returns its
+// exit status as an error (nil for 0).
 func runFull(io *report.IO, args []string) error {
 	path, err := findFull()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, io.Out, io.Err
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for {
-		select {
-		case s := <-sigs:
-			if s != os.Interrupt {
-				_ = cmd.Process.Signal(s)
-			}
-		case err := <-done:
-			var ee *exec.ExitError
-			switch {
-			case err == nil:
-				return nil
-			case errors.As(err, &ee) && ee.ExitCode() >= 0:
-				return exitStatus(ee.ExitCode())
-			case errors.As(err, &ee):
-				// Ended by a signal (SIGPIPE when the reader of a pipe
-				// left): the status a shell gives, and no message.
-				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-					return exitStatus(128 + int(ws.Signal()))
-				}
-				return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
-			default:
-				return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
-			}
+	if io.Out == os.Stdout && io.Err == os.Stderr {
+		if err := execve(path, args); !errors.Is(err, errors.ErrUnsupported) {
+			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 		}
 	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, io.Out, io.Err
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return exitStatus(ee.ExitCode())
+	case errors.As(err, &ee):
+		// Ended by a signal (SIGPIPE when the reader of a pipe left): the
+		// status a shell gives, and no message.
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return exitStatus(128 + int(ws.Signal()))
+		}
+	}
+	return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 }
 
 // findFull finds bcwire-full: $BCWIRE_FULL, else beside this executable
