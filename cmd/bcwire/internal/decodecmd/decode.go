@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -109,12 +111,21 @@ errors.`,
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print no packet lines (as tshark's -q) and no summary; damage and errors still go to stderr, -w still writes")
 	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
 	o.Caps.AddFlags(f, false)
+	// The printing runs on the goroutine that decodes; with a second core,
+	// reading, decryption and splitting run beside it (RunParallel), so
+	// decode uses both by default. The output is the same.
+	o.Caps.Workers = DefaultWorkers()
+	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")
 	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
+
+// DefaultWorkers is decode's --workers when not given: 2 where there are
+// two cores or more, else 1.
+func DefaultWorkers() int { return min(2, runtime.NumCPU()) }
 
 type filter struct {
 	opcodes map[game.Opcode]bool
@@ -373,7 +384,9 @@ func Run(o *Options) error {
 		fopts.Servers = servers
 		tr := flow.New(fopts)
 		var sum flow.Summary
-		if o.Caps.Workers > 1 {
+		// -w copies the reader's current frame for each record kept, so it
+		// reads one frame at a time: no reading ahead on other goroutines.
+		if o.Caps.Workers > 1 && cut == nil {
 			sum, err = flow.RunParallel(rd, tr, o.Caps.Workers, emit)
 		} else {
 			sum, err = flow.Run(rd, tr, emit)

@@ -128,7 +128,7 @@ retransmissions, fragments, damage, ACK round-trip times, GameSpy queries
 (see the README, Metrics for Prometheus). They are updated once a second.
 
 Capturing needs root or the CAP_NET_RAW capability
-(sudo setcap cap_net_raw+ep $(command -v bcwire)).
+(sudo setcap cap_net_raw+ep $(command -v bcwire-full); live runs in bcwire-full).
 
 Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged, 2 for usage errors, a missing interface or

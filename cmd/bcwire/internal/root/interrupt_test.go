@@ -49,7 +49,9 @@ func TestInterruptedCommands(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bcwire")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/bcwire/bcwire/cmd/bcwire").CombinedOutput(); err != nil {
+	// export runs in bcwire-full, which bcwire finds beside itself.
+	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "github.com/bcwire/bcwire/cmd/bcwire",
+		"github.com/bcwire/bcwire/cmd/bcwire/bcwire-full").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "fleet")
