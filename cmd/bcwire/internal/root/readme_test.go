@@ -120,9 +120,10 @@ func bcwireArgs(t *testing.T, cmd string) [][]string {
 	for i := 0; i < len(words); i++ {
 		start := -1
 		switch {
-		case words[i].text == "bcwire" && !words[i].quoted:
+		case (words[i].text == "bcwire" || words[i].text == "bcwire-full") && !words[i].quoted:
 			start = i + 1
-		case words[i].text == "go" && i+2 < len(words) && words[i+1].text == "run" && words[i+2].text == "./cmd/bcwire":
+		case words[i].text == "go" && i+2 < len(words) && words[i+1].text == "run" &&
+			(words[i+2].text == "./cmd/bcwire" || words[i+2].text == "./cmd/bcwire/bcwire-full"):
 			start = i + 3
 		}
 		if start < 0 {
@@ -216,7 +217,7 @@ func checkFlags(t *testing.T, ex example, args []string) {
 // network peer, file of the user's or tool other than Go, as written, in a
 // directory that holds what a fresh clone holds (testdata; the outputs of
 // earlier examples, as a user typing them in order would have); `go run
-// ./cmd/bcwire` is the bcwire that `go install ./cmd/bcwire` (the README's
+// ./cmd/bcwire` is the bcwire that `go install ./cmd/bcwire/...` (the README's
 // install step, run here with GOBIN set) made. The other examples must say
 // what they need, and their bcwire flags must parse.
 func TestReadmeExamples(t *testing.T) {
@@ -252,15 +253,16 @@ func TestReadmeExamples(t *testing.T) {
 			checkFlags(t, ex, args)
 		}
 		marked := needs.MatchString(ex.note) || needs.MatchString(ex.cmd) || strings.HasPrefix(ex.cmd, "sudo ")
-		if ex.cmd == "go install ./cmd/bcwire" {
+		if ex.cmd == installStep {
 			marked = false
 		}
 		if marked {
 			continue
 		}
 		dir, cmdEnv := work, env
-		script := strings.ReplaceAll(ex.cmd, "go run ./cmd/bcwire", "bcwire")
-		if ex.cmd == "go install ./cmd/bcwire" {
+		script := strings.ReplaceAll(ex.cmd, "go run ./cmd/bcwire/bcwire-full", "bcwire-full")
+		script = strings.ReplaceAll(script, "go run ./cmd/bcwire", "bcwire")
+		if ex.cmd == installStep {
 			dir, cmdEnv, installed = root, installEnv, true
 		} else if !installed {
 			t.Fatalf("README line %d: %q comes before the install step", ex.line, ex.cmd)
@@ -286,6 +288,10 @@ func TestReadmeExamples(t *testing.T) {
 	t.Logf("%d README examples, %d run", len(exs), ran)
 }
 
+// installStep is the README's install step: both binaries (bcwire runs
+// export, live and serve through bcwire-full).
+const installStep = "go install ./cmd/bcwire/..."
+
 func outputTail(b []byte) string {
 	if len(b) > 2000 {
 		b = b[len(b)-2000:]
@@ -307,7 +313,7 @@ func TestReadmeGoVersion(t *testing.T) {
 	if !strings.Contains(string(readme), "Go "+string(m[1])+" or newer") {
 		t.Errorf("the README does not say Go %s or newer (go.mod's go line)", m[1])
 	}
-	for _, w := range []string{"go install ./cmd/bcwire", "setcap cap_net_raw+ep"} {
+	for _, w := range []string{installStep, "setcap cap_net_raw+ep"} {
 		if !strings.Contains(string(readme), w) {
 			t.Errorf("the README lacks %q", w)
 		}
