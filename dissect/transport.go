@@ -43,6 +43,8 @@ func (t TransportType) String() string {
 	switch {
 	case t == TypeData:
 		return "data"
+	case t == TypeDisconnect06:
+		return "disconnect-0x06"
 	case int(t) < len(transportNames):
 		return transportNames[t]
 	}

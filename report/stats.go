@@ -112,6 +112,7 @@ type totalsJSON struct {
 	Opcodes      []session.OpcodeRow    `json:"opcodes"`
 	Transport    []session.TransportRow `json:"transport"`
 	GameSpy      []session.GameSpyRow   `json:"gamespy"`
+	NonStock     []session.NonStockRow  `json:"nonstock,omitempty"`
 }
 
 // Session writes one session's statistics (nothing in text mode without
@@ -184,7 +185,8 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 		}
 		v := totalsJSON{Files: files, Duration: seconds(c.Duration()), SessionCount: sessions,
 			Lost: c.Lost, Unplaced: c.Unplaced,
-			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), GameSpy: c.GameSpyRows()}
+			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), GameSpy: c.GameSpyRows(),
+			NonStock: c.NonStockRows()}
 		if !c.First.IsZero() {
 			v.Start, v.End = &c.First, &c.Last
 		}
@@ -213,6 +215,9 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 	}
 	if c.Unplaced > 0 {
 		fmt.Fprintf(p.w, "; %s", p.pal.err(fmt.Sprintf("%d damaged capture records", c.Unplaced)))
+	}
+	if n := c.NonStockTotal(); n > 0 {
+		fmt.Fprintf(p.w, "; non-stock (intact): %d messages", n)
 	}
 	p.w.WriteString("\n")
 	p.counts(c, "  ")
@@ -288,6 +293,24 @@ func (p *StatsPrinter) counts(c *session.Counts, indent string) {
 	}
 	p.table(indent, []string{"DIR", "TYPE", "NAME", "COUNT", "BYTES"},
 		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight}, cells)
+	p.nonStock(c, indent)
+}
+
+// nonStock writes the table of c's non-stock messages (intact, not in
+// stock's form), by direction and registry form; nothing when there are
+// none.
+func (p *StatsPrinter) nonStock(c *session.Counts, indent string) {
+	rows := c.NonStockRows()
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(p.w, "%sNon-stock messages (intact, not in stock's form; not damage)\n", indent)
+	var cells [][]string
+	for _, r := range rows {
+		cells = append(cells, []string{r.Dir, r.Name, strconv.Itoa(r.Count), r.What})
+	}
+	p.table(indent, []string{"DIR", "KIND", "COUNT", "WHAT"},
+		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignLeft}, cells)
 }
 
 func dirWords(dir string) string {

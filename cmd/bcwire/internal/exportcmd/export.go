@@ -16,6 +16,7 @@ import (
 
 // Options of `bcwire export`.
 type Options struct {
+	FailOn  cliutil.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Dir     string
@@ -53,8 +54,9 @@ beside the old one; delete its capture=NAME directories first to replace
 it. Rows stream to disk in row groups, so memory stays bounded whatever
 the capture's length.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr, and in the error column), 2 for
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr, and in the error column), 2 for
 usage or I/O errors.`,
 		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap*
   duckdb -c "SELECT server, date, count(DISTINCT client) AS players,
@@ -79,6 +81,7 @@ usage or I/O errors.`,
 	f.StringVarP(&o.Dir, "output", "o", "", "write the tables under `DIR` (created if needed)")
 	cliutil.AddServerFlag(f, &o.Servers)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
 	return cmd
 }
@@ -94,6 +97,9 @@ const memoryLimit = 40 << 20
 
 // Run exports.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -148,7 +154,7 @@ func Run(o *Options) error {
 	if werr != nil {
 		return cliutil.IOError(o.Dir, werr)
 	}
-	return res.Err()
+	return res.ErrFailOn(o.FailOn)
 }
 
 func isDir(p string) bool {
