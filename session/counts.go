@@ -18,16 +18,16 @@ import (
 type Counts struct {
 	First, Last time.Time // capture times of the first and last record counted
 
-	Datagrams [2]int         // by direction index (see DirIndex)
-	Transport [2][256]Tally  // by direction and transport type byte
-	Opcodes   [2][256]Tally  // by direction and game opcode
-	Damaged   [2]int         // damaged datagrams by direction
+	Datagrams [2]int        // by direction index (see DirIndex)
+	Transport [2][256]Tally // by direction and transport type byte
+	Opcodes   [2][256]Tally // by direction and game opcode
+	Damaged   [2]int        // damaged datagrams by direction
 	// NonStock counts intact messages not in stock's form, by direction
 	// and registry form (dissect.FormUnknown for unknown ones).
 	NonStock [2][dissect.NumForms]int
-	Lost      int            // fragment sets or IPv4 datagrams never completed
-	Unplaced  int            // damaged capture records with no direction
-	GameSpy   map[string]int // GameSpy datagrams by query kind ("reply" for replies)
+	Lost     int            // fragment sets or IPv4 datagrams never completed
+	Unplaced int            // damaged capture records with no direction
+	GameSpy  map[string]int // GameSpy datagrams by query kind ("reply" for replies)
 }
 
 // Tally is a count of messages and their bytes.
