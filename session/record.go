@@ -223,8 +223,6 @@ func (l *live) nonStock(r *flow.Record, d int) {
 	what := r.Msg.Type.String()
 	if op >= 0 {
 		what = game.Opcode(op).String()
-	} else if r.Control != nil {
-		what = r.Control.Kind
 	}
 	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type,
 		Name: ns.Name(), Message: what, Dir: r.Dir.String(), Count: 1,
