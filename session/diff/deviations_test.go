@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -38,7 +37,9 @@ func TestNamedDeviations(t *testing.T) {
 	// A connect in the legacy [type][len][flags] framing.
 	c := rec(game.ClientToServer, 0)
 	c.Peer = 0xFF
-	c.Msg = &dissect.Message{Type: dissect.TypeConnectAck, Legacy: true, LegacyFlags: 0x01, Payload: []byte{0, 0, 0, 0x7F, 0}}
+	c.Msg = &dissect.Message{Type: dissect.TypeConnectAck, Legacy: true, LegacyFlags: 0x01, Payload: []byte{0, 0, 0, 0x7F, 0},
+		NonStock: dissect.FormLegacyConnect}
+	c.NonStock = &dissect.NonStock{Form: dissect.FormLegacyConnect}
 	b.Add(c)
 	// Keepalives, every one under sequence number 0 of the control
 	// channel, which the connect answer used too.
@@ -59,17 +60,21 @@ func TestNamedDeviations(t *testing.T) {
 	ss.Msg = &dissect.Message{Type: dissect.TypeData, Reliable: true, Seq: 7, Payload: ssBytes}
 	dec := game.NewDecoder()
 	res := dec.Decode(ssBytes, game.ClientToServer)
-	if res.Err == nil {
-		t.Fatal("a 10-byte SubsystemStatus decodes: the test's premise is gone")
+	if res.NonStock == nil || res.NonStock.Form != dissect.FormEventLength {
+		t.Fatalf("a 10-byte SubsystemStatus is not marked event-length: %+v", res.NonStock)
 	}
 	ss.Game = &res
-	ss.Err = res.Err
+	ss.NonStock = res.NonStock
 	b.Add(ss)
-	// A disconnect as transport type 0x06.
+	// A disconnect as transport type 0x06, as the dissector splits it.
 	dc := rec(game.ClientToServer, 5*time.Second)
-	dc.Kind, dc.Msg = flow.KindDamaged, nil
-	dc.Raw = []byte{0x02, 0x01, 0x06, 0x02}
-	dc.Err = errors.New("offset 2: transport type: invalid value: unknown type byte 0x06")
+	dc.Datagram = []byte{0x02, 0x01, 0x06, 0x02}
+	var dg dissect.Datagram
+	if err := dg.Parse(dc.Datagram); err != nil || len(dg.Messages) != 1 || dg.Messages[0].NonStock != dissect.FormDisconnect06 {
+		t.Fatalf("the 0x06 disconnect does not split as disconnect-0x06: %v %+v", err, dg.Messages)
+	}
+	dc.Msg = &dg.Messages[0]
+	dc.NonStock = &dissect.NonStock{Form: dissect.FormDisconnect06}
 	b.Add(dc)
 
 	capt := b.Finish()
