@@ -118,6 +118,9 @@ type Capture struct {
 	// capture records (Damaged) and datagrams or messages that do not
 	// parse or decode, as `bcwire stats` counts them.
 	Damage []DamagedRecord
+	// NonStock counts the messages marked non-stock, by registry form
+	// (see nonstock.go): intact, replayed as captured, not damage.
+	NonStock [dissect.NumForms]int
 }
 
 // LoadOptions tune script extraction.
@@ -200,6 +203,9 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 			if r.Err != nil {
 				c.Damage = append(c.Damage, DamagedRecord{Frame: r.Frame, Src: r.Src.String(), Dst: r.Dst.String(),
 					Error: r.Err.Error(), server: r.Server, client: r.Client})
+			}
+			if r.NonStock != nil {
+				c.NonStock[r.NonStock.Form%dissect.NumForms]++
 			}
 		})
 		if !got || !rec.Server.IsValid() || !rec.Client.IsValid() {
