@@ -41,7 +41,8 @@ that exports of many captures from many servers add up in one directory:
       file, frame, time, kind, server, client, src, dst, dir, peer, msg,
       type, type_name, reliable, seq, opcode, name, fields (decode --json's
       "fields" object as JSON text), the common StateUpdate fields typed
-      (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error
+      (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error,
+      nonstock (the registry name of an intact message not in stock's form)
   DIR/sessions/capture=NAME/part-N.parquet
       one row per session: file, server, client, slot, name, team, ship,
       start, end, duration_s, reached, end_reason, mid_capture, connect,
