@@ -404,13 +404,19 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 		}
 		t.decodeGame(fs, rec, payload)
 	default:
-		ctl, err := dissect.ParseControlNames(m, &t.names)
-		t.ctl = ctl
-		rec.Control = &t.ctl
-		if err != nil && !m.Legacy { // the legacy connect's payload has no stock layout either
-			rec.Warning = joinWarn(rec.Warning, "control payload shown raw: "+err.Error())
+		if m.Legacy {
+			// The legacy framing's payload has no stock layout either: it
+			// is shown raw, without the parse (whose error would allocate).
+			t.ctl = dissect.Control{Kind: "raw", Extra: m.Payload}
+		} else {
+			ctl, err := dissect.ParseControlNames(m, &t.names)
+			t.ctl = ctl
+			if err != nil {
+				rec.Warning = joinWarn(rec.Warning, "control payload shown raw: "+err.Error())
+			}
 		}
-		if rec.NonStock == nil && ctl.Kind == "peer-info" && ctl.Slot != nil && *ctl.Slot == 0 {
+		rec.Control = &t.ctl
+		if rec.NonStock == nil && t.ctl.Kind == "peer-info" && t.ctl.Slot != nil && *t.ctl.Slot == 0 {
 			t.ns = dissect.NonStock{Form: dissect.FormPeerInfoSlot0, Len: len(m.Raw), Offset: m.HeaderLen(),
 				Stock: "the sender's wire slot (0x02 and up)"}
 			rec.NonStock = &t.ns
