@@ -89,7 +89,9 @@ type Result struct {
 	Unparsed []byte
 	Warning  string
 	// Err is set when the message could not be decoded as its opcode's
-	// layout; Msg is then a *Raw with every byte.
+	// layout; Msg is then a *Raw with every byte. (An event-forward
+	// message too short for any event is an *EventPrefix, marked
+	// non-stock, without an error.)
 	Err error
 	// NonStock is set when the message is not in stock's form: a form of
 	// the registry (dissect.Forms), or unknown when Err is set and no form
@@ -109,9 +111,9 @@ type Decoder struct {
 	ctx  Context // kept here so passing it to decode does not allocate
 	strs internTable
 	ns   dissect.NonStock // Result.NonStock's value
-	// shortErr is Result.Err for an event-forward message shorter than
-	// its stock class.
-	shortErr dissect.Error
+	// prefix is Result.Msg for an event-forward message too short for
+	// any event.
+	prefix EventPrefix
 }
 
 // decoderSlot is an opcode's reusable message and, when it has one, its
@@ -152,11 +154,10 @@ func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 		return res
 	}
 	if classifiedOps[op] && shortEvent(p) {
-		// The event decoder would only fail; the error is the Decoder's
-		// own, so that marking these messages allocates nothing.
-		d.raw = Raw{Op: op, Data: p[1:]}
-		d.shortErr = dissect.Error{Offset: len(p), What: "event (shorter than its stock class)", Err: dissect.ErrShort}
-		res.Msg, res.Err = &d.raw, &d.shortErr
+		// The event decoder would only fail (and allocate its error): the
+		// message is read as the event's fields as far as they go.
+		d.prefix.read(p)
+		res.Msg = &d.prefix
 		d.classify(p, dir, &res)
 		return res
 	}
