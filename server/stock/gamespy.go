@@ -36,6 +36,12 @@ type ServerInfo struct {
 	// Players are the connected players' names, sent as player_0, player_1
 	// and so on.
 	Players []string
+	// HostPort is the server's game port. Stock's replies never name it
+	// (a master takes the port the heartbeat named, and 22101 for a
+	// state-change heartbeat's 0); a server on another port adds
+	// \hostport\ so that a master that stores it from \status\ (as
+	// 333networks' does) lists the real port. 0 or Port: not sent.
+	HostPort uint16
 }
 
 // ServerInfo is the part of a GameSpy reply that m decides (mission
@@ -83,7 +89,10 @@ func GameSpyReply(kind string, info ServerInfo, queryID string) []byte {
 //   - secure: info, then \validate\ with Validate of the challenge (the
 //     master handshake's answer, "Wire Format" of section 4)
 //
-// Each group of fields is sent once however often the query asks for it;
+// Each group of fields is sent once however often the query asks for it,
+// and so are \echo\ and \secure\: only the first of each is answered, its
+// text cut to MaxGameSpyValue bytes (a master's challenge is 6), so the
+// reply to any query is at most the longest \status\ plus about 200 bytes.
 // packets, which BC does not use, is answered as basic. Backslashes, which
 // would split a value into new fields, are dropped from values.
 func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
@@ -107,7 +116,7 @@ func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
 	add := func(k, v string) {
 		r.Fields = append(r.Fields, dissect.GameSpyField{Key: k, Value: strings.ReplaceAll(v, `\`, "")})
 	}
-	var sent [4]bool // info, basic, rules, players
+	var sent [6]bool // info, basic, rules, players, echo, secure
 	once := func(i int, fields func()) {
 		if !sent[i] {
 			sent[i] = true
@@ -130,6 +139,9 @@ func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
 		add("numplayers", strconv.Itoa(info.NumPlayers))
 		add("maxplayers", strconv.Itoa(info.MaxPlayers))
 		add("gamemode", info.GameMode)
+		if info.HostPort != 0 && info.HostPort != Port {
+			add("hostport", strconv.Itoa(int(info.HostPort)))
+		}
 	}
 	rules := func() {
 		tl, fl := info.TimeLimit, info.FragLimit
@@ -167,15 +179,26 @@ func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
 			once(2, rules)
 			once(3, players)
 		case "echo":
-			add("echo", f.Value)
+			once(4, func() { add("echo", cut(f.Value)) })
 		case "secure":
 			once(0, infoFields)
-			add("validate", Validate(f.Value, GameSpyKey))
+			once(5, func() { add("validate", Validate(cut(f.Value), GameSpyKey)) })
 		default:
 			once(1, basicFields)
 		}
 	}
 	return r.Append(nil)
+}
+
+// MaxGameSpyValue is the most of an \echo\ text or a \secure\ challenge
+// that GameSpyAnswer uses; the rest is ignored.
+const MaxGameSpyValue = 64
+
+func cut(v string) string {
+	if len(v) > MaxGameSpyValue {
+		return v[:MaxGameSpyValue]
+	}
+	return v
 }
 
 // GameSpyKey is Bridge Commander's GameSpy secret key, with which the
@@ -238,13 +261,16 @@ const MasterPort = 27900
 
 // Heartbeat is a heartbeat to a master server from a server whose game
 // port is gamePort: \heartbeat\<port>\gamename\bcommander\, with
-// statechanged\1 or final\ after it for those kinds. The state-change
-// heartbeat carries port 0, as the stock server's does on the wire
-// (\heartbeat\0\gamename\bcommander\statechanged\1 in the stock loopback
-// trace of OpenBC docs/network-flows/disconnect-flow.md, 7.3; the master
-// knows the port from the first heartbeat).
+// statechanged\1 or final\ after it for those kinds. On the stock port the
+// state-change heartbeat carries port 0, as the stock server's does on the
+// wire (\heartbeat\0\gamename\bcommander\statechanged\1 in the stock
+// loopback trace of OpenBC docs/network-flows/disconnect-flow.md, 7.3, and
+// in stock-payloads-2.json). A master reads that 0 as the default port
+// 22101 (333networks' Masterserver-Qt5 does), so a server on another port
+// sends its real port: stock's form there would list a phantom server at
+// 22101 that the server's own \validate\ then authenticates.
 func Heartbeat(gamePort uint16, kind int) []byte {
-	if kind == HeartbeatStateChange {
+	if kind == HeartbeatStateChange && gamePort == Port {
 		gamePort = 0
 	}
 	b := append([]byte(`\heartbeat\`), strconv.Itoa(int(gamePort))...)

@@ -95,8 +95,11 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	intr, stop := cliutil.CatchInterrupt()
+	defer stop()
 	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
-		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture()}, p.Session)
+		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
+		Interrupt: intr}, p.Session)
 	if err != nil {
 		p.Flush()
 		return err
@@ -104,5 +107,5 @@ func Run(o *Options) error {
 	if err := p.Totals(o.Files, &res.Totals, res.Sessions); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	return res.ErrFailOn(o.FailOn)
+	return res.InterruptedOr(res.ErrFailOn(o.FailOn))
 }
