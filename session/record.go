@@ -169,6 +169,14 @@ func (l *live) add(r *flow.Record, now stamp) {
 	switch {
 	case r.Control != nil:
 		l.control(r)
+	case m.Type == dissect.TypeDisconnect06:
+		// The registry's disconnect-0x06: a third-party client's
+		// disconnect, which ends the session as stock's 0x05 does.
+		by := "client"
+		if r.Dir == game.ServerToClient {
+			by = "server"
+		}
+		l.end(EndDisconnect, r.Time, r.Frame, by, "disconnect from the "+by+" (as transport type 0x06, non-stock)")
 	case r.Game != nil:
 		if len(payload) == 0 {
 			op = r.Game.Msg.Opcode()
