@@ -122,7 +122,7 @@ func (b *Builder) Add(r *flow.Record) {
 		b.anomaly(s, r, fmt.Sprintf("unknown-transport-0x%02X", uint8(m.Type)),
 			fmt.Sprintf("messages of unknown transport type 0x%02X", uint8(m.Type)), Major, Minor)
 	}
-	if !b.eventLengthDeviation(s, r) && r.Game != nil && r.Game.Err != nil {
+	if !b.eventLengthDeviation(s, r) && !b.registryDeviation(s, r) && r.Game != nil && r.Game.Err != nil {
 		b.anomaly(s, r, "decode-error", "game messages that do not decode as their opcode's layout", Major, Minor)
 	}
 	if r.Dir == game.ServerToClient && r.Control != nil && r.Control.Kind == "peer-info" {

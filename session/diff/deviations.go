@@ -106,3 +106,32 @@ func (b *Builder) legacyConnect(s *Session, r *flow.Record) bool {
 		r.Frame, quote(r.Frame, m.Append(nil)))
 	return true
 }
+
+// registryDeviation reports a message marked with one of the registry's
+// forms that the rules above do not rank themselves: one finding per form
+// and direction, quoting the first instance, ranked as other protocol
+// anomalies are (major from the server, minor from a client). It reports
+// whether r was one.
+func (b *Builder) registryDeviation(s *Session, r *flow.Record) bool {
+	ns := r.NonStock
+	if ns == nil || r.Msg == nil {
+		return false
+	}
+	switch ns.Form {
+	case dissect.FormUnknown, dissect.FormDisconnect06, dissect.FormLegacyConnect, dissect.FormEventLength:
+		return false
+	}
+	f := ns.Entry()
+	sev := Major
+	if r.Dir == game.ClientToServer {
+		sev = Minor
+	}
+	p := r.Msg.Raw
+	if r.Game != nil && len(r.Msg.Payload) > 0 && !r.Msg.Fragment {
+		p = r.Msg.Payload
+	}
+	b.find(s, Finding{Key: "nonstock " + f.Name + " " + r.Dir.String(), Kind: f.Name, Phase: s.PhaseAt(r.Time), Severity: sev,
+		Summary: fmt.Sprintf("%s, from the %s (%s) (non-stock %s; its stock evidence: bcwire decode -V)", f.What, sideOf(r), r.Dir, f.Name)},
+		r.Frame, quote(r.Frame, p))
+	return true
+}
