@@ -264,3 +264,33 @@ func FuzzPartitionValue(f *testing.F) {
 		}
 	})
 }
+
+// Many captures in one run keep at most one sessions file and the
+// partitions of one capture open: the file of a capture is finished when
+// the next one's rows begin (a run over 10,000 captures held a file each).
+func TestExportFinishesEarlierCaptures(t *testing.T) {
+	dir := t.TempDir()
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	for i := range 40 {
+		file := filepath.Join(src, strings.Repeat("c", i%5+1)+".pcap", "x") // same names, other folders
+		if _, err := w.NextMessage(file, day1); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Session(SessionRow{File: file}); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.open) > 1 || len(w.sessions) > 1 {
+			t.Fatalf("capture %d: %d messages and %d sessions files open", i, len(w.open), len(w.sessions))
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(files(t, dir)); got != 80 {
+		t.Errorf("%d files, want 80", got)
+	}
+}
