@@ -30,12 +30,13 @@ import (
 // form is one object:
 //
 //	{"sessions":[{"file","server","client","slot","name","start","end","duration_s",
-//	              "opcodes":[…],"transport":[…]}, …],
+//	              "opcodes":[…],"transport":[…],"nonstock":[…] when any}, …],
 //	 "files":[…], "start", "end", "duration_s", "session_count",
 //	 "datagrams":[{"dir","count","damaged"}], "lost", "unplaced",
 //	 "opcodes":[{"dir","opcode","hex","name","count","bytes","share","byte_share","per_min","per_15min"}],
 //	 "transport":[{"dir","type","hex","name","count","bytes"}],
-//	 "gamespy":[{"kind","count"}]}
+//	 "gamespy":[{"kind","count"}],
+//	 "nonstock":[{"dir","name","count","what","evidence"}] (only when there are non-stock messages)}
 //
 // Rows come in a fixed order (direction, then opcode or type number; GameSpy
 // kinds by name), so the output of a capture never changes.
@@ -92,6 +93,7 @@ type sessionStatsJSON struct {
 	EndReason session.EndReason      `json:"end_reason"`
 	Opcodes   []session.OpcodeRow    `json:"opcodes"`
 	Transport []session.TransportRow `json:"transport"`
+	NonStock  []session.NonStockRow  `json:"nonstock,omitempty"`
 }
 
 type datagramsJSON struct {
@@ -128,7 +130,7 @@ func (p *StatsPrinter) Session(file string, s *session.Session) error {
 		c := &s.Traffic
 		v := sessionStatsJSON{File: file, Server: s.Server.String(), Client: s.Client.String(), Slot: s.Slot,
 			Name: s.Name, Start: s.Start, End: sessionEnd(s), Duration: seconds(s.Duration()), EndReason: s.EndReason,
-			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows())}
+			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), NonStock: c.NonStockRows()}
 		b, ok := appendSessionStats(p.jsonBuf[:0], &v)
 		if !ok {
 			return p.writeJSON(v)

@@ -42,7 +42,8 @@ output is piped. --json prints one object for programs:
   {"sessions":[{file, server, client, slot, name, start, end, opcodes, transport}...],
    "files", "start", "end", "duration_s", "session_count", "datagrams",
    "opcodes":[{dir, opcode, hex, name, count, bytes, share, byte_share, per_min, per_15min}...],
-   "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...]}
+   "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...],
+   "nonstock":[{dir, name, count, what, evidence}...] (sessions and totals, only when there are any)}
 Rows are ordered by direction (C->S first), then opcode or type number.
 
 Exit status: 0 when nothing was damaged (non-stock messages, intact but not
