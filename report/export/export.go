@@ -85,8 +85,13 @@ type Writer struct {
 	done      []*table[MessageRow]              // closed, waiting for Close to rename them
 	doneSess  []*table[SessionRow]
 	keys      map[captureKey]bool // the captures written
-	created   []string            // directories this Writer made, parents first
-	err       error
+	// Stale is told of each temporary file found in a partition directory
+	// that no process is writing: an export killed by SIGKILL (or a
+	// crash) left it. It is not removed; nil ignores them.
+	Stale   func(path string, size int64)
+	checked map[string]bool // directories looked at for stale files
+	created []string        // directories this Writer made, parents first
+	err     error
 }
 
 // MaxOpenPartitions is how many messages partitions (capture and day) a
@@ -107,7 +112,8 @@ type partition struct{ capture, date, key string }
 func New(dir string) (*Writer, error) {
 	w := &Writer{dir: dir, CaptureName: func(f string) string { return filepath.Base(f) }, CaptureKey: FileKey,
 		open: map[partition]*table[MessageRow]{}, files: map[partition]int{},
-		sessions: map[captureKey]*table[SessionRow]{}, sessFiles: map[captureKey]int{}, keys: map[captureKey]bool{}}
+		sessions: map[captureKey]*table[SessionRow]{}, sessFiles: map[captureKey]int{}, keys: map[captureKey]bool{},
+		checked: map[string]bool{}}
 	if err := w.mkdir(dir); err != nil {
 		return nil, err
 	}
@@ -154,6 +160,7 @@ func openTable[T any](path string, opts ...parquet.WriterOption) (*table[T], err
 		os.Remove(f.Name())
 		return nil, err
 	}
+	lockTemp(f)
 	opts = append(opts, parquet.Compression(&codec), parquet.MaxRowsPerRowGroup(RowGroupRows))
 	w := parquet.NewGenericWriter[T](f, opts...)
 	return &table[T]{path: path, tmp: f.Name(), f: f, w: w, buf: make([]T, 0, 1024)}, nil
@@ -244,7 +251,39 @@ func (w *Writer) mkdir(dir string) error {
 		}
 		w.created = append(w.created, missing[i])
 	}
+	if len(missing) == 0 {
+		w.checkStale(dir)
+	}
 	return nil
+}
+
+// checkStale tells Stale of the temporary files in dir that no process
+// holds, once per directory.
+func (w *Writer) checkStale(dir string) {
+	if w.Stale == nil || w.checked[dir] {
+		return
+	}
+	w.checked[dir] = true
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if !strings.HasPrefix(e.Name(), ".part-") || !strings.HasSuffix(e.Name(), ".parquet.tmp") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		free := unlocked(f)
+		var size int64
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		f.Close()
+		if free {
+			w.Stale(path, size)
+		}
+	}
 }
 
 // partName is the file name of a capture's n-th file in a partition this

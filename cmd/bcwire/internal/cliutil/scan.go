@@ -124,7 +124,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	if o.File != nil {
 		o.File(path)
 	}
-	copts := o.Capture
+	copts := TraceServer(o.Capture, o.Servers)
 	copts.Interrupt = o.Interrupt
 	cf, err := OpenCapture(path, copts)
 	if err != nil {
@@ -205,6 +205,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 			fmt.Fprintf(o.IO.Err, "; %s", x)
 		}
 		fmt.Fprintln(o.IO.Err)
+		if note := cf.R.Note(); note != "" {
+			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+		}
 	}
 	return nil
 }

@@ -313,7 +313,7 @@ func Run(o *Options) error {
 		if cliutil.IsClosed(intr) {
 			break
 		}
-		copts := o.Caps.Capture()
+		copts := cliutil.TraceServer(o.Caps.Capture(), servers)
 		copts.Interrupt = intr
 		cf, err := cliutil.OpenCapture(path, copts)
 		if err != nil {
@@ -368,6 +368,9 @@ func Run(o *Options) error {
 		p.Flush()
 		if !o.Quiet {
 			printSummary(o.IO, path, sum, expansion)
+			if note := cf.R.Note(); note != "" {
+				fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+			}
 		}
 		// The damage goes to stderr too, so that it survives a pipe into
 		// jq or an output sent to /dev/null.

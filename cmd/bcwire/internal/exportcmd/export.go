@@ -142,6 +142,9 @@ func Run(o *Options) error {
 	if err != nil {
 		return cliutil.IOError(o.Dir, err)
 	}
+	w.Stale = func(path string, size int64) {
+		fmt.Fprintf(o.IO.Err, "bcwire: warning: %s (%d bytes) was left by an export that was killed before it finished; remove it\n", path, size)
+	}
 	var (
 		file string
 		rows export.Rows
