@@ -176,6 +176,7 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 	p.line = append(p.line, '\n')
 	if p.format == DecodeVerbose {
 		p.line = p.appendFields(p.line, r)
+		p.line = appendNonStockLines(p.line, r.NonStock)
 	}
 	if p.hexDump && p.newDatagram(r) {
 		p.line = AppendHexDump(p.line, r.Datagram)
@@ -251,6 +252,10 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 		b = append(b, p.pal.err("LOST")...)
 	default:
 		b = p.appendMessage(b, r)
+	}
+	if r.NonStock != nil {
+		b = append(b, "  "...)
+		b = append(b, p.pal.warn("("+r.NonStock.String()+")")...)
 	}
 	if r.Warning != "" {
 		b = append(b, "  "...)
@@ -365,6 +370,21 @@ func (p *DecodePrinter) appendFields(b []byte, r *flow.Record) []byte {
 		return append(b, fmt.Sprintf("         (fields: %v)\n", err)...)
 	}
 	return appendMembers(b, p.fields)
+}
+
+// appendNonStockLines writes -V's lines for a non-stock mark: the
+// registry's name and what it is, and the stock evidence.
+func appendNonStockLines(b []byte, n *dissect.NonStock) []byte {
+	if n == nil {
+		return b
+	}
+	f := n.Entry()
+	b = append(append(append(append(b, "         nonstock: "...), f.Name...), " - "...), f.What...)
+	b = append(append(append(b, "\n         evidence: "...), f.Evidence...), '\n')
+	if f.By != "" {
+		b = append(append(append(b, "         by: "...), f.By...), '\n')
+	}
+	return b
 }
 
 // appendMembers writes each top-level member of the JSON object obj as an
@@ -547,6 +567,9 @@ func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes, gameJSON []b
 		}
 	case flow.KindMessage:
 		b = appendMessageJSON(b, r, gameJSON)
+	}
+	if r.NonStock != nil {
+		b = r.NonStock.AppendJSON(append(b, `,"nonstock":`...))
 	}
 	if r.Warning != "" {
 		b = appendGoQuoted(append(b, `,"warning":`...), r.Warning)

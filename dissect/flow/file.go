@@ -14,7 +14,7 @@ type Summary struct {
 	Capture capture.Stats
 	Flow    Stats
 	// Damage counts records that carry an error: damaged packets, framing
-	// errors, game messages that failed to decode, lost fragments.
+	// errors, lost fragments. (Non-stock messages are Flow.NonStock.)
 	Damage int
 }
 

@@ -56,6 +56,7 @@ type ScanResult struct {
 	Totals   session.Counts
 	Sessions int
 	Damaged  int // records that carried an error
+	NonStock int // messages marked non-stock (intact, not damage)
 	// BadChecksums counts, of Damaged, the packets that failed their
 	// IPv4 or UDP checksum.
 	BadChecksums int
@@ -69,6 +70,19 @@ func (r *ScanResult) Err() error {
 	if r.Damaged == 0 {
 		return nil
 	}
+	return r.damageErr()
+}
+
+// ErrFailOn is Err, and with --fail-on nonstock also exit 1 for non-stock
+// messages.
+func (r *ScanResult) ErrFailOn(f FailOn) error {
+	if r.Damaged == 0 {
+		return f.NonStockErr(r.NonStock)
+	}
+	return r.damageErr()
+}
+
+func (r *ScanResult) damageErr() error {
 	return &ExitError{Code: ExitDamaged,
 		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, ChecksumHint(r.BadChecksums))}
 }
@@ -190,6 +204,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 	res.Totals.Merge(&sum.Totals)
 	res.Sessions += sum.Sessions
 	res.Damaged += sum.Damaged
+	res.NonStock += sum.NonStock
 	res.BadChecksums += sum.Summary.Capture.BadChecksums
 	if !o.Quiet {
 		c, fs := sum.Summary.Capture, sum.Summary.Flow
@@ -197,6 +212,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 			path, c.Records, fs.Datagrams, fs.GameSpy, sum.Sessions, sum.Peak)
 		if sum.Damaged > 0 {
 			fmt.Fprintf(o.IO.Err, "; %d DAMAGED", sum.Damaged)
+		}
+		if sum.NonStock > 0 {
+			fmt.Fprintf(o.IO.Err, "; %d non-stock messages (intact, not damage)", sum.NonStock)
 		}
 		if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
 			fmt.Fprintf(o.IO.Err, "; %s", ev)

@@ -23,6 +23,7 @@ import (
 
 // Options of `bcwire decode`.
 type Options struct {
+	FailOn  cliutil.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Hex     string // decode this one datagram instead of files
@@ -66,8 +67,9 @@ carries the game message. GameSpy queries and replies are decoded too.
 Nothing is dropped silently: a message that cannot be decoded is shown raw
 with the reason, and decoding goes on.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (the damage is in the output), 2 for usage or I/O
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (the damage is in the output), 2 for usage or I/O
 errors.`,
 		Example: `  bcwire decode testdata/pcaps/battle.pcap
   bcwire decode -V --opcode StateUpdate -c 100 capture.pcapng
@@ -110,6 +112,7 @@ errors.`,
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print no packet lines (as tshark's -q) and no summary; damage and errors still go to stderr, -w still writes")
 	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
 	// The printing runs on the goroutine that decodes; with a second core,
 	// reading, decryption and splitting run beside it (RunParallel), so
@@ -201,6 +204,9 @@ const maxDamageLines = 20
 
 // Run decodes and prints.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	flt, servers, err := parseFilter(o)
 	if err != nil {
 		return err
@@ -342,7 +348,7 @@ func Run(o *Options) error {
 		return runHex(o, servers, emit)
 	}
 
-	damaged, badChecksums, read := 0, 0, 0
+	damaged, badChecksums, read, nonStock := 0, 0, 0, 0
 	link := capture.LinkType(0) // of the first file, for an empty -w capture
 	for _, path := range o.Files {
 		damage, damagedHere = damage[:0], 0
@@ -401,6 +407,7 @@ func Run(o *Options) error {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: werr}
 		}
 		damaged += sum.Damage
+		nonStock += sum.Flow.NonStock
 		badChecksums += sum.Capture.BadChecksums
 		p.Flush()
 		if !o.Quiet {
@@ -452,7 +459,7 @@ func Run(o *Options) error {
 	if damaged > 0 {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (listed above and in the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
 	}
-	return nil
+	return o.FailOn.NonStockErr(nonStock)
 }
 
 func printSummary(io *report.IO, path string, s flow.Summary, expansion string) {
@@ -469,8 +476,11 @@ func printSummary(io *report.IO, path string, s flow.Summary, expansion string) 
 		fmt.Fprintf(io.Err, "; %d fragmented game messages reassembled", f.Reassembled)
 	}
 	if s.Damage > 0 {
-		fmt.Fprintf(io.Err, "; %d DAMAGED (%d capture records, %d datagrams, %d game messages, %d lost fragment sets, %d fragment sets evicted)",
-			s.Damage, c.Damaged, f.Damaged, f.GameErrors, f.FragmentsLost+c.FragmentsIncomplete, f.FragmentsEvicted+c.FragmentsEvicted)
+		fmt.Fprintf(io.Err, "; %d DAMAGED (%d capture records, %d datagrams, %d lost fragment sets, %d fragment sets evicted)",
+			s.Damage, c.Damaged, f.Damaged, f.FragmentsLost+c.FragmentsIncomplete, f.FragmentsEvicted+c.FragmentsEvicted)
+	}
+	if f.NonStock > 0 {
+		fmt.Fprintf(io.Err, "; %d non-stock messages (intact, not damage)", f.NonStock)
 	}
 	if f.FlowsEvicted+f.ServersEvicted > 0 || (s.Damage == 0 && f.FragmentsEvicted+c.FragmentsEvicted > 0) {
 		fmt.Fprintf(io.Err, "; caps evicted %d fragment sets, %d IPv4 fragment sets, %d flows, %d servers",
@@ -499,10 +509,13 @@ func runHex(o *Options, servers []netip.AddrPort, emit func(*flow.Record) bool) 
 		src, dst = server, client
 	}
 	tr := flow.New(flow.Options{Servers: []netip.AddrPort{server}})
-	damaged := 0
+	damaged, nonStock := 0, 0
 	tr.Datagram(1, time.Time{}, src, dst, b, func(r *flow.Record) {
 		if r.Err != nil {
 			damaged++
+		}
+		if r.NonStock != nil {
+			nonStock++
 		}
 		emit(r)
 	})
@@ -510,5 +523,5 @@ func runHex(o *Options, servers []netip.AddrPort, emit func(*flow.Record) bool) 
 	if damaged > 0 {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("the datagram is damaged (see the output)")}
 	}
-	return nil
+	return o.FailOn.NonStockErr(nonStock)
 }

@@ -73,7 +73,9 @@ is a difference, one both show is listed as shared. Named deviations are
 findings of their own, each quoting its first instance's frame and bytes:
 a disconnect sent as transport type 0x06 (stock 0x05), an event-forward
 message longer or shorter than its stock event class (SubsystemStatus 18
-bytes), a connect in the legacy [type][len][flags] framing; a server that
+bytes), a connect in the legacy [type][len][flags] framing, and every
+other form of the dissector's registry of non-stock forms (decode -V names
+each with its stock evidence); a server that
 keepalives only from some phase on is told apart from one that sends none.
 Differences in how a server is set up (Settings values, MISSION_INIT's
 match settings) are "config" at info severity.

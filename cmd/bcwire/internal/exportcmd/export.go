@@ -17,6 +17,7 @@ import (
 
 // Options of `bcwire export`.
 type Options struct {
+	FailOn  cliutil.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Dir     string
@@ -42,7 +43,8 @@ that exports of many captures from many servers add up in one directory:
       file, frame, time, kind, server, client, src, dst, dir, peer, msg,
       type, type_name, reliable, seq, opcode, name, fields (decode --json's
       "fields" object as JSON text), the common StateUpdate fields typed
-      (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error
+      (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error,
+      nonstock (the registry name of an intact message not in stock's form)
   DIR/sessions/capture=NAME/part-KEY.parquet
       one row per session: file, server, client, slot, name, team, ship,
       start, end, duration_s, reached, end_reason, mid_capture, connect,
@@ -60,8 +62,9 @@ that fails or is interrupted (SIGINT, SIGTERM) removes them and the
 folders it made. Rows stream to disk in row groups, so memory stays
 bounded whatever the capture's length.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr, and in the error column), 2 for
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr, and in the error column), 2 for
 usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap testdata/pcaps/*.pcapng
   duckdb -c "SELECT server, date, count(DISTINCT client) AS players,
@@ -87,6 +90,7 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 	cliutil.AddServerFlag(f, &o.Servers)
 	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
 	return cmd
 }
@@ -102,6 +106,9 @@ const memoryLimit = 40 << 20
 
 // Run exports.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -185,7 +192,7 @@ func Run(o *Options) error {
 	if werr != nil {
 		return cliutil.IOError(o.Dir, werr)
 	}
-	return res.Err()
+	return res.ErrFailOn(o.FailOn)
 }
 
 func isDir(p string) bool {

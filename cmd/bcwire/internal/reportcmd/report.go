@@ -16,6 +16,7 @@ import (
 
 // Options of `bcwire report`.
 type Options struct {
+	FailOn  cliutil.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Output  string // "-" for stdout
@@ -52,8 +53,9 @@ and charts inline, nothing fetched when it is opened) with:
   - the session list, the game-message counts by opcode and direction, the
     transport-message counts, and the chat log.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr; the report is written all the
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr; the report is written all the
 same), 2 for usage or I/O errors.`,
 		Example: `  bcwire report testdata/pcaps/battle.pcap -o battle.html
   bcwire report --title "Friday league" a.pcap b.pcapng -o league.html
@@ -81,6 +83,7 @@ same), 2 for usage or I/O errors.`,
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
 	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
@@ -88,6 +91,9 @@ same), 2 for usage or I/O errors.`,
 
 // Run reads the captures and writes the page.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -121,7 +127,7 @@ func Run(o *Options) error {
 	if err := write(o, rep, &totals); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	return res.Err()
+	return res.ErrFailOn(o.FailOn)
 }
 
 // write renders the page into a temporary file beside the output and

@@ -11,6 +11,7 @@ import (
 
 // Options of `bcwire stats`.
 type Options struct {
+	FailOn     cliutil.FailOn // --fail-on nonstock
 	IO         *report.IO
 	Files      []string
 	JSON       bool
@@ -42,11 +43,13 @@ output is piped. --json prints one object for programs:
   {"sessions":[{file, server, client, slot, name, start, end, opcodes, transport}...],
    "files", "start", "end", "duration_s", "session_count", "datagrams",
    "opcodes":[{dir, opcode, hex, name, count, bytes, share, byte_share, per_min, per_15min}...],
-   "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...]}
+   "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...],
+   "nonstock":[{dir, name, count, what, evidence}...] (sessions and totals, only when there are any)}
 Rows are ordered by direction (C->S first), then opcode or type number.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr with file and packet number), 2 for
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr with file and packet number), 2 for
 usage or I/O errors.`,
 		Example: `  bcwire stats testdata/pcaps/battle.pcap
   bcwire stats --no-sessions a.pcap b.pcapng
@@ -72,6 +75,7 @@ usage or I/O errors.`,
 	cliutil.AddServerFlag(f, &o.Servers)
 	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Caps.AddFlags(f, true)
 	return cmd
@@ -79,6 +83,9 @@ usage or I/O errors.`,
 
 // Run counts and prints.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -103,5 +110,5 @@ func Run(o *Options) error {
 	if err := p.Totals(o.Files, &res.Totals, res.Sessions); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	return res.InterruptedOr(res.Err())
+	return res.InterruptedOr(res.ErrFailOn(o.FailOn))
 }

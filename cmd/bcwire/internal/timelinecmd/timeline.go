@@ -13,6 +13,7 @@ import (
 
 // Options of `bcwire timeline`.
 type Options struct {
+	FailOn    cliutil.FailOn // --fail-on nonstock
 	IO        *report.IO
 	Files     []string
 	JSON      bool
@@ -49,8 +50,9 @@ traffic shows; the phases before it are left out (null in JSON).
 
 Sessions are printed as they end, in the order they end.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr with file and packet number), 2 for
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr with file and packet number), 2 for
 usage or I/O errors.`,
 		Example: `  bcwire timeline testdata/pcaps/battle.pcap
   bcwire timeline --json capture.pcapng | jq '.sessions[] | {name, phases}'
@@ -76,6 +78,7 @@ usage or I/O errors.`,
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
 	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
@@ -83,6 +86,9 @@ usage or I/O errors.`,
 
 // Run prints the timelines.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -111,5 +117,5 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	return res.Err()
+	return res.ErrFailOn(o.FailOn)
 }

@@ -227,6 +227,7 @@ func Run(ctx context.Context, o *Options) error {
 		return replayLoadError(o.IO, o.File, c, err)
 	}
 	fmt.Fprint(o.IO.Err, c.DamageSummary())
+	fmt.Fprint(o.IO.Err, c.NonStockSummary())
 	var cmp replay.Comparer
 	if o.Rules != "" {
 		if mode != replay.ModeAdaptive {
@@ -274,6 +275,7 @@ func Run(ctx context.Context, o *Options) error {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
 	res.Damage = c.DamageReport()
+	res.NonStock = c.NonStockReport()
 	encode := func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
