@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -75,6 +76,37 @@ type tmplData struct {
 	EventClass []pair
 	QueryWords []pair // Key 1 when a value follows
 	Messages   []luaMessage
+	NonStock   []luaForm
+	// StockEvents are the event-forward opcodes' stock lengths.
+	StockEvents []pair
+}
+
+// DetectedForms names the registry forms the Lua recognises itself.
+func DetectedForms() []string {
+	var out []string
+	for n := range detectedForms {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// luaForm is an entry of the non-stock registry (dissect.Forms) as an
+// expert info item.
+type luaForm struct {
+	Name     string
+	Text     string
+	Detected bool // the Lua recognises it (see detectedForms)
+}
+
+// detectedForms are the registry's forms the Lua recognises itself, from
+// the bytes of one datagram; the rest need the whole decode (subsystem
+// lists, StateUpdate fields) and are left to bcwire, which names them.
+// TestDetectedFormsExist keeps these names in step with the registry.
+var detectedForms = map[string]bool{
+	"disconnect-0x06": true, "legacy-connect": true, "event-length": true, "explosion-from-client": true,
+	"deleteplayer-at-ship": true, "checksum-ref-dirhash": true, "peer-info-slot-0": true,
+	"score-in-checksum-answer": true,
 }
 
 var kindNames = map[Kind]string{
@@ -126,6 +158,14 @@ func data(version string) tmplData {
 	slices.SortFunc(d.EventCodes, byKey)
 	slices.SortFunc(d.EventClass, byKey)
 	slices.SortFunc(d.QueryWords, func(a, b pair) int { return strings.Compare(a.Name, b.Name) })
+	for _, f := range dissect.Forms {
+		d.NonStock = append(d.NonStock, luaForm{Name: f.Name, Text: "Non-stock (" + f.Name + "): " + f.What, Detected: detectedForms[f.Name]})
+	}
+	for op := range 256 {
+		if e, ok := game.StockEventOf(game.Opcode(op)); ok {
+			d.StockEvents = append(d.StockEvents, pair{uint32(op), strconv.Itoa(e.Len)})
+		}
+	}
 	for _, l := range Layouts() {
 		msg := luaMessage{Op: int(l.Op), Name: l.Name, Fixed: l.Fixed}
 		for _, f := range l.Fields {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/testutil"
@@ -74,8 +75,9 @@ func TestRefusesCapture(t *testing.T) {
 func bundled(t *testing.T) []string {
 	root := testutil.RepoRoot(t)
 	var files []string
-	for _, pat := range []string{"*.pcap", "*.pcapng"} {
-		m, _ := filepath.Glob(filepath.Join(root, "testdata/pcaps", pat))
+	// The bundled captures, and OpenBC's traffic (testdata/openbc).
+	for _, pat := range []string{"testdata/pcaps/*.pcap", "testdata/pcaps/*.pcapng", "testdata/openbc/*.pcap"} {
+		m, _ := filepath.Glob(filepath.Join(root, pat))
 		files = append(files, m...)
 	}
 	sort.Strings(files)
@@ -323,4 +325,69 @@ func sameValue(ts, js string) bool {
 		return ts == js
 	}
 	return math.Abs(a-b) <= 1e-4*math.Max(1, math.Abs(b))
+}
+
+// TestDetectedFormsExist: the forms the Lua recognises are entries of the
+// registry, under the same names.
+func TestDetectedFormsExist(t *testing.T) {
+	names := map[string]bool{}
+	for _, f := range dissect.Forms {
+		names[f.Name] = true
+	}
+	for _, n := range wireshark.DetectedForms() {
+		if !names[n] {
+			t.Errorf("the Lua recognises %q, which the registry does not name", n)
+		}
+	}
+}
+
+// TestTsharkNonStockEqualsStats: on the bundled captures and the OpenBC
+// capture under testdata/openbc, tshark with the generated dissector
+// marks as many messages of each non-stock form the Lua recognises as
+// `bcwire stats` counts.
+func TestTsharkNonStockEqualsStats(t *testing.T) {
+	bin := needTshark(t)
+	lua := writeLua(t)
+	detected := map[string]bool{}
+	for _, n := range wireshark.DetectedForms() {
+		detected[n] = true
+	}
+	files := bundled(t)
+	openbc, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(t), "testdata", "openbc", "*.pcap"))
+	marked := 0
+	for _, file := range files {
+		want := map[string]int{}
+		res := scan(t, file, nil)
+		for d := range 2 {
+			for form, n := range res.Totals.NonStock[d] {
+				if name := dissect.Forms[form].Name; n > 0 && detected[name] {
+					want[name] += n
+				}
+			}
+		}
+		got := map[string]int{}
+		for _, row := range tshark(t, bin, lua, file, "bcwire.nonstock") {
+			if row[0] == "" {
+				continue
+			}
+			for _, n := range strings.Split(row[0], ",") {
+				got[n]++
+			}
+		}
+		for n, c := range want {
+			if got[n] != c {
+				t.Errorf("%s: %s: tshark %d, stats %d", filepath.Base(file), n, got[n], c)
+			}
+			marked += c
+		}
+		for n, c := range got {
+			if _, ok := want[n]; !ok {
+				t.Errorf("%s: %s: tshark %d, stats none", filepath.Base(file), n, c)
+			}
+		}
+	}
+	if len(openbc) > 0 && marked == 0 {
+		t.Error("no non-stock message in an OpenBC capture: the comparison compared nothing")
+	}
+	t.Logf("%d non-stock messages compared in %d captures", marked, len(files))
 }
