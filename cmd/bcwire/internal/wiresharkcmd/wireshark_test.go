@@ -391,3 +391,22 @@ func TestTsharkNonStockEqualsStats(t *testing.T) {
 	}
 	t.Logf("%d non-stock messages compared in %d captures", marked, len(files))
 }
+
+// TestTsharkNoLuaErrors: a Lua error in a dissector is not fatal to tshark,
+// it only cuts that packet's tree short; -V shows it. No bundled or OpenBC
+// capture may meet one.
+func TestTsharkNoLuaErrors(t *testing.T) {
+	bin := needTshark(t)
+	lua := writeLua(t)
+	for _, file := range bundled(t) {
+		cmd := exec.Command(bin, "-n", "-X", "lua_script:"+lua, "-r", file, "-V")
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if i := bytes.Index(out, []byte("Lua Error")); i >= 0 {
+			t.Errorf("%s: %s", filepath.Base(file), out[i:min(len(out), i+300)])
+		}
+	}
+}
