@@ -105,7 +105,7 @@ errors.`,
 	o.Caps.AddFlags(f, false)
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
-	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
+	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - for standard output)")
 	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
@@ -221,11 +221,17 @@ func Run(o *Options) error {
 		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
-		if cutFile, err = cliutil.Create(o.Write); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if o.Write == "-" {
+			// Standard output, as tcpdump -w -: pcap, and nothing else
+			// goes there (-w writes instead of printing).
+			cut = cliutil.NewFrameCutter(o.IO.Out, capture.PCAP)
+		} else {
+			if cutFile, err = cliutil.Create(o.Write); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
+			defer cutFile.Abort()
+			cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 		}
-		defer cutFile.Abort()
-		cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 	}
 	var p recordPrinter
 	var dp *report.DecodePrinter
@@ -391,8 +397,10 @@ func Run(o *Options) error {
 		if err := cut.Flush(link); err != nil {
 			return cliutil.IOError(o.Write, err)
 		}
-		if err := cutFile.Commit(); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if cutFile != nil {
+			if err := cutFile.Commit(); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
 		}
 		if !o.Quiet {
 			fmt.Fprintf(o.IO.Err, "wrote %d frames to %s\n", cut.Written, o.Write)
