@@ -183,6 +183,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
 			fmt.Fprintf(o.IO.Err, "; %s", ev)
 		}
+		if x := cf.R.ExpansionText(); x != "" {
+			fmt.Fprintf(o.IO.Err, "; %s", x)
+		}
 		fmt.Fprintln(o.IO.Err)
 	}
 	return nil

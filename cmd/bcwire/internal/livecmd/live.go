@@ -461,6 +461,10 @@ func (l *liveRun) record(r *flow.Record) bool {
 			return false
 		}
 	}
+	if l.display != nil && l.display.Err() != nil {
+		l.printErr = l.display.Err() // a -Y budget ran out: stop, and say so
+		return false
+	}
 	return true
 }
 
