@@ -254,13 +254,30 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 	}
 	if r.Warning != "" {
 		b = append(b, "  "...)
-		b = append(b, p.pal.warn("warning: "+r.Warning)...)
+		b = p.appendStyled(b, p.pal.warn, "warning: ", r.Warning)
 	}
 	if r.Err != nil {
 		b = append(b, "  "...)
-		b = append(b, p.pal.err("error: "+r.Err.Error())...)
+		b = p.appendStyled(b, p.pal.err, "error: ", r.Err.Error())
 	}
 	return b
+}
+
+// stringAppender is a message whose String form can be appended to a
+// buffer without making the string (the common StateUpdate).
+type stringAppender interface{ AppendString([]byte) []byte }
+
+// appendStyled appends the concatenation of parts, through style when the
+// output is colored; plain output skips style's fmt.Sprint, which cost an
+// allocation per line.
+func (p *DecodePrinter) appendStyled(b []byte, style func(a ...interface{}) string, parts ...string) []byte {
+	if !p.color {
+		for _, s := range parts {
+			b = append(b, s...)
+		}
+		return b
+	}
+	return append(b, style(strings.Join(parts, ""))...)
 }
 
 func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
@@ -300,8 +317,13 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 	case r.Game != nil:
 		g := r.Game.Msg
 		b = append(b, "  "...)
-		b = append(b, p.pal.name(g.Opcode().String())...)
-		if s := g.String(); s != "" {
+		b = p.appendStyled(b, p.pal.name, g.Opcode().String())
+		if a, ok := g.(stringAppender); ok {
+			n := len(b)
+			if b = a.AppendString(append(b, ' ')); len(b) == n+1 {
+				b = b[:n] // an empty String form: no separator
+			}
+		} else if s := g.String(); s != "" {
 			b = append(b, ' ')
 			b = append(b, s...)
 		}

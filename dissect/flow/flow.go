@@ -195,6 +195,7 @@ type Tracker struct {
 
 	master masterTracker // the GameSpy master's TCP connections
 	names  dissect.Names
+	errs   [32]*gameError // recent game decode errors, by opcode (see gameErr)
 }
 
 // New returns a Tracker.
@@ -402,7 +403,7 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	rec.Game = &t.game
 	if t.game.Err != nil {
 		t.stats.GameErrors++
-		rec.Err = fmt.Errorf("%v: %w", game.Opcode(payload[0]), t.game.Err)
+		rec.Err = t.gameErr(game.Opcode(payload[0]), t.game.Err)
 	}
 	if t.game.Warning != "" {
 		rec.Warning = joinWarn(rec.Warning, t.game.Warning)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,8 +34,13 @@ type Options struct {
 	Peer    int // -1 = any
 	Servers []string
 	Count   int // 0 = all
-	Quiet   bool
-	Caps    cliutil.Caps
+	// Quiet (-q) prints no packet lines, as tshark's -q, and no summary;
+	// damage and errors still go to stderr, and -w still writes.
+	Quiet bool
+	// LineBuffered (-l) flushes the output after each packet, as tshark's
+	// -l; reading a pipe does so too.
+	LineBuffered bool
+	Caps         cliutil.Caps
 	// tshark's: -r, -Y, -t; -T fields -e -E, -x; -w.
 	Read  cliutil.ReadFlags
 	Print cliutil.PrintFlags
@@ -101,14 +108,24 @@ errors.`,
 	f.IntVar(&o.Peer, "peer", -1, "only datagrams with this peer id (1 = server, 2 = first client, 255 = connecting)")
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print no packet lines (as tshark's -q) and no summary; damage and errors still go to stderr, -w still writes")
+	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
 	o.Caps.AddFlags(f, false)
+	// The printing runs on the goroutine that decodes; with a second core,
+	// reading, decryption and splitting run beside it (RunParallel), so
+	// decode uses both by default. The output is the same.
+	o.Caps.Workers = DefaultWorkers()
+	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
-	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - for standard output)")
+	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")
 	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
+
+// DefaultWorkers is decode's --workers when not given: 2 where there are
+// two cores or more, else 1.
+func DefaultWorkers() int { return min(2, runtime.NumCPU()) }
 
 type filter struct {
 	opcodes map[game.Opcode]bool
@@ -191,8 +208,8 @@ func Run(o *Options) error {
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if o.Count < 0 {
-		return cliutil.Usage("-c %d: give the number of packets to read (0 for all)", o.Count)
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
 	}
 	yflt, err := o.Read.CompileFilter()
 	if err != nil {
@@ -206,11 +223,17 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if o.Print.Format == "json" {
+	jsonArray := o.Print.Format == "json" // tshark's -T json: one array
+	if jsonArray {
 		o.JSON = true
 	}
 	if fields && (o.JSON || o.Verbose) {
 		return cliutil.Usage("-T fields prints the -e fields; do not also give --json or -V")
+	}
+	// Every input is checked before anything is printed or written, so
+	// that a missing second file does not come after all of the first.
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err
 	}
 	var cut *cliutil.FrameCutter
 	var cutFile *cliutil.AtomicFile
@@ -221,9 +244,7 @@ func Run(o *Options) error {
 		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
-		if o.Write == "-" {
-			// Standard output, as tcpdump -w -: pcap, and nothing else
-			// goes there (-w writes instead of printing).
+		if o.Write == "-" { // tshark's habit: the capture on standard output
 			cut = cliutil.NewFrameCutter(o.IO.Out, capture.PCAP)
 		} else {
 			if cutFile, err = cliutil.Create(o.Write); err != nil {
@@ -233,10 +254,17 @@ func Run(o *Options) error {
 			cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 		}
 	}
+	out := o.IO.Out
+	if jsonArray {
+		ja := newJSONArray(out)
+		defer ja.Close()
+		out = ja
+	}
+	lineFlush := o.LineBuffered || cliutil.ReadsPipe(o.Files)
 	var p recordPrinter
 	var dp *report.DecodePrinter
 	if fields {
-		if p, err = report.NewFieldsPrinter(o.IO.Out, fieldsOpts, tf); err != nil {
+		if p, err = report.NewFieldsPrinter(out, fieldsOpts, tf); err != nil {
 			return cliutil.Usage("%v", err)
 		}
 	} else {
@@ -247,7 +275,7 @@ func Run(o *Options) error {
 		case o.Verbose:
 			format = report.DecodeVerbose
 		}
-		dp = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+		dp = report.NewDecodePrinter(out, format, o.IO.Color && !o.JSON)
 		dp.SetTimeFormat(tf)
 		dp.SetHexDump(o.Print.Hex)
 		p = dp
@@ -262,6 +290,7 @@ func Run(o *Options) error {
 	var werr error
 	var damage []string // of the current file, for stderr
 	damagedHere, seen := 0, 0
+	var srvSeen serverSeen // --server: whose traffic came
 	emit := func(r *flow.Record) bool {
 		if seen++; seen&1023 == 0 && cliutil.IsClosed(intr) {
 			return false
@@ -271,22 +300,26 @@ func Run(o *Options) error {
 				damage = append(damage, cliutil.DamageText(r))
 			}
 		}
+		srvSeen.note(servers, r)
 		p.Observe(r)
 		if ctx.Start.IsZero() && !r.Time.IsZero() {
 			ctx.Start = r.Time
 		}
 		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
 			if yflt != nil && yflt.Err() != nil {
-				werr = yflt.Err() // a -Y budget ran out
+				werr = yflt.Err() // a -Y budget ran out, or a comparison that cannot be made
 				return false
 			}
 			return true
 		}
 		if cut != nil {
 			if err := cut.Keep(r); err != nil {
-				werr = err
+				werr = fmt.Errorf("-w %s: %w", o.Write, err)
 				return false
 			}
+			return true
+		}
+		if o.Quiet {
 			return true
 		}
 		var err error
@@ -294,6 +327,9 @@ func Run(o *Options) error {
 			err = dp.PrintWithGameJSON(r, yflt.GameJSON())
 		} else {
 			err = p.Print(r)
+		}
+		if err == nil && lineFlush {
+			err = p.Flush()
 		}
 		if err != nil {
 			werr = err
@@ -313,7 +349,7 @@ func Run(o *Options) error {
 		if cliutil.IsClosed(intr) {
 			break
 		}
-		copts := o.Caps.Capture()
+		copts := cliutil.TraceServer(o.Caps.Capture(), servers)
 		copts.Interrupt = intr
 		cf, err := cliutil.OpenCapture(path, copts)
 		if err != nil {
@@ -348,7 +384,9 @@ func Run(o *Options) error {
 		fopts.Servers = servers
 		tr := flow.New(fopts)
 		var sum flow.Summary
-		if o.Caps.Workers > 1 {
+		// -w copies the reader's current frame for each record kept, so it
+		// reads one frame at a time: no reading ahead on other goroutines.
+		if o.Caps.Workers > 1 && cut == nil {
 			sum, err = flow.RunParallel(rd, tr, o.Caps.Workers, emit)
 		} else {
 			sum, err = flow.Run(rd, tr, emit)
@@ -367,6 +405,9 @@ func Run(o *Options) error {
 		p.Flush()
 		if !o.Quiet {
 			printSummary(o.IO, path, sum, expansion)
+			if note := cf.R.Note(); note != "" {
+				fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+			}
 		}
 		// The damage goes to stderr too, so that it survives a pipe into
 		// jq or an output sent to /dev/null.
@@ -391,6 +432,7 @@ func Run(o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: %s", what)}
 	}
+	srvSeen.report(o.IO.Err, servers)
 	if cut != nil {
 		if link == 0 {
 			link = capture.Ethernet
@@ -403,7 +445,7 @@ func Run(o *Options) error {
 				return cliutil.IOError(o.Write, err)
 			}
 		}
-		if !o.Quiet {
+		if !o.Quiet && cutFile != nil {
 			fmt.Fprintf(o.IO.Err, "wrote %d frames to %s\n", cut.Written, o.Write)
 		}
 	}
