@@ -95,3 +95,26 @@ func TestDecodeRefusesStdinAsTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWriteStdout: decode -w - writes the kept frames to standard
+// output, as tcpdump -w - does: the same pcap bytes as -w FILE, nothing
+// else on stdout, and no file named "-".
+func TestDecodeWriteStdout(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "chat.pcap")
+	battle := filepath.Join(corpusDir, "battle.pcap")
+	if _, errs, code := run(t, "decode", "-q", "-Y", `name == "CHAT"`, "-w", file, battle); code != 0 {
+		t.Fatalf("-w FILE: exit %d, %s", code, errs)
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := run(t, "decode", "-q", "-Y", `name == "CHAT"`, "-w", "-", battle)
+	if code != 0 || out != string(want) || len(want) <= 24 {
+		t.Fatalf("-w -: exit %d, %d bytes on stdout, want the %d of -w FILE\n%s", code, len(out), len(want), errs)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Errorf("a file named - was written")
+	}
+}
