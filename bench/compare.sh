@@ -61,7 +61,8 @@ measure "bcwire_stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json -q
 measure "bcwire_stats_json_workers2" "$WORK/bcwire" stats --json -q --workers 2 "$FILE"
 measure "bcwire_stats_text" "$WORK/bcwire" stats -q "$FILE"
 measure "bcwire_stats_text_workers2" "$WORK/bcwire" stats -q --workers 2 "$FILE"
-measure "bcwire_decode_json" "$WORK/bcwire" decode --json -q "$FILE"
+# not -q: decode -q prints no packets (as tshark's -q); measure sends stdout to /dev/null
+measure "bcwire_decode_json" "$WORK/bcwire" decode --json "$FILE"
 echo
 for v in bcwire_stats_json bcwire_stats_json_one_core bcwire_stats_json_workers2 bcwire_stats_text bcwire_stats_text_workers2 bcwire_decode_json; do
   eval "t=\$T_$v"

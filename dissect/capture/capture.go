@@ -110,6 +110,9 @@ type PacketError struct {
 	// (always -1 for frames fed to Decoder.Decode).
 	Offset int64
 	Err    error
+	// Time is the record's own time stamp when its header could be read
+	// (the damage is in the frame it holds); zero otherwise.
+	Time time.Time
 	// Packet is the datagram of a record that failed its UDP checksum
 	// (ErrChecksum), so that its addresses, time and bytes can still be
 	// shown; nil for any other damage. Like the Packet returned by Next,
@@ -189,6 +192,9 @@ type Options struct {
 	// FragmentTimeout drops a set this long (in capture time) after its
 	// first fragment (default 30s; negative disables the timeout).
 	FragmentTimeout time.Duration
+	// TraceServer is the address a packet_trace.log's logging server is
+	// shown with (the log does not hold it); default DefaultTraceServer.
+	TraceServer netip.AddrPort
 	// MaxUnreadable is how many bytes of (uncompressed) input a Reader
 	// reads without a readable record before it gives up with an
 	// UnreadableError (default DefaultMaxUnreadable; negative: no cap).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,16 @@ func OpenCapture(path string, opts capture.Options) (*CaptureFile, error) {
 		return nil, IOError(path, err)
 	}
 	return &CaptureFile{R: rd, Path: path, Size: size, f: f, cr: cr}, nil
+}
+
+// TraceServer makes the one server --server names the address a
+// packet_trace.log's logging server is shown with (the log does not hold
+// it); with none or several, the stand-in capture.DefaultTraceServer is.
+func TraceServer(opts capture.Options, servers []netip.AddrPort) capture.Options {
+	if len(servers) == 1 {
+		opts.TraceServer = servers[0]
+	}
+	return opts
 }
 
 // Read is the number of bytes read from the file so far (compressed bytes
@@ -150,10 +161,33 @@ func CheckCapturePath(path string) error {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = &os.PathError{Op: "open", Path: pe.Path, Err: pe.Err} // the user asked to read it
+		}
 		return IOError(path, err)
 	}
 	if st.IsDir() {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
 	}
 	return nil
+}
+
+// ReadsPipe reports whether one of files is a pipe (or standard input that
+// is not a regular file): a capture that arrives as it is made, whose
+// lines should be printed as they come.
+func ReadsPipe(files []string) bool {
+	for _, path := range files {
+		var st os.FileInfo
+		var err error
+		if path == capture.Stdin {
+			st, err = os.Stdin.Stat()
+		} else {
+			st, err = os.Stat(path)
+		}
+		if err == nil && !st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }

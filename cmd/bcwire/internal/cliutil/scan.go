@@ -42,6 +42,9 @@ type ScanOptions struct {
 	// Filter (-Y), when set, chooses the records the sessions are built
 	// from and Record sees, as --server does.
 	Filter *filter.Filter
+	// Count > 0 reads only the first Count packets of all the files
+	// together (-c).
+	Count int
 	// Interrupt (CatchInterrupt), when closed, stops reading: the file
 	// being read ends where it is, with its summary, and the files after
 	// it are not read (ScanResult.Interrupted).
@@ -94,23 +97,33 @@ func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*Sc
 		o.MaxDamageLines = 20
 	}
 	res := &ScanResult{}
+	if err := CheckCount(o.Count); err != nil {
+		return res, err
+	}
+	if err := CheckInputs(o.Files); err != nil {
+		return res, err
+	}
+	read := 0 // packets, for -c
 	for _, path := range o.Files {
 		if res.Interrupted = IsClosed(o.Interrupt); res.Interrupted {
 			break
 		}
-		if err := scanFile(o, path, res, emit); err != nil {
+		if err := scanFile(o, path, res, &read, emit); err != nil {
 			return res, err
+		}
+		if o.Count > 0 && read >= o.Count {
+			break
 		}
 	}
 	res.Interrupted = res.Interrupted || IsClosed(o.Interrupt)
 	return res, nil
 }
 
-func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *session.Session) error) error {
+func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func(string, *session.Session) error) error {
 	if o.File != nil {
 		o.File(path)
 	}
-	copts := o.Capture
+	copts := TraceServer(o.Capture, o.Servers)
 	copts.Interrupt = o.Interrupt
 	cf, err := OpenCapture(path, copts)
 	if err != nil {
@@ -151,8 +164,12 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		}
 		return true
 	}
+	var src flow.Source = cf.R
+	if o.Count > 0 {
+		src = FirstPackets(cf.R, o.Count-*read)
+	}
 	var emitErr error
-	sum, err := session.Scan(cf.R, sopts, func(s *session.Session) error {
+	sum, err := session.Scan(src, sopts, func(s *session.Session) error {
 		emitErr = emit(path, s)
 		return emitErr
 	})
@@ -169,6 +186,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	if sum.Damaged > listed {
 		fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, sum.Damaged-listed)
 	}
+	*read += sum.Summary.Capture.Records
 	res.Totals.Merge(&sum.Totals)
 	res.Sessions += sum.Sessions
 	res.Damaged += sum.Damaged
@@ -187,6 +205,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 			fmt.Fprintf(o.IO.Err, "; %s", x)
 		}
 		fmt.Fprintln(o.IO.Err)
+		if note := cf.R.Note(); note != "" {
+			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+		}
 	}
 	return nil
 }

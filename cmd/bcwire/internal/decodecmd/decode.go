@@ -32,8 +32,13 @@ type Options struct {
 	Peer    int // -1 = any
 	Servers []string
 	Count   int // 0 = all
-	Quiet   bool
-	Caps    cliutil.Caps
+	// Quiet (-q) prints no packet lines, as tshark's -q, and no summary;
+	// damage and errors still go to stderr, and -w still writes.
+	Quiet bool
+	// LineBuffered (-l) flushes the output after each packet, as tshark's
+	// -l; reading a pipe does so too.
+	LineBuffered bool
+	Caps         cliutil.Caps
 	// tshark's: -r, -Y, -t; -T fields -e -E, -x; -w.
 	Read  cliutil.ReadFlags
 	Print cliutil.PrintFlags
@@ -101,11 +106,12 @@ errors.`,
 	f.IntVar(&o.Peer, "peer", -1, "only datagrams with this peer id (1 = server, 2 = first client, 255 = connecting)")
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print no packet lines (as tshark's -q) and no summary; damage and errors still go to stderr, -w still writes")
+	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
 	o.Caps.AddFlags(f, false)
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
-	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
+	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")
 	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
@@ -191,8 +197,8 @@ func Run(o *Options) error {
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if o.Count < 0 {
-		return cliutil.Usage("-c %d: give the number of packets to read (0 for all)", o.Count)
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
 	}
 	yflt, err := o.Read.CompileFilter()
 	if err != nil {
@@ -206,11 +212,17 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if o.Print.Format == "json" {
+	jsonArray := o.Print.Format == "json" // tshark's -T json: one array
+	if jsonArray {
 		o.JSON = true
 	}
 	if fields && (o.JSON || o.Verbose) {
 		return cliutil.Usage("-T fields prints the -e fields; do not also give --json or -V")
+	}
+	// Every input is checked before anything is printed or written, so
+	// that a missing second file does not come after all of the first.
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err
 	}
 	var cut *cliutil.FrameCutter
 	var cutFile *cliutil.AtomicFile
@@ -221,16 +233,27 @@ func Run(o *Options) error {
 		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
-		if cutFile, err = cliutil.Create(o.Write); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if o.Write == "-" { // tshark's habit: the capture on standard output
+			cut = cliutil.NewFrameCutter(o.IO.Out, capture.PCAP)
+		} else {
+			if cutFile, err = cliutil.Create(o.Write); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
+			defer cutFile.Abort()
+			cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 		}
-		defer cutFile.Abort()
-		cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 	}
+	out := o.IO.Out
+	if jsonArray {
+		ja := newJSONArray(out)
+		defer ja.Close()
+		out = ja
+	}
+	lineFlush := o.LineBuffered || cliutil.ReadsPipe(o.Files)
 	var p recordPrinter
 	var dp *report.DecodePrinter
 	if fields {
-		if p, err = report.NewFieldsPrinter(o.IO.Out, fieldsOpts, tf); err != nil {
+		if p, err = report.NewFieldsPrinter(out, fieldsOpts, tf); err != nil {
 			return cliutil.Usage("%v", err)
 		}
 	} else {
@@ -241,7 +264,7 @@ func Run(o *Options) error {
 		case o.Verbose:
 			format = report.DecodeVerbose
 		}
-		dp = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+		dp = report.NewDecodePrinter(out, format, o.IO.Color && !o.JSON)
 		dp.SetTimeFormat(tf)
 		dp.SetHexDump(o.Print.Hex)
 		p = dp
@@ -256,6 +279,7 @@ func Run(o *Options) error {
 	var werr error
 	var damage []string // of the current file, for stderr
 	damagedHere, seen := 0, 0
+	var srvSeen serverSeen // --server: whose traffic came
 	emit := func(r *flow.Record) bool {
 		if seen++; seen&1023 == 0 && cliutil.IsClosed(intr) {
 			return false
@@ -265,22 +289,26 @@ func Run(o *Options) error {
 				damage = append(damage, cliutil.DamageText(r))
 			}
 		}
+		srvSeen.note(servers, r)
 		p.Observe(r)
 		if ctx.Start.IsZero() && !r.Time.IsZero() {
 			ctx.Start = r.Time
 		}
 		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
 			if yflt != nil && yflt.Err() != nil {
-				werr = yflt.Err() // a -Y budget ran out
+				werr = yflt.Err() // a -Y budget ran out, or a comparison that cannot be made
 				return false
 			}
 			return true
 		}
 		if cut != nil {
 			if err := cut.Keep(r); err != nil {
-				werr = err
+				werr = fmt.Errorf("-w %s: %w", o.Write, err)
 				return false
 			}
+			return true
+		}
+		if o.Quiet {
 			return true
 		}
 		var err error
@@ -288,6 +316,9 @@ func Run(o *Options) error {
 			err = dp.PrintWithGameJSON(r, yflt.GameJSON())
 		} else {
 			err = p.Print(r)
+		}
+		if err == nil && lineFlush {
+			err = p.Flush()
 		}
 		if err != nil {
 			werr = err
@@ -307,7 +338,7 @@ func Run(o *Options) error {
 		if cliutil.IsClosed(intr) {
 			break
 		}
-		copts := o.Caps.Capture()
+		copts := cliutil.TraceServer(o.Caps.Capture(), servers)
 		copts.Interrupt = intr
 		cf, err := cliutil.OpenCapture(path, copts)
 		if err != nil {
@@ -361,6 +392,9 @@ func Run(o *Options) error {
 		p.Flush()
 		if !o.Quiet {
 			printSummary(o.IO, path, sum, expansion)
+			if note := cf.R.Note(); note != "" {
+				fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+			}
 		}
 		// The damage goes to stderr too, so that it survives a pipe into
 		// jq or an output sent to /dev/null.
@@ -385,6 +419,7 @@ func Run(o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: %s", what)}
 	}
+	srvSeen.report(o.IO.Err, servers)
 	if cut != nil {
 		if link == 0 {
 			link = capture.Ethernet
@@ -392,10 +427,12 @@ func Run(o *Options) error {
 		if err := cut.Flush(link); err != nil {
 			return cliutil.IOError(o.Write, err)
 		}
-		if err := cutFile.Commit(); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if cutFile != nil {
+			if err := cutFile.Commit(); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
 		}
-		if !o.Quiet {
+		if !o.Quiet && cutFile != nil {
 			fmt.Fprintf(o.IO.Err, "wrote %d frames to %s\n", cut.Written, o.Write)
 		}
 	}

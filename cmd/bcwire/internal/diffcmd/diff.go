@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -155,6 +156,9 @@ func Run(o *Options) error {
 		return cliutil.Usage("--show: %v", err)
 	}
 	rules.Ignore = append(rules.Ignore, o.Ignore...)
+	if err := checkCompare(o.Compare, rules.Ignore); err != nil {
+		return err
+	}
 	rules.Strict(o.Compare...)
 	if o.LatencySet || o.RulesFile == "" {
 		rules.Latency = diff.Duration(o.Latency)
@@ -234,4 +238,15 @@ func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) 
 		return nil, err
 	}
 	return b.Finish(), nil
+}
+
+// checkCompare refuses a --compare pattern that is none of the tolerated
+// ones: it would silently compare nothing more.
+func checkCompare(compare, ignored []string) error {
+	for _, c := range compare {
+		if !slices.Contains(ignored, c) {
+			return cliutil.Usage("--compare %q: not one of the tolerated fields; give one exactly as listed: %s", c, strings.Join(ignored, ", "))
+		}
+	}
+	return nil
 }

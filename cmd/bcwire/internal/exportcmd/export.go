@@ -22,6 +22,7 @@ type Options struct {
 	Dir     string
 	Servers []string
 	Quiet   bool
+	Count   int // -c
 	Caps    cliutil.Caps
 }
 
@@ -62,7 +63,7 @@ bounded whatever the capture's length.
 Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged (listed on stderr, and in the error column), 2 for
 usage or I/O errors, 130 when interrupted (nothing is left behind).`,
-		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap*
+		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap testdata/pcaps/*.pcapng
   duckdb -c "SELECT server, date, count(DISTINCT client) AS players,
                     count(*) FILTER (name = 'StateUpdate') AS state_updates
              FROM read_parquet('fleet/messages/**/*.parquet', hive_partitioning = true)
@@ -84,6 +85,7 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Dir, "output", "o", "", "write the tables under `DIR` (created if needed)")
 	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	o.Caps.AddFlags(f, false)
 	return cmd
@@ -106,6 +108,12 @@ func Run(o *Options) error {
 	}
 	if err := o.Caps.Check(); err != nil {
 		return err
+	}
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
+	}
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err // before the directory is made
 	}
 	for _, in := range o.Files {
 		if t := (cliutil.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
@@ -145,7 +153,7 @@ func Run(o *Options) error {
 	)
 	intr, stop := cliutil.CatchInterrupt()
 	defer stop()
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
 		Record: func(r *flow.Record) {

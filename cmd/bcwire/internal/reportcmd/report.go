@@ -24,6 +24,7 @@ type Options struct {
 	Servers []string
 	Timeout time.Duration
 	Quiet   bool
+	Count   int // -c
 	// Checksums says whether IPv4 and UDP checksums are verified.
 	Checksums cliutil.Checksums
 	// MaxDamageLines caps the damaged records listed on stderr per file.
@@ -78,6 +79,7 @@ same), 2 for usage or I/O errors.`,
 	f.StringVar(&o.Title, "title", "", "page title (default: the capture file names)")
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
@@ -105,7 +107,7 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
 		Record: rep.Record, Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {

@@ -59,8 +59,9 @@ func TestInterruptedCommands(t *testing.T) {
 		wantOut, wantErr string
 	}{
 		{[]string{"stats", "-"}, "Total: 1 file(s)", "interrupted: what is printed above covers the records read before the signal"},
-		{[]string{"decode", "-q", "-"}, "StateUpdate", "interrupted: the summary above"},
+		{[]string{"decode", "-"}, "StateUpdate", "interrupted: the summary above"},
 		{[]string{"decode", "-"}, "", " records, "},
+		{[]string{"decode", "-q", "-"}, "", "interrupted"}, // -q prints no packets, as tshark's
 		{[]string{"export", "-q", "-o", out, "-"}, "", "interrupted: nothing exported"},
 		// -w: the partial being written goes, the target is not made.
 		{[]string{"decode", "-q", "-Y", `name == "StateUpdate"`, "-w", cut, "-"}, "", cut + " not written"},

@@ -48,11 +48,14 @@ Start with:
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetHelpCommand(newCmdHelp())
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
 		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), exportcmd.NewCmdExport(io, nil), synthcmd.NewCmdSynth(io, nil),
 		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
 	root.AddCommand(servecmd.NewCmdServe(io, nil), verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
 	prof.addFlags(root)
+	root.AddCommand(newCmdMan())
+	addCompletions(root)
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
 			c.RunE = needSubcommand // bcwire cipher

@@ -17,6 +17,7 @@ type Options struct {
 	NoSessions bool // text: totals only
 	Servers    []string
 	Quiet      bool
+	Count      int // -c
 	Caps       cliutil.Caps
 	Read       cliutil.ReadFlags // -r, -Y
 }
@@ -69,6 +70,7 @@ usage or I/O errors.`,
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
 	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Caps.AddFlags(f, true)
@@ -91,7 +93,7 @@ func Run(o *Options) error {
 	}
 	intr, stop := cliutil.CatchInterrupt()
 	defer stop()
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		Interrupt: intr}, p.Session)
 	if err != nil {

@@ -19,6 +19,7 @@ type Options struct {
 	Servers   []string
 	Timeout   time.Duration
 	Quiet     bool
+	Count     int // -c
 	Checksums cliutil.Checksums
 	Read      cliutil.ReadFlags // -r, -Y
 }
@@ -73,6 +74,7 @@ usage or I/O errors.`,
 	f.BoolVar(&o.JSON, "json", false, `print {"sessions":[...]} with every figure, one session per line`)
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
@@ -88,12 +90,20 @@ func Run(o *Options) error {
 	if o.Timeout <= 0 {
 		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
+	// Checked before the printer exists: a missing file must not leave
+	// "no sessions" on stdout.
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err
+	}
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
+	}
 	p := report.NewTimelinePrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON)
 	yflt, err := o.Read.CompileFilter()
 	if err != nil {
 		return err
 	}
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: session.Options{Timeout: o.Timeout}, Capture: o.Checksums.Options()}, p.Session)
 	if cerr := p.Close(); err == nil && cerr != nil {
 		err = &cliutil.ExitError{Code: cliutil.ExitUsage, Err: cerr}

@@ -44,6 +44,9 @@ type Options struct {
 	Manifest string
 	Sources  []string
 	FailOn   []string
+	// Quiet (-q) is accepted as in every command; verify writes no
+	// summary, progress or log lines on stderr (only damage and errors).
+	Quiet bool
 
 	// Listen, when set, opens each session's socket (tests); the default
 	// listens on the local address that routes to the target.
@@ -170,6 +173,7 @@ usage or I/O errors and when the target never answers.`,
 	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
 	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
 	f.StringSliceVar(&o.FailOn, "fail-on", nil, "also count these `CLASSES` of difference in the exit status: config (how the server is set up)")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
 }
