@@ -80,7 +80,7 @@ func repairEvents(s testclient.State, ship game.ObjectID) []testclient.Msg {
 func TestLiveBeamHitRepairList(t *testing.T) {
 	tap := newPcapTap(t)
 	ls := serveInRange(t, native.Options{Config: native.DefaultConfig(), Tap: tap.tap})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard: waits below end at once
 	defer cancel()
 	names := []string{"Cady2", "Picard", "Worf"}
 	var cs []*testclient.UDP
@@ -138,11 +138,17 @@ func TestLiveBeamHitRepairList(t *testing.T) {
 		if add.Source != done.Source || add.Source == target {
 			t.Errorf("%s: subsystems 0x%08X and 0x%08X", names[i], uint32(add.Source), uint32(done.Source))
 		}
-		// The repair takes 4 to 6 s, on 100 ms ticks.
-		if gap := evs[1].At.Sub(evs[0].At); gap < 3800*time.Millisecond || gap > 6500*time.Millisecond {
+		// The repair takes 4 to 6 s, on 100 ms ticks. Measured where the
+		// client receives the two events, the gap also holds how late each
+		// was delivered: beside other test binaries a goroutine can wait
+		// hundreds of milliseconds for a core, so the bounds allow 0.5 s
+		// early and 2 s late (a repair at once, or never, still fails).
+		if gap := evs[1].At.Sub(evs[0].At); gap < 3500*time.Millisecond || gap > 8*time.Second {
 			t.Errorf("%s: REPAIR_COMPLETED %v after ADD_TO_REPAIR_LIST, want 4-6 s", names[i], gap)
 		}
-		if d := evs[0].At.Sub(fired); d > time.Second {
+		// At once: within 3 s, which a loaded machine's delays do not
+		// reach and which is still short of the shortest repair.
+		if d := evs[0].At.Sub(fired); d > 3*time.Second {
 			t.Errorf("%s: ADD_TO_REPAIR_LIST %v after the BeamFire, want at once", names[i], d)
 		}
 		// The beam itself is relayed to the others, not back.

@@ -455,7 +455,16 @@ func TestLiveGameSpy(t *testing.T) {
 	if err := c.Wait(5*time.Second, "join", inGame); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond) // the client's keepalive names it
+	// The client's keepalive (once a second) names it. Waited for, not
+	// slept: beside other test binaries a 1.1 s sleep could end before the
+	// first keepalive was taken in, and player_0 was then missing.
+	named := func() bool {
+		ps := ls.srv.Players(time.Now())
+		return len(ps) == 1 && ps[0].Name == "Sisko"
+	}
+	for deadline := time.Now().Add(30 * time.Second); !named() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	want := map[string]map[string]string{
 		"status": {"gamename": "bcommander", "gamever": "60", "location": "0", "hostname": "*test server",
 			"missionscript": stock.DefaultMap, "mapname": "Mission1", "numplayers": "1", "maxplayers": "8",
@@ -476,19 +485,23 @@ func TestLiveGameSpy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		query := func() (dissect.GameSpy, error) {
+		// wait: long for an answer that comes (it ends the wait at once;
+		// 300 ms was too close to what a loaded machine takes), short for
+		// the second query within the second, which must get none (a
+		// refused query's answer does not come later either).
+		query := func(wait time.Duration) (dissect.GameSpy, error) {
 			if _, err := pc.WriteTo([]byte(`\`+kind+`\`), net.UDPAddrFromAddrPort(ls.addr)); err != nil {
 				return dissect.GameSpy{}, err
 			}
 			buf := make([]byte, 2048)
-			_ = pc.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+			_ = pc.SetReadDeadline(time.Now().Add(wait))
 			n, _, err := pc.ReadFrom(buf)
 			if err != nil {
 				return dissect.GameSpy{}, err
 			}
 			return dissect.ParseGameSpy(buf[:n])
 		}
-		g, err := query()
+		g, err := query(10 * time.Second)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -505,7 +518,7 @@ func TestLiveGameSpy(t *testing.T) {
 			t.Errorf("\\%s\\: final %v queryid %q, %d fields (%v)", kind, g.Final, g.QueryID, len(g.Fields), g.Fields)
 		}
 		// A second query within the second gets no answer.
-		if _, err := query(); err == nil {
+		if _, err := query(300 * time.Millisecond); err == nil {
 			t.Errorf("\\%s\\: answered twice within a second", kind)
 		}
 		pc.Close()

@@ -32,11 +32,19 @@ func verifyCapture(t *testing.T, file string) (*replay.Result, []byte) {
 	ls := startServer(t, native.Options{Tap: tap.tap})
 	// The deadline only guards against a hang: with other test binaries
 	// loading both cores, battle alone has taken over 60 s.
+	//
+	// The answer timeout is the verifier's default, 1 s. It was 150 ms
+	// (a faster run: every message the native server does not send, such
+	// as a PythonEvent it does not simulate, costs one timeout), but
+	// beside two busy loops a checksum request then came later than that:
+	// the client sent its captured response first, the round counted as
+	// unasked, and battle failed with "4 checksum rounds". Answers on
+	// loopback take milliseconds; 1 s leaves a loaded machine a wide margin.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
 	res, err := replay.Verify(ctx, c, replay.VerifyOptions{Target: ls.addr, Mode: replay.ModeAdaptive,
-		Timing: replay.TimingASAP, AnswerTimeout: 150 * time.Millisecond,
+		Timing: replay.TimingASAP, AnswerTimeout: time.Second,
 		Listen: func() (net.PacketConn, error) { return net.ListenPacket("udp4", "127.0.0.1:0") }})
 	if err != nil {
 		t.Fatalf("verify: %v", err)

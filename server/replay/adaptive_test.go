@@ -20,7 +20,7 @@ func TestAdaptiveAgainstReplayEveryCapture(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, 2*time.Second, s.srv.AllDone)
+			waitFor(t, settle, s.srv.AllDone)
 			if err := s.stop(); err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func TestAdaptiveToleratesDifferentBundling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 2*time.Second, s2.srv.AllDone)
+	waitFor(t, settle, s2.srv.AllDone)
 	if err := s2.stop(); err != nil {
 		t.Fatal(err)
 	}

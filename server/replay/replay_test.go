@@ -148,6 +148,13 @@ func checkGoroutines(t *testing.T) {
 	})
 }
 
+// settle bounds the waits for the replay server to take in what a client
+// sent (AllDone, a count reached). The condition ends a wait at once, so
+// only a failing test waits it out; the 1-3 s it was could pass while a
+// loaded machine still had the last datagrams queued, and the tests then
+// found sessions not done.
+const settle = 30 * time.Second
+
 // waitFor polls cond until it holds or d has passed.
 func waitFor(t *testing.T, d time.Duration, cond func() bool) bool {
 	t.Helper()
@@ -184,7 +191,7 @@ func TestExactAgainstReplayEveryCapture(t *testing.T) {
 			}
 			// The last client datagrams may answer nothing: give the server
 			// a moment to take them in.
-			waitFor(t, 2*time.Second, s.srv.AllDone)
+			waitFor(t, settle, s.srv.AllDone)
 			if err := s.stop(); err != nil {
 				t.Fatal(err)
 			}
@@ -369,6 +376,26 @@ func (c *rawClient) recv(d time.Duration) [][]byte {
 	}
 }
 
+// recvN returns the first n datagrams to arrive, or fewer when d passes
+// first. The tests wait for the answers they expect this way, not for a
+// fixed window: on a loaded machine an answer can take longer than any
+// short window, and it would then be read by the next step's window.
+func (c *rawClient) recvN(n int, d time.Duration) [][]byte {
+	c.t.Helper()
+	var out [][]byte
+	buf := make([]byte, 65536)
+	deadline := time.Now().Add(d)
+	for len(out) < n {
+		_ = c.pc.SetReadDeadline(deadline)
+		m, _, err := c.pc.ReadFrom(buf)
+		if err != nil {
+			break
+		}
+		out = append(out, append([]byte(nil), buf[:m]...))
+	}
+	return out
+}
+
 // answersOf is the rewritten wire form of the server steps after client
 // step i, up to the next client step.
 func answersOf(sc *Script, i int, live netip.AddrPort) [][]byte {
@@ -401,23 +428,23 @@ func TestServerAnswersClientRetransmission(t *testing.T) {
 	// Steps 0 and 2 are the GameSpy query and the connect request; step 3
 	// is the connect reply with checksum round 0.
 	cl.send(&sc.Steps[0])
-	if got := cl.recv(100 * time.Millisecond); !sameDatagrams(got, answersOf(sc, 0, cl.self)) {
+	if got := cl.recvN(len(answersOf(sc, 0, cl.self)), settle); !sameDatagrams(got, answersOf(sc, 0, cl.self)) {
 		t.Fatalf("GameSpy answer: got %d datagrams", len(got))
 	}
 	cl.send(&sc.Steps[2])
-	first := cl.recv(100 * time.Millisecond)
+	first := cl.recvN(len(answersOf(sc, 2, cl.self)), settle)
 	if !sameDatagrams(first, answersOf(sc, 2, cl.self)) || len(first) != 1 {
 		t.Fatalf("connect answer: got %d datagrams, want the captured one", len(first))
 	}
 	// The client did not hear the reply and sends its connect again.
 	cl.send(&sc.Steps[2])
-	again := cl.recv(100 * time.Millisecond)
+	again := cl.recvN(len(first), settle)
 	if !sameDatagrams(again, first) {
 		t.Fatalf("retransmitted connect answered with %d datagrams, want the captured answer again", len(again))
 	}
 	// And goes on as captured.
 	cl.send(&sc.Steps[4])
-	if got := cl.recv(100 * time.Millisecond); !sameDatagrams(got, answersOf(sc, 4, cl.self)) {
+	if got := cl.recvN(len(answersOf(sc, 4, cl.self)), settle); !sameDatagrams(got, answersOf(sc, 4, cl.self)) {
 		t.Fatalf("after the retransmission: got %d datagrams, want the answers of step 4", len(got))
 	}
 	if err := s.stop(); err != nil {
@@ -439,17 +466,19 @@ func TestServerResynchronisesAndStrictStops(t *testing.T) {
 	s := serve(t, c, ServerOptions{Timing: TimingASAP}, nil)
 	cl := newRawClient(t, addrOf(s.pc))
 	cl.send(&sc.Steps[0])
-	cl.recv(50 * time.Millisecond)
+	cl.recvN(len(answersOf(sc, 0, cl.self)), settle)
 	cl.sendRaw(garbage) // matches nothing: logged, not answered
+	// (An answer later than this window would be read with step 2's
+	// answers below, which would then differ: it is not lost.)
 	if got := cl.recv(50 * time.Millisecond); len(got) != 0 {
 		t.Fatalf("a datagram that matches nothing got %d answers", len(got))
 	}
 	cl.send(&sc.Steps[2])
-	cl.recv(50 * time.Millisecond)
+	cl.recvN(len(answersOf(sc, 2, cl.self)), settle)
 	// Step 4 never comes: the client goes on with step 7, the server
 	// re-synchronises on it.
 	cl.send(&sc.Steps[7])
-	if got := cl.recv(100 * time.Millisecond); !sameDatagrams(got, answersOf(sc, 7, cl.self)) {
+	if got := cl.recvN(len(answersOf(sc, 7, cl.self)), settle); !sameDatagrams(got, answersOf(sc, 7, cl.self)) {
 		t.Fatalf("after re-synchronising: %d datagrams, want step 7's answers", len(got))
 	}
 	if err := s.stop(); err != nil {
@@ -471,7 +500,7 @@ func TestServerResynchronisesAndStrictStops(t *testing.T) {
 	s2 := serve(t, c, ServerOptions{Timing: TimingASAP, Strict: true}, nil)
 	cl2 := newRawClient(t, addrOf(s2.pc))
 	cl2.send(&sc.Steps[0])
-	cl2.recv(50 * time.Millisecond)
+	cl2.recvN(len(answersOf(sc, 0, cl2.self)), settle)
 	cl2.sendRaw(garbage)
 	cl2.send(&sc.Steps[2])
 	if got := cl2.recv(100 * time.Millisecond); len(got) != 0 {
@@ -518,7 +547,7 @@ func TestShutdownMidSession(t *testing.T) {
 			Listen: func() (net.PacketConn, error) { return net.ListenPacket("udp4", "127.0.0.1:0") }})
 		done <- err
 	}()
-	waitFor(t, 3*time.Second, func() bool { return len(s.srv.Report()) > 0 && s.srv.Report()[0].Matched > 2 })
+	waitFor(t, settle, func() bool { return len(s.srv.Report()) > 0 && s.srv.Report()[0].Matched > 2 })
 	cancel()
 	select {
 	case <-done:

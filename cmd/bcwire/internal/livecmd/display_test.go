@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/report"
@@ -20,7 +19,7 @@ func TestLiveDisplayFilter(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "join.pcap")
 	rp := startServeVerify(t, path)
 	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
 	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),

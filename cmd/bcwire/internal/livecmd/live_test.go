@@ -190,7 +190,7 @@ func TestLiveMatchesFile(t *testing.T) {
 			rp := startServeVerify(t, path)
 			out := filepath.Join(t.TempDir(), "live.pcapng")
 			var stdout, stderr bytes.Buffer
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 			defer cancel()
 			stopCtx, stop := context.WithCancel(ctx)
 			defer stop()
@@ -216,8 +216,8 @@ func TestLiveMatchesFile(t *testing.T) {
 			var runErr error
 			select {
 			case runErr = <-done:
-			case <-time.After(35 * time.Second):
-				t.Fatal("live did not stop") // cannot happen: ctx ends it at 30 s
+			case <-time.After(replayGuard + 5*time.Second):
+				t.Fatal("live did not stop") // cannot happen: ctx ends it at replayGuard
 			}
 			if runErr != nil {
 				t.Fatalf("live: %v\n%s", runErr, stderr.String())
@@ -361,7 +361,7 @@ func TestAutoLearnsServerPort(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "join.pcap")
 	rp := prepareReplay(t, path)
 	var stdout, stderr syncBuffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
 	// No -c: --auto passes every server-looking datagram on lo, and other

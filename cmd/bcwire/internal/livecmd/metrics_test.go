@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bcwire/bcwire/report"
 )
@@ -62,7 +61,7 @@ func TestMetricsMatchFile(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "battle.pcap")
 	rp := startServeVerify(t, path)
 	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
 	var url string

@@ -254,7 +254,7 @@ func TestRingFullDisk(t *testing.T) {
 	rp := startServeVerify(t, path)
 	budget = 20000
 	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
 	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
@@ -292,7 +292,7 @@ func TestLiveRingCountsEqual(t *testing.T) {
 	rp := startServeVerify(t, path)
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
 	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),

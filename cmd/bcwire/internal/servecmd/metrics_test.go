@@ -53,7 +53,7 @@ func TestServeMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 		buf := make([]byte, 2048)
-		_ = cl.SetReadDeadline(time.Now().Add(2 * time.Second))
+		_ = cl.SetReadDeadline(time.Now().Add(hangGuard))
 		n, _, err := cl.ReadFrom(buf)
 		if err != nil {
 			t.Fatalf("no reply: %v", err)
@@ -101,7 +101,7 @@ func TestServeMetrics(t *testing.T) {
 	}
 	defer stray.Close()
 	stray.WriteTo([]byte{0x07, 0x01, 0x02}, pc.LocalAddr())
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(hangGuard)
 	for m[`bcwire_server_dropped_datagrams_total{reason="not-connect"}`] == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		m = scrapeText(t, url)
@@ -111,7 +111,7 @@ func TestServeMetrics(t *testing.T) {
 	}
 
 	io.WriteString(stdinW, "boot 2\n")
-	deadline = time.Now().Add(3 * time.Second)
+	deadline = time.Now().Add(hangGuard)
 	for m[`bcwire_server_boots_total`] == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		m = scrapeText(t, url)
@@ -125,7 +125,7 @@ func TestServeMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatal("quit did not stop the server")
 	}
 	if _, err := http.Get(url); err == nil {
