@@ -74,7 +74,7 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 	defer cancel()
 
 	res := &Result{Target: opts.Target.String(), Mode: opts.Mode.String(), Timing: opts.Timing.String(),
-		Sessions: make([]*SessionResult, len(c.Sessions))}
+		Sessions: make([]*SessionResult, len(c.Sessions)), live: &liveRecorder{}}
 	errs := make([]error, len(c.Sessions))
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -115,7 +115,7 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 					}
 				}
 			}
-			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others, listen: opts.Listen}
+			v := &verifier{opts: &opts, live: res.live, script: sc, started: started, first: i == 0, others: others, listen: opts.Listen}
 			if v.listen == nil {
 				ap := net.UDPAddrFromAddrPort(netip.AddrPortFrom(sources[i], 0))
 				v.listen = func() (net.PacketConn, error) { return net.ListenUDP("udp4", ap) }

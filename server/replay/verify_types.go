@@ -12,6 +12,7 @@ import (
 
 	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/diff"
 )
 
 // Mode is how Verify plays and compares.
@@ -260,4 +261,11 @@ type Result struct {
 	Summary  Summary          `json:"summary"`
 	// Damage is the capture's damage (nil when clean): see damage.go.
 	Damage *DamageReport `json:"capture_damage,omitempty"`
+
+	// Judged is the verdict (adaptive mode): the diff engine's differences
+	// between the live exchange and the capture, and the live-only ones
+	// (see Verdict); nil until Verdict is called.
+	Judged *diff.Result `json:"verdict,omitempty"`
+
+	live *liveRecorder // every datagram of the run: WriteLive
 }
