@@ -246,3 +246,14 @@ func decryptTwo(la, lb *lane, n int) {
 	la.dst, la.src, la.b, la.f = la.dst[n:], la.src[n:], bA, fA
 	lb.dst, lb.src, lb.b, lb.f = lb.dst[n:], lb.src[n:], bB, fB
 }
+
+// CipherRowTable returns the cipher's per-byte constants for each value of
+// the running plaintext XOR (x, t0..t4, v; see cipherRow): for generated
+// decrypters in other languages (bcwire wireshark), which then need no
+// copy of the key schedule.
+func CipherRowTable() (rows [256][7]uint32, m [5]uint32) {
+	for f, r := range cipherRows {
+		rows[f] = [7]uint32{r.x, r.t0, r.t1, r.t2, r.t3, r.t4, r.v}
+	}
+	return rows, [5]uint32{cipherM, cipherM2, cipherM3, cipherM4, cipherM5}
+}

@@ -163,3 +163,13 @@ func (g *GameSpy) Append(b []byte) []byte {
 	}
 	return b
 }
+
+// GameSpyQueryWords returns the words a query may hold, each true when a
+// value follows it: for generated dissectors (bcwire wireshark).
+func GameSpyQueryWords() map[string]bool {
+	out := make(map[string]bool, len(queryWords))
+	for k, v := range queryWords {
+		out[k] = v
+	}
+	return out
+}

@@ -221,3 +221,23 @@ func (c EventCode) AppendJSON(b []byte) []byte {
 func (c EventClass) AppendJSON(b []byte) []byte {
 	return appendIDName(b, `{"id":"`, uint32(c), c.Name())
 }
+
+// EventCodeNames returns the names of the event codes the sources name,
+// and EventClassNames those of the event classes: for generated dissectors
+// (bcwire wireshark).
+func EventCodeNames() map[EventCode]string {
+	out := make(map[EventCode]string, len(eventCodeNames))
+	for k, v := range eventCodeNames {
+		out[k] = v
+	}
+	return out
+}
+
+// EventClassNames: see EventCodeNames.
+func EventClassNames() map[EventClass]string {
+	out := make(map[EventClass]string, len(eventClassNames))
+	for k, v := range eventClassNames {
+		out[k] = v
+	}
+	return out
+}

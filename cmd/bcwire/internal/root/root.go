@@ -19,6 +19,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/wiresharkcmd"
 	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
@@ -49,7 +50,7 @@ Start with:
 	root.SetHelpCommand(newCmdHelp())
 	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
 		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), exportcmd.NewCmdExport(io, nil), synthcmd.NewCmdSynth(io, nil),
-		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil))
+		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
 	root.AddCommand(servecmd.NewCmdServe(io, nil), verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
 	prof.addFlags(root)
 	for _, c := range root.Commands() {
