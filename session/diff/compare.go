@@ -164,6 +164,7 @@ func Compare(ours, stock *Capture, r *Rules) *Result {
 	x.compareRates(c)
 	x.compareStateUpdates(c)
 	x.compareRelay(c)
+	x.compareBundling(c)
 	x.compareRetransmissions(c)
 	if len(ours.Sessions) != len(stock.Sessions) {
 		c.add(Difference{Phase: PhaseHandshake, Severity: Info, Kind: "sessions", Key: "sessions",
