@@ -351,9 +351,12 @@ func (b *Builder) Finish() *Measures {
 	}
 	sort.Slice(m.ObjectIDs, func(i, j int) bool { return m.ObjectIDs[i].Slot < m.ObjectIDs[j].Slot })
 	m.Deaths = b.deaths
-	if m.Lanes == nil {
-		m.Lanes = []*Lane{}
-	}
+	// Empty lists, not null, for programs reading the JSON.
+	nonNil(&m.Lanes)
+	nonNil(&m.Cadence)
+	nonNil(&m.Relay)
+	nonNil(&m.ObjectIDs)
+	nonNil(&m.Deaths)
 	return m
 }
 
@@ -383,3 +386,9 @@ func pct(a, b int) float64 {
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+func nonNil[T any](s *[]T) {
+	if *s == nil {
+		*s = []T{}
+	}
+}

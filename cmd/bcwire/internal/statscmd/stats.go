@@ -4,8 +4,10 @@ package statscmd
 
 import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/measure"
 	"github.com/spf13/cobra"
 )
 
@@ -41,7 +43,19 @@ output is piped. --json prints one object for programs:
   {"sessions":[{file, server, client, slot, name, start, end, opcodes, transport}...],
    "files", "start", "end", "duration_s", "session_count", "datagrams",
    "opcodes":[{dir, opcode, hex, name, count, bytes, share, byte_share, per_min, per_15min}...],
-   "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...]}
+   "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...],
+   "measures":[{file, lanes, cadence, flag_families, relay_matrix,
+     messages_per_datagram, object_ids, deaths}...]}
+"measures" are each capture's wire measures, as OpenBC's parity reports
+compute them: StateUpdate cadence per ship lane (object, direction, flag
+family - the flags byte's high nibble, "0x20-bearing" and "all" - with the
+interval mean, p50 and p90 in ms) and pooled per direction and family;
+StateUpdates per flag family and direction; per client opcode, the messages
+sent, the copies back to the sender and to the other clients in the game
+(and the copies due); messages per datagram (distribution, p90, max and
+its frame); object ids per owner block (offsets into 0x3FFFFFFF + slot x
+0x40000); and each ship's death: what followed ObjectExploding, with
+millisecond offsets. 'bcwire diff' compares them with stock's.
 Rows are ordered by direction (C->S first), then opcode or type number.
 
 Exit status: 0 when everything decoded cleanly, 1 when some packets or
@@ -89,8 +103,25 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
-		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture()}, p.Session)
+	so := &cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture()}
+	// --json: each capture's measures (cadence per ship lane, flag
+	// families, relay matrix, messages per datagram, ...).
+	var measures []report.FileMeasures
+	var mb *measure.Builder
+	var file string
+	done := func() {
+		if mb != nil {
+			measures = append(measures, report.FileMeasures{File: file, Measures: mb.Finish()})
+		}
+	}
+	if o.JSON {
+		so.File = func(path string) { done(); mb, file = measure.NewBuilder(), path }
+		so.Record = func(r *flow.Record) { mb.Add(r) }
+	}
+	res, err := cliutil.Scan(so, p.Session)
+	done()
+	p.Measures(measures)
 	if err != nil {
 		p.Flush()
 		return err
