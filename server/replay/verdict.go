@@ -35,12 +35,24 @@ func IsLiveKind(kind string) bool {
 // Verdict compares the live exchange (live: WriteLive's capture read by the
 // diff engine) with the replayed capture (captured) under rules, adds the
 // live-only differences, and keeps the result in r.Verdict.
+//
+// With asap timing the clients ran on their own clock, not the capture's:
+// the differences that measure time (ClockKinds) are left out and counted
+// in r.ClockLeftOut.
 func (r *Result) Verdict(live, captured *diff.Capture, rules *diff.Rules) *diff.Result {
 	v := diff.Compare(live, captured, rules)
+	if r.Timing == TimingASAP.String() {
+		r.ClockLeftOut = v.Drop(ClockKinds...)
+	}
 	v.Add(r.liveDifferences(live, captured, rules)...)
 	r.Judged = v
 	return v
 }
+
+// ClockKinds are the kinds of difference that measure time - rates,
+// cadences, retransmission and bundling - which an asap run, whose
+// clients send as fast as the answers allow, cannot judge.
+var ClockKinds = []string{"rate", "stateupdate-rate", "keepalive-cadence", "retransmissions", "datagram-size"}
 
 func (r *Result) liveDifferences(live, captured *diff.Capture, rules *diff.Rules) []*diff.Difference {
 	var out []*diff.Difference

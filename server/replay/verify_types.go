@@ -266,6 +266,9 @@ type Result struct {
 	// between the live exchange and the capture, and the live-only ones
 	// (see Verdict); nil until Verdict is called.
 	Judged *diff.Result `json:"verdict,omitempty"`
+	// ClockLeftOut counts the differences in rates and cadences an asap
+	// run left out of the verdict (see Verdict).
+	ClockLeftOut int `json:"clock_differences_left_out,omitempty"`
 
 	live *liveRecorder // every datagram of the run: WriteLive
 }

@@ -190,6 +190,27 @@ func (r *Result) Add(ds ...*Difference) {
 	r.summarise()
 }
 
+// Drop removes the differences of the given kinds and reports how many
+// went.
+func (r *Result) Drop(kinds ...string) int {
+	kept := r.Differences[:0]
+	n := 0
+	for _, d := range r.Differences {
+		drop := false
+		for _, k := range kinds {
+			drop = drop || d.Kind == k
+		}
+		if drop {
+			n++
+			continue
+		}
+		kept = append(kept, d)
+	}
+	r.Differences = kept
+	r.summarise()
+	return n
+}
+
 // sort orders the differences by phase, most severe first, then by key.
 func (r *Result) sort() {
 	sort.Slice(r.Differences, func(i, j int) bool {

@@ -88,6 +88,42 @@ func judge(o *Options, c *replay.Capture, res *replay.Result, target netip.AddrP
 	return failing, nil
 }
 
+// printSessions writes, above the verdict, one line per session (how far
+// it got) and the configuration differences once for the run.
+func printSessions(w io.Writer, r *replay.Result) {
+	var config []string
+	seen := map[string]bool{}
+	for _, s := range r.Sessions {
+		if s == nil {
+			continue
+		}
+		joined := "did not reach the lobby"
+		if s.Joined {
+			joined = "joined"
+		}
+		fmt.Fprintf(w, "session %d  %s as %s  %s: %d checksum rounds, 0x28+Settings+GameInit in one datagram: %s, MISSION_INIT: %s; %d relayed game messages received; %d client datagrams sent\n",
+			s.Session, s.Captured, s.Client, joined, s.ChecksumRounds, yes(s.Bundle), yes(s.MissionInit), s.Relayed, s.Sent)
+		if s.Abandoned != "" {
+			fmt.Fprintf(w, "  abandoned: %s; %d client datagrams not sent\n", s.Abandoned, s.NotSent)
+		}
+		for _, c := range configLines(s) {
+			if !seen[c] {
+				seen[c] = true
+				config = append(config, c)
+			}
+		}
+	}
+	if len(config) > 0 {
+		fmt.Fprintf(w, "configuration differs (not a protocol divergence; --fail-on config counts it): %s\n", strings.Join(config, "; "))
+	}
+	sm := r.Summary
+	fmt.Fprintf(w, "steps: %d identical, %d equivalent, %d different, %d missing, %d unexpected%s (live game state never repeats the captured: the verdict compares it as diff does; --all-steps lists each step)\n",
+		sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, notDue(sm.NotDue))
+	if r.ClockLeftOut > 0 {
+		fmt.Fprintf(w, "asap timing: %d differences in rates and cadences left out (the clients ran on their own clock; --timing capture judges them)\n", r.ClockLeftOut)
+	}
+}
+
 // printVerdict writes the adaptive verdict: the differences ranked as
 // `bcwire diff` ranks them, ours being the live server.
 func printVerdict(w io.Writer, r *replay.Result, color bool) {

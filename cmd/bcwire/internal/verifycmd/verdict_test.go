@@ -132,6 +132,9 @@ func TestAdaptiveVerdictIsDiffOfTheServersCapture(t *testing.T) {
 	t.Logf("verify: %q; live-only: %q", got, keys(vr.Verdict.Differences, true))
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("verify's verdict is not diff's on the server's capture:\nverify: %q\ndiff:   %q", got, want)
+		for _, f := range append(vr.Verdict.Differences, dr.Differences...) {
+			t.Logf("%s %s: %s", f.Severity, f.Key, f.Summary)
+		}
 	}
 	if live := keys(vr.Verdict.Differences, true); len(live) == 0 {
 		t.Errorf("no live-only finding (answer-latency is always given)")

@@ -359,6 +359,10 @@ func resolve(s string) (netip.AddrPort, error) {
 // Print writes the text report.
 func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose bool) {
 	fmt.Fprintf(w, "verify %s against %s (%s mode, %s timing)\n", file, r.Target, r.Mode, r.Timing)
+	if r.Judged != nil && !verbose {
+		printSessions(w, r)
+		return
+	}
 	for _, s := range r.Sessions {
 		if s == nil {
 			continue
