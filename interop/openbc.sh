@@ -89,7 +89,7 @@ for f in join.pcap duel.pcapng battle.pcap; do
 	[ "$f" = battle.pcap ] && [ $root = 1 ] && stop_capture
 	stop_server
 	total=$(grep -E '^[0-9]+ differences|^no differences' "$WORK/verify-$f.txt" || echo "(verify failed: $(tail -1 "$WORK/verify-$f.txt"))")
-	joined=$(sed -n 's/^steps: \([0-9]*\) sessions (\([0-9]*\) joined).*/\2 of \1/p' "$WORK/verify-$f.txt")
+	joined="$(grep -cE '^session [0-9]+ .*  joined:' "$WORK/verify-$f.txt" || true) of $(grep -cE '^session [0-9]+ ' "$WORK/verify-$f.txt" || true)"
 	lines=$(wc -l <"$WORK/verify-$f.txt")
 	# The verdict's most severe difference (diff's ranking).
 	first=$(grep -m1 -E '^(critical|major) ' "$WORK/verify-$f.txt" | sed 's/  */ /g' | cut -c1-130 || true)

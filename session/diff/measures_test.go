@@ -1,8 +1,12 @@
 package diff
 
 import (
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/game"
 
 	"github.com/bcwire/bcwire/session/measure"
 )
@@ -46,5 +50,36 @@ func TestMeasureRules(t *testing.T) {
 	}
 	if len(names) != 1 || !strings.Contains(o[0], "0 of 10 back to the sender (0%)") || !strings.Contains(s[0], "10 of 10 back to the sender (100%)") {
 		t.Errorf("relay receivers: %q %q %q", names, o, s)
+	}
+}
+
+// An answer that lacks a message still has the messages both sides carry
+// compared field by field: a missing SCORE does not hide a DeletePlayerUI
+// aimed at the ship instead of the player list (issue 29: OpenBC's answer to
+// NewPlayerInGame), even when DeletePlayerUI is also sent unprompted.
+func TestAnswerLackingAMessageStillComparesFields(t *testing.T) {
+	r := DefaultRules()
+	x := &context{r: &r, ours: &Capture{}, stock: &Capture{},
+		background: map[game.Opcode]bool{game.OpDeletePlayerUI: true}, missing: map[game.Opcode]bool{}}
+	c := &collector{r: &r, diffs: map[string]*Difference{}}
+	ui := func(target game.ObjectID) Msg {
+		return Msg{Frame: 1, Type: dissect.TypeData, Reliable: true, Game: &game.DeletePlayerUI{
+			Class: game.EventClassDeletePlayer, Code: game.ETNewPlayerInGame, Target: target, Peer: 2}}
+	}
+	score := Msg{Frame: 1, Type: dissect.TypeData, Reliable: true, Game: &game.Score{}}
+	ours := &Step{Key: "new player in game", Phase: PhaseLobby, Answered: true, Reply: []Msg{ui(game.PlayerObjectID(0))}}
+	stock := &Step{Key: "new player in game", Phase: PhaseLobby, Answered: true, Reply: []Msg{ui(0x64F), score}}
+	x.compareStep(c, 1, ours, stock)
+	var kinds []string
+	for _, d := range c.diffs {
+		kinds = append(kinds, d.Kind+": "+d.Summary)
+	}
+	sort.Strings(kinds)
+	want := []string{
+		"field: DeletePlayerUI.target in the answer to NewPlayerInGame: ours 0x3FFFFFFF(slot 0), stock 0x0000064F",
+		"reply-content: the answer to NewPlayerInGame differs: ours lacks SCORE",
+	}
+	if strings.Join(kinds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(kinds, "\n"), strings.Join(want, "\n"))
 	}
 }
