@@ -16,7 +16,7 @@ func (s *Server) gamespy(now time.Time, from netip.AddrPort, b []byte) {
 		s.dropDatagram(now, from, DropGameSpyBad)
 		return
 	}
-	m := s.master.byAddr[from]
+	m := s.master.byHost(from)
 	lim := &s.lim
 	if m != nil {
 		lim = &s.master.lim
@@ -43,6 +43,7 @@ func (s *Server) gamespy(now time.Time, from netip.AddrPort, b []byte) {
 func (s *Server) serverInfo() stock.ServerInfo {
 	in := s.match.ServerInfo()
 	in.Hostname, in.Password = s.o.Config.Name, s.o.Config.Password != ""
+	in.HostPort = s.local.Port()
 	in.GameMode = stock.GameModeSettings
 	for _, p := range s.sortedPeers() {
 		if p.phase != phClosing {

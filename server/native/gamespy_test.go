@@ -263,7 +263,9 @@ func TestMasterRegistration(t *testing.T) {
 	}
 	changed := false
 	for i := 0; i < 5 && !changed; i++ {
-		changed = hb("state-change") == `\heartbeat\0\gamename\bcommander\statechanged\1`
+		// Off the stock port the real port, not stock's 0 (which a master
+		// reads as 22101: TestHeartbeatPort in server/stock).
+		changed = hb("state-change") == port(`\heartbeat\PORT\gamename\bcommander\statechanged\1`)
 	}
 	if !changed {
 		t.Fatal("no state-change heartbeat when the game started")
@@ -359,5 +361,42 @@ func TestStopLineDrops(t *testing.T) {
 		if !strings.Contains(buf.String(), c.want) {
 			t.Errorf("stop line lacks %s:\n%s", c.want, buf.String())
 		}
+	}
+}
+
+// TestMasterQueriesFromAnotherPort: a master checks servers from another
+// port than the one it takes heartbeats on (333networks' Masterserver-Qt5
+// from its port + 1), and one that learned of the server from another
+// master sends \secure\ and \status\ back to back from there: both are
+// answered. Another host still gets one reply a second.
+func TestMasterQueriesFromAnotherPort(t *testing.T) {
+	m := newFakeMaster(t)
+	ls := startServer(t, native.Options{Masters: []netip.AddrPort{m.addr()}})
+	answers := func(local string) int {
+		pc, err := net.ListenPacket("udp4", local)
+		if err != nil {
+			t.Skipf("cannot bind %s: %v", local, err)
+		}
+		defer pc.Close()
+		for _, q := range []string{`\secure\MOCKCH`, `\status\`} {
+			if _, err := pc.WriteTo([]byte(q), net.UDPAddrFromAddrPort(ls.addr)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := 0
+		buf := make([]byte, 4096)
+		for {
+			_ = pc.SetReadDeadline(time.Now().Add(time.Second))
+			if _, _, err := pc.ReadFrom(buf); err != nil {
+				return n
+			}
+			n++
+		}
+	}
+	if n := answers("127.0.0.1:0"); n != 2 {
+		t.Errorf("the master's host, another port: %d of 2 queries answered", n)
+	}
+	if n := answers("127.0.0.2:0"); n != 1 {
+		t.Errorf("another host: %d of 2 back-to-back queries answered, want 1", n)
 	}
 }

@@ -68,6 +68,24 @@ func (s *Server) heartbeats(now time.Time) {
 	ms.lim.prune(now)
 }
 
+// byHost is the master whose host sent from, on any port: a master
+// queries from other ports than the one it takes heartbeats on
+// (333networks' Masterserver-Qt5 checks servers from its port + 1, and
+// one that learned of the server from another master sends \secure\ and
+// \status\ back to back from there). The exact address wins.
+func (ms *masterState) byHost(from netip.AddrPort) *master {
+	if m := ms.byAddr[from]; m != nil {
+		return m
+	}
+	a := from.Addr().Unmap()
+	for _, m := range ms.list {
+		if m.addr.Addr() == a {
+			return m
+		}
+	}
+	return nil
+}
+
 // finalHeartbeats tells every master the server is going.
 func (s *Server) finalHeartbeats(now time.Time) {
 	if len(s.master.list) > 0 {

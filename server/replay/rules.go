@@ -110,6 +110,10 @@ func (c *RulesComparer) judgeGameSpy(ours, stock *dissect.GameSpy) verdict {
 	}
 	of, op := players(ours.Fields)
 	sf, sp := players(stock.Fields)
+	// A configuration field that only one side sends (hostport, which a
+	// server off the stock port adds) is a configuration difference.
+	of, sf = c.oneSidedConfig(of, sf, &v, "captured none")
+	sf, of = c.oneSidedConfig(sf, of, &v, "")
 	if strings.Join(op, "\x00") != strings.Join(sp, "\x00") && !c.Rules.Ignored("gamespy.players") {
 		d := fmt.Sprintf("players %q, captured %q", op, sp)
 		if c.isConfig("gamespy.players") {
@@ -139,6 +143,35 @@ func (c *RulesComparer) judgeGameSpy(ours, stock *dissect.GameSpy) verdict {
 		v.detail = "GameSpy reply differs: " + strings.Join(diffs, "; ")
 	}
 	return v
+}
+
+// oneSidedFields are the GameSpy reply fields that one server may send
+// and another not: hostport, sent only off the stock port.
+var oneSidedFields = map[string]bool{"hostport": true}
+
+// oneSidedConfig returns a without the configuration fields whose key b
+// lacks, each listed in v.config.
+func (c *RulesComparer) oneSidedConfig(a, b []dissect.GameSpyField, v *verdict, note string) (rest, bOut []dissect.GameSpyField) {
+	has := func(k string) bool {
+		for _, f := range b {
+			if f.Key == k {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range a {
+		if !has(f.Key) && oneSidedFields[f.Key] && c.isConfig("gamespy."+f.Key) {
+			if note != "" {
+				v.config = append(v.config, fmt.Sprintf("%s %q, %s", f.Key, f.Value, note))
+			} else {
+				v.config = append(v.config, fmt.Sprintf("%s: none, captured %q", f.Key, f.Value))
+			}
+			continue
+		}
+		rest = append(rest, f)
+	}
+	return rest, b
 }
 
 // GameSpyComparer is implemented by a Comparer that can also judge two

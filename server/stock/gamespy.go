@@ -36,6 +36,12 @@ type ServerInfo struct {
 	// Players are the connected players' names, sent as player_0, player_1
 	// and so on.
 	Players []string
+	// HostPort is the server's game port. Stock's replies never name it
+	// (a master takes the port the heartbeat named, and 22101 for a
+	// state-change heartbeat's 0); a server on another port adds
+	// \hostport\ so that a master that stores it from \status\ (as
+	// 333networks' does) lists the real port. 0 or Port: not sent.
+	HostPort uint16
 }
 
 // ServerInfo is the part of a GameSpy reply that m decides (mission
@@ -130,6 +136,9 @@ func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
 		add("numplayers", strconv.Itoa(info.NumPlayers))
 		add("maxplayers", strconv.Itoa(info.MaxPlayers))
 		add("gamemode", info.GameMode)
+		if info.HostPort != 0 && info.HostPort != Port {
+			add("hostport", strconv.Itoa(int(info.HostPort)))
+		}
 	}
 	rules := func() {
 		tl, fl := info.TimeLimit, info.FragLimit
@@ -238,13 +247,16 @@ const MasterPort = 27900
 
 // Heartbeat is a heartbeat to a master server from a server whose game
 // port is gamePort: \heartbeat\<port>\gamename\bcommander\, with
-// statechanged\1 or final\ after it for those kinds. The state-change
-// heartbeat carries port 0, as the stock server's does on the wire
-// (\heartbeat\0\gamename\bcommander\statechanged\1 in the stock loopback
-// trace of OpenBC docs/network-flows/disconnect-flow.md, 7.3; the master
-// knows the port from the first heartbeat).
+// statechanged\1 or final\ after it for those kinds. On the stock port the
+// state-change heartbeat carries port 0, as the stock server's does on the
+// wire (\heartbeat\0\gamename\bcommander\statechanged\1 in the stock
+// loopback trace of OpenBC docs/network-flows/disconnect-flow.md, 7.3, and
+// in stock-payloads-2.json). A master reads that 0 as the default port
+// 22101 (333networks' Masterserver-Qt5 does), so a server on another port
+// sends its real port: stock's form there would list a phantom server at
+// 22101 that the server's own \validate\ then authenticates.
 func Heartbeat(gamePort uint16, kind int) []byte {
-	if kind == HeartbeatStateChange {
+	if kind == HeartbeatStateChange && gamePort == Port {
 		gamePort = 0
 	}
 	b := append([]byte(`\heartbeat\`), strconv.Itoa(int(gamePort))...)

@@ -3,6 +3,7 @@ package stock_test
 import (
 	"bytes"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -180,6 +181,10 @@ func TestValidate(t *testing.T) {
 		{"abc123", "kmbZGkkf"},
 		{"MOCKCH", "ZYDxvBjd"},
 		{"ABCDEF", "zfmiAycI"},
+		// A stock client's answer to a master's challenge, from its trace
+		// (stock-payloads-2.json: \basic\\secure\LRPOPQ, then
+		// \validate\hMwdTNWS).
+		{"LRPOPQ", "hMwdTNWS"},
 		{"", ""},
 	} {
 		if got := stock.Validate(c.challenge, stock.GameSpyKey); got != c.want {
@@ -233,6 +238,29 @@ func TestHeartbeat(t *testing.T) {
 		if got := string(stock.Heartbeat(22101, c.kind)); got != c.want {
 			t.Errorf("kind %d: %s, want %s", c.kind, got, c.want)
 		}
+	}
+	// Off the stock port every heartbeat names the real port: a master
+	// reads stock's 0 as 22101 and would list a phantom server there.
+	if got := string(stock.Heartbeat(22150, stock.HeartbeatStateChange)); got != `\heartbeat\22150\gamename\bcommander\statechanged\1` {
+		t.Errorf("state change on port 22150: %s", got)
+	}
+}
+
+// TestStockStatusReply rebuilds the \status\ reply of a stock dedicated
+// server from its trace (stock-payloads-2.json, 267 bytes): the same
+// settings give the same bytes, with no hostport and no gametype; only a
+// server off the stock port adds hostport.
+func TestStockStatusReply(t *testing.T) {
+	const want = `\gamename\bcommander\gamever\60\location\1\hostname\My Game23\missionscript\Multiplayer.Episode.Mission1.Mission1\mapname\DM\numplayers\0\maxplayers\8\gamemode\openplaying\timelimit\-1\fraglimit\-2\system\Multi1\password\0\player_0\Dedicated Server\final\\queryid\2.1`
+	info := stock.ServerInfo{Hostname: "My Game23", Location: 1, MissionScript: "Multiplayer.Episode.Mission1.Mission1",
+		MapName: "DM", MaxPlayers: 8, GameMode: stock.GameModePlaying, TimeLimit: -1, FragLimit: -1, System: "Multi1",
+		Players: []string{"Dedicated Server"}, HostPort: stock.Port}
+	if got := string(stock.GameSpyReply("status", info, "2.1")); got != want || len(got) != 267 {
+		t.Errorf("status reply (%d bytes)\n%s\nwant the stock one (267 bytes)\n%s", len(got), got, want)
+	}
+	info.HostPort = 22150
+	if got := string(stock.GameSpyReply("status", info, "2.1")); !strings.Contains(got, `\gamemode\openplaying\hostport\22150\timelimit`) {
+		t.Errorf("status reply on port 22150 without hostport: %s", got)
 	}
 }
 

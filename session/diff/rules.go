@@ -157,6 +157,7 @@ var DefaultIgnore = []string{
 // how it speaks the protocol: the GameSpy reply's name (with the '*' a
 // password adds), mission, map, player limit, game mode, time and frag
 // limits, star system, password flag and player list ("gamespy.players"),
+// the game port a server off the stock port adds (hostport),
 // the Settings values, and the match settings MISSION_INIT carries (not
 // its first byte: OpenBC's docs/network-flows/join-flow.md says stock
 // sends the current player count there). A difference in one is a
@@ -164,7 +165,7 @@ var DefaultIgnore = []string{
 var ConfigFields = []string{
 	"gamespy.hostname", "gamespy.missionscript", "gamespy.mapname", "gamespy.maxplayers",
 	"gamespy.gamemode", "gamespy.timelimit", "gamespy.fraglimit", "gamespy.system",
-	"gamespy.password", "gamespy.players",
+	"gamespy.password", "gamespy.players", "gamespy.hostport",
 	"Settings.collision_damage", "Settings.friendly_fire", "Settings.map", "Settings.checksum_correction",
 	"MISSION_INIT.system", "MISSION_INIT.time_limit", "MISSION_INIT.frag_limit",
 }
