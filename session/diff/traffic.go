@@ -6,6 +6,7 @@ package diff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,7 +217,7 @@ func (x *context) compareStateUpdates(c *collector) {
 			names = append(names, fmt.Sprintf("0x%02X (%s) %.0f%%, stock %.0f%%", uint8(flag), flag, 100*so, 100*ss))
 			ours = append(ours, fmt.Sprintf("0x%02X %s: %d of %d updates", uint8(flag), flag, fo[b], uo))
 			stock = append(stock, fmt.Sprintf("0x%02X %s: %d of %d updates", uint8(flag), flag, fs[b], us))
-			fro, frs = append(fro, nonZero(frO[b])...), append(frs, nonZero(frS[b])...)
+			fro, frs = addFrame(fro, frO[b]), addFrame(frs, frS[b])
 		}
 		if len(names) == 0 {
 			continue
@@ -227,6 +228,14 @@ func (x *context) compareStateUpdates(c *collector) {
 			Ours:    ours, Stock: stock, Frames: Frames{Ours: fro, Stock: frs}}, 0)
 	}
 	x.compareFamilies(c)
+}
+
+// addFrame adds frame f to fs unless it is 0 or there already.
+func addFrame(fs []int, f int) []int {
+	if f == 0 || slices.Contains(fs, f) {
+		return fs
+	}
+	return append(fs, f)
 }
 
 func nonZero(f int) []int {
@@ -273,10 +282,10 @@ func (x *context) compareRelay(c *collector) {
 	if len(names) == 0 {
 		return
 	}
-	ours, stock = append(ours, "published: "+measure.StockRelay), append(stock, "")
 	c.add(Difference{Phase: PhaseGameplay, Severity: Major, Kind: "relay", Key: "relay",
-		Summary: fmt.Sprintf("the server forwards clients' game messages to the other clients differently from stock: %s", strings.Join(names, ", ")),
-		Ours:    ours, Stock: stock}, 0)
+		Summary: fmt.Sprintf("the server forwards clients' game messages to the other clients differently from stock: %s; published: %s",
+			strings.Join(names, ", "), measure.StockRelay),
+		Ours: ours, Stock: stock}, 0)
 }
 
 func share(a, b int) float64 {
