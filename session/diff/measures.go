@@ -141,6 +141,45 @@ func familyMix(m map[string]int, n int) string {
 	return fmt.Sprintf("%s of %d updates", strings.Join(parts, ", "), n)
 }
 
+// compareSubsystemBytes compares the byte distribution of the servers'
+// subsystem blocks (S->C 0x20 updates): the total variation distance
+// between the two distributions, against FlagShare. Health and power
+// values are game state, so it is minor.
+func (x *context) compareSubsystemBytes(c *collector) {
+	mo, ms := x.ours.Measures, x.stock.Measures
+	if mo == nil || ms == nil {
+		return
+	}
+	o, s := &mo.SubsystemBytes[1], &ms.SubsystemBytes[1]
+	if o.Blocks < x.r.MinCount || s.Blocks < x.r.MinCount {
+		return
+	}
+	tv := 0.0
+	for v := 0; v < 256; v++ {
+		tv += math.Abs(o.Share(byte(v)) - s.Share(byte(v)))
+	}
+	tv /= 2
+	if tv <= x.r.FlagShare {
+		return
+	}
+	show := func(h *measure.ByteHistogram) []string {
+		idx := make([]int, 256)
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return h.Counts[idx[a]] > h.Counts[idx[b]] })
+		var parts []string
+		for _, v := range idx[:4] {
+			parts = append(parts, fmt.Sprintf("0x%02X %.0f%%", v, 100*h.Share(byte(v))))
+		}
+		return []string{fmt.Sprintf("%s of %d bytes in %d blocks", strings.Join(parts, ", "), h.Bytes, h.Blocks)}
+	}
+	c.add(Difference{Phase: PhaseGameplay, Severity: Minor, Kind: "stateupdate-flags", Key: "stateupdate subsystem bytes S->C",
+		Summary: fmt.Sprintf("the bytes of S->C subsystem blocks (0x20) are distributed otherwise than stock's: %.0f%% of them would have to change value (total variation); published: %s",
+			100*tv, measure.StockSubsystemBytes),
+		Ours: show(o), Stock: show(s)}, 0)
+}
+
 // relayReceivers compares, per opcode, how often a client's message comes
 // back to its sender (stock echoes chat, not combat events): the relay
 // matrix's sender column, the others' column being compareRelay's.

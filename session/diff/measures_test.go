@@ -27,13 +27,24 @@ func TestMeasureRules(t *testing.T) {
 		Relay:        []*measure.RelayRow{{Opcode: "TEAM_CHAT", Messages: 10, ToSender: 0, ToOthers: 30, Expected: 30}},
 		Bundling:     [2]measure.Bundling{{Dir: "C->S"}, {Dir: "S->C", Datagrams: 500, P90: 12, Max: 40, Mean: 6}},
 	}
+	// Stock's blocks mostly 0xFF (full health), ours mostly 0x00.
+	stock.SubsystemBytes[1] = measure.ByteHistogram{Dir: "S->C", Blocks: 10, Bytes: 100}
+	stock.SubsystemBytes[1].Counts[0xFF], stock.SubsystemBytes[1].Counts[0x64] = 80, 20
+	ours.SubsystemBytes[1] = measure.ByteHistogram{Dir: "S->C", Blocks: 10, Bytes: 100}
+	ours.SubsystemBytes[1].Counts[0x00], ours.SubsystemBytes[1].Counts[0x64] = 80, 20
 	x := &context{r: &r, ours: &Capture{Measures: ours}, stock: &Capture{Measures: stock}}
 	c := &collector{r: &r, diffs: map[string]*Difference{}}
 	x.compareFamilies(c)
+	x.compareSubsystemBytes(c)
 	x.compareBundling(c)
 	names, o, s := x.relayReceivers()
-	if len(c.diffs) != 2 {
-		t.Fatalf("%d differences, want the S->C family mix and the bundling: %v", len(c.diffs), c.diffs)
+	if len(c.diffs) != 3 {
+		t.Fatalf("%d differences, want the S->C family mix, the subsystem bytes and the bundling: %v", len(c.diffs), c.diffs)
+	}
+	sb := c.diffs["stateupdate subsystem bytes S->C"]
+	if sb == nil || sb.Severity != Minor || !strings.Contains(sb.Summary, "80% of them would have to change value") ||
+		sb.Ours[0] != "0x00 80%, 0x64 20%, 0x01 0%, 0x02 0% of 100 bytes in 10 blocks" || sb.Stock[0] != "0xFF 80%, 0x64 20%, 0x00 0%, 0x01 0% of 100 bytes in 10 blocks" {
+		t.Errorf("subsystem bytes: %+v", sb)
 	}
 	fam := c.diffs["stateupdate families S->C"]
 	if fam == nil || fam.Severity != Major || !strings.Contains(fam.Summary, "0x9x 60%, stock 0%") ||

@@ -228,6 +228,7 @@ func (x *context) compareStateUpdates(c *collector) {
 			Ours:    ours, Stock: stock, Frames: Frames{Ours: fro, Stock: frs}}, 0)
 	}
 	x.compareFamilies(c)
+	x.compareSubsystemBytes(c)
 }
 
 // addFrame adds frame f to fs unless it is 0 or there already.

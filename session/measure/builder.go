@@ -62,6 +62,7 @@ type pending struct {
 type Builder struct {
 	lanes    map[laneKey]*Lane
 	families [2][16]int
+	bytes    [2]ByteHistogram
 	bundling [2]struct {
 		counts        map[int]int
 		n, sum        int
@@ -129,6 +130,9 @@ func (b *Builder) Add(r *flow.Record) {
 		}
 		b.families[d][FamilyOf(m.Flags)]++
 		b.id(m.Object)
+		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
+			b.subsystemBytes(&b.bytes[d], m.Flags, r.Msg.Payload)
+		}
 	case *game.ObjCreate:
 		b.id(m.Object)
 	case *game.NewPlayerInGame:
@@ -284,6 +288,33 @@ func (b *Builder) deathStep(r *flow.Record, msg game.Message) {
 	d.Steps = append(d.Steps, DeathStep{OffsetMS: float64(r.Time.Sub(d.at).Microseconds()) / 1000, Dir: r.Dir.String(), Message: name})
 }
 
+// subsystemBytes counts the bytes of a StateUpdate's subsystem block:
+// what follows the fixed fields and the start index (payload holds the
+// opcode byte first).
+func (b *Builder) subsystemBytes(h *ByteHistogram, f game.StateFlags, payload []byte) {
+	if f&(game.StatePosition|game.StateCloak) != 0 {
+		h.Unaligned++ // a packed bit comes first: the block is not byte-aligned
+		return
+	}
+	off := 1 + 9 + 1 // opcode, object, game time, flags; the start index
+	for _, x := range []struct {
+		flag game.StateFlags
+		size int
+	}{{game.StateDelta, 5}, {game.StateForward, 3}, {game.StateUp, 3}, {game.StateSpeed, 2}} {
+		if f&x.flag != 0 {
+			off += x.size
+		}
+	}
+	if off > len(payload) {
+		return
+	}
+	h.Blocks++
+	for _, c := range payload[off:] {
+		h.Counts[c]++
+	}
+	h.Bytes += len(payload) - off
+}
+
 // Finish computes the figures.
 func (b *Builder) Finish() *Measures {
 	m := &Measures{FlagFamilies: map[string]map[string]int{}}
@@ -321,6 +352,10 @@ func (b *Builder) Finish() *Measures {
 		}
 		return a.Family < c.Family
 	})
+	for d := range b.bytes {
+		m.SubsystemBytes[d] = b.bytes[d]
+		m.SubsystemBytes[d].Dir = Dirs[d]
+	}
 	for d := range b.families {
 		fm := map[string]int{}
 		for f, n := range b.families[d] {

@@ -26,6 +26,8 @@ const (
 	StockUpstreamCadence = "stock client upstream StateUpdates: median 96 ms (OpenBC cadence-gap report, 20260226)"
 	// StockFamilies: which flag families dominate each direction.
 	StockFamilies = "stock upstream dominated by 0x8x/0x9x, downstream by 0x20 and 0x3x (OpenBC cadence-gap report, 20260226)"
+	// StockSubsystemBytes: the byte distribution inside 0x20 blocks.
+	StockSubsystemBytes = "downstream 0x20 blocks' byte distribution qualitatively aligned with stock's (OpenBC cadence-gap report, 20260226, acceptance criterion 3)"
 	// StockRelay: who receives a client's message.
 	StockRelay = "stock: chat goes to every player including its sender, combat events to the others only (OpenBC trace analyses)"
 	// StockBundling: the most messages stock put in one datagram.
@@ -142,10 +144,33 @@ type Measures struct {
 	Cadence []Cadence `json:"cadence"`
 	// FlagFamilies counts StateUpdates by direction and family.
 	FlagFamilies map[string]map[string]int `json:"flag_families"`
-	Relay        []*RelayRow               `json:"relay_matrix"`
-	Bundling     [2]Bundling               `json:"messages_per_datagram"`
-	ObjectIDs    []*IDRange                `json:"object_ids"`
-	Deaths       []*Death                  `json:"deaths"`
+	// SubsystemBytes is, per direction, how often each byte value occurs
+	// in the subsystem blocks (the states after the start index) of
+	// StateUpdates carrying 0x20.
+	SubsystemBytes [2]ByteHistogram `json:"subsystem_bytes"`
+	Relay          []*RelayRow      `json:"relay_matrix"`
+	Bundling       [2]Bundling      `json:"messages_per_datagram"`
+	ObjectIDs      []*IDRange       `json:"object_ids"`
+	Deaths         []*Death         `json:"deaths"`
+}
+
+// ByteHistogram counts the byte values of subsystem blocks. Blocks that
+// follow a packed bit (flags 0x01 or 0x40 set) do not start on a byte
+// boundary and are counted in Unaligned only.
+type ByteHistogram struct {
+	Dir       string   `json:"dir"`
+	Blocks    int      `json:"blocks"`
+	Unaligned int      `json:"unaligned_blocks"`
+	Bytes     int      `json:"bytes"`
+	Counts    [256]int `json:"counts"` // index: byte value
+}
+
+// Share is the share of byte value v among the bytes counted.
+func (h *ByteHistogram) Share(v byte) float64 {
+	if h.Bytes == 0 {
+		return 0
+	}
+	return float64(h.Counts[v]) / float64(h.Bytes)
 }
 
 // CadenceOf returns the pooled cadence of a direction and family (nil when

@@ -52,6 +52,12 @@ func TestBattleMeasures(t *testing.T) {
 	if !relayed {
 		t.Errorf("StartFiring does not go to the others only: %+v", m.Relay)
 	}
+	// Stock's subsystem blocks are mostly full health (0xFF); blocks after
+	// a packed position bit are not byte-aligned and only counted.
+	sb := m.SubsystemBytes[1]
+	if sb.Blocks == 0 || sb.Unaligned == 0 || sb.Share(0xFF) < 0.5 || m.SubsystemBytes[0].Blocks != 0 {
+		t.Errorf("subsystem bytes: S->C %d blocks (%d unaligned), 0xFF %.2f; C->S %d blocks", sb.Blocks, sb.Unaligned, sb.Share(0xFF), m.SubsystemBytes[0].Blocks)
+	}
 	if len(m.ObjectIDs) == 0 {
 		t.Error("no object ids")
 	}
