@@ -6,11 +6,11 @@
 # It builds bcwire, makes a large capture of COPIES time-shifted copies of
 # the bundled 4-player battle (bench/repeat), then times on that one file:
 #   - tshark -n -r FILE -T fields -e udp.length   (a bare UDP pass, no BC decoding)
-#   - bcwire stats --json FILE          (full decode: decrypt, split, reassemble,
+#   - bcwire stats --json --no-measures FILE (full decode: decrypt, split, reassemble,
 #                                        decode every opcode, build sessions)
 #   - the same pinned to one core with taskset (the Go runtime, its garbage
 #     collector included, then shares that core)
-#   - bcwire stats --json --workers 2 FILE
+#   - bcwire stats --json --no-measures --workers 2 FILE
 #   - bcwire stats FILE                 (the text tables)
 #   - bcwire decode --json FILE > /dev/null
 # and prints datagrams per second, the speed ratio to tshark and the peak
@@ -56,9 +56,9 @@ measure() {
 
 printf '%-34s %10s %20s %12s\n' "run" "wall" "speed" "peak RSS"
 measure "tshark" tshark -n -r "$FILE" -T fields -e udp.length
-measure "bcwire_stats_json" "$WORK/bcwire" stats --json -q "$FILE"
-measure "bcwire_stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json -q "$FILE"
-measure "bcwire_stats_json_workers2" "$WORK/bcwire" stats --json -q --workers 2 "$FILE"
+measure "bcwire_stats_json" "$WORK/bcwire" stats --json --no-measures -q "$FILE"
+measure "bcwire_stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json --no-measures -q "$FILE"
+measure "bcwire_stats_json_workers2" "$WORK/bcwire" stats --json --no-measures -q --workers 2 "$FILE"
 measure "bcwire_stats_text" "$WORK/bcwire" stats -q "$FILE"
 measure "bcwire_stats_text_workers2" "$WORK/bcwire" stats -q --workers 2 "$FILE"
 measure "bcwire_decode_json" "$WORK/bcwire" decode --json -q "$FILE"

@@ -2,7 +2,9 @@ package measure
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net/netip"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,12 +25,15 @@ const (
 	maxDeaths     = 32
 )
 
-type laneKey struct {
-	obj    game.ObjectID
-	dir    int
-	client netip.AddrPort
-	family int // 0-15, familyAll or familySubsystems
+// shipKey is one ship's StateUpdates one way on one client's flow (the
+// flow's clientState holds its laneSets); a laneSet holds a lane per
+// family (0-15, familyAll, familySubsystems).
+type shipKey struct {
+	obj game.ObjectID
+	dir int
 }
+
+type laneSet [18]*Lane
 
 // Pseudo families: every update of the lane, and the updates carrying
 // subsystems (0x20 set: 0x2x, 0x3x, 0x6x, ...), the stream the published
@@ -48,29 +53,40 @@ type clientKey struct{ server, client netip.AddrPort }
 
 type clientState struct {
 	inGame, gone bool
+	client       netip.AddrPort
+	ships        map[shipKey]*laneSet
 }
 
 type pending struct {
+	key    uint64 // the payload's hash: its key in Builder.recent
 	from   clientKey
 	at     time.Time
 	row    *RelayRow
-	sentTo map[netip.AddrPort]bool
+	sentTo []netip.AddrPort // the clients a copy went to
 }
 
 // Builder computes Measures from flow records. Feed every record to Add,
 // then call Finish.
 type Builder struct {
-	lanes    map[laneKey]*Lane
-	families [2][16]int
-	bytes    [2]ByteHistogram
-	bundling [2]struct {
+	lanes      []*Lane
+	lastShip   shipKey
+	lastSet    *laneSet
+	lastShipCS *clientState
+	lastCK     clientKey
+	lastCS     *clientState
+	families   [2][16]int
+	bytes      [2]ByteHistogram
+	bundling   [2]struct {
 		counts        map[int]int
 		n, sum        int
 		max, maxFrame int
 	}
 	clients map[clientKey]*clientState
+	inGame  map[netip.AddrPort]int // per server, clients in the game and not gone
 	relay   [256]*RelayRow
-	recent  map[string][]*pending
+	recent  map[uint64][]*pending // by payload hash (maphash: collisions are negligible)
+	seed    maphash.Seed
+	free    []*pending
 	queue   []*pending
 	ids     map[int]*IDRange
 	deaths  []*Death
@@ -79,8 +95,8 @@ type Builder struct {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	b := &Builder{lanes: map[laneKey]*Lane{}, clients: map[clientKey]*clientState{},
-		recent: map[string][]*pending{}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
+	b := &Builder{clients: map[clientKey]*clientState{}, inGame: map[netip.AddrPort]int{},
+		recent: map[uint64][]*pending{}, seed: maphash.MakeSeed(), ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
 	for d := range b.bundling {
 		b.bundling[d].counts = map[int]int{}
 	}
@@ -103,13 +119,18 @@ func (b *Builder) Add(r *flow.Record) {
 		}
 	}
 	ck := clientKey{r.Server, r.Client}
-	cs := b.clients[ck]
+	cs := b.lastCS
+	if cs == nil || ck != b.lastCK {
+		cs = b.clients[ck]
+		b.lastCK = ck
+	}
 	if cs == nil {
-		cs = &clientState{}
+		cs = &clientState{client: r.Client, ships: map[shipKey]*laneSet{}}
 		b.clients[ck] = cs
 	}
+	b.lastCS = cs
 	if r.Msg.Type == dissect.TypeDisconnect {
-		cs.gone = true
+		b.setState(r.Server, cs, cs.inGame, true)
 	}
 	b.expire(r.Time)
 	if r.Game == nil || r.Game.Msg == nil || r.Game.Err != nil {
@@ -120,23 +141,23 @@ func (b *Builder) Add(r *flow.Record) {
 	op := msg.Opcode()
 	switch m := msg.(type) {
 	case *game.StateUpdate:
-		if r.Dir == game.ClientToServer {
-			cs.inGame = true
+		if r.Dir == game.ClientToServer && !cs.inGame {
+			b.setState(r.Server, cs, true, cs.gone)
 		}
-		b.lane(laneKey{m.Object, d, r.Client, int(FamilyOf(m.Flags))}, r.Time)
-		b.lane(laneKey{m.Object, d, r.Client, familyAll}, r.Time)
+		set := b.laneSet(cs, shipKey{m.Object, d})
+		b.lane(&set[FamilyOf(m.Flags)], set, int(FamilyOf(m.Flags)), r.Time)
+		b.lane(&set[familyAll], set, familyAll, r.Time)
 		if m.Flags&game.StateSubsystems != 0 {
-			b.lane(laneKey{m.Object, d, r.Client, familySubsystems}, r.Time)
+			b.lane(&set[familySubsystems], set, familySubsystems, r.Time)
 		}
 		b.families[d][FamilyOf(m.Flags)]++
-		b.id(m.Object)
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
 			b.subsystemBytes(&b.bytes[d], m.Flags, r.Msg.Payload)
 		}
 	case *game.ObjCreate:
 		b.id(m.Object)
 	case *game.NewPlayerInGame:
-		cs.inGame = true
+		b.setState(r.Server, cs, true, cs.gone)
 	case *game.PythonEvent:
 		if m.Code == game.ETObjectExploding && r.Dir == game.ServerToClient {
 			b.death(r, m.Source)
@@ -154,33 +175,55 @@ func (b *Builder) Add(r *flow.Record) {
 			b.relay[op] = row
 		}
 		row.Messages++
-		for k, o := range b.clients {
-			if k.server == r.Server && k.client != r.Client && o.inGame && !o.gone {
-				row.Expected++
-			}
+		others := b.inGame[r.Server]
+		if cs.inGame && !cs.gone {
+			others-- // the sender itself
 		}
-		p := &pending{from: ck, at: r.Time, row: row}
-		key := string(payload)
+		row.Expected += others
+		key := maphash.Bytes(b.seed, payload)
+		p := b.newPending()
+		p.key, p.from, p.at, p.row = key, ck, r.Time, row
 		b.recent[key] = append(b.recent[key], p)
 		b.queue = append(b.queue, p)
 		return
 	}
 	// A message to a client: the copy of the oldest identical client
 	// message not yet sent to it.
-	for _, p := range b.recent[string(payload)] {
-		if p.from.server != r.Server || p.sentTo[r.Client] {
+	for _, p := range b.recent[maphash.Bytes(b.seed, payload)] {
+		if p.from.server != r.Server || slices.Contains(p.sentTo, r.Client) {
 			continue
 		}
-		if p.sentTo == nil {
-			p.sentTo = map[netip.AddrPort]bool{}
-		}
-		p.sentTo[r.Client] = true
+		p.sentTo = append(p.sentTo, r.Client)
 		if p.from.client == r.Client {
 			p.row.ToSender++
 		} else {
 			p.row.ToOthers++
 		}
 		break
+	}
+}
+
+// newPending is a pending entry, reused when one has expired.
+func (b *Builder) newPending() *pending {
+	if n := len(b.free); n > 0 {
+		p := b.free[n-1]
+		b.free = b.free[:n-1]
+		return p
+	}
+	return &pending{}
+}
+
+// setState changes a client's state, keeping its server's count of
+// clients in the game.
+func (b *Builder) setState(server netip.AddrPort, cs *clientState, inGame, gone bool) {
+	was := cs.inGame && !cs.gone
+	cs.inGame, cs.gone = inGame, gone
+	now := cs.inGame && !cs.gone
+	switch {
+	case now && !was:
+		b.inGame[server]++
+	case was && !now:
+		b.inGame[server]--
 	}
 }
 
@@ -193,32 +236,53 @@ func (b *Builder) expire(now time.Time) {
 		return
 	}
 	for _, p := range b.queue[:n] {
-		for key, ps := range b.recent {
-			if len(ps) > 0 && ps[0] == p {
-				if len(ps) == 1 {
-					delete(b.recent, key)
-				} else {
-					b.recent[key] = ps[1:]
-				}
-				break
+		// Entries of one key expire oldest first: p is the head of its list.
+		if ps := b.recent[p.key]; len(ps) > 0 && ps[0] == p {
+			if len(ps) == 1 {
+				delete(b.recent, p.key)
+			} else {
+				b.recent[p.key] = ps[1:]
 			}
 		}
+	}
+	for _, p := range b.queue[:n] {
+		p.sentTo, p.row = p.sentTo[:0], nil
+		b.free = append(b.free, p)
 	}
 	b.queue = append(b.queue[:0], b.queue[n:]...)
 }
 
-func (b *Builder) lane(k laneKey, t time.Time) {
-	l := b.lanes[k]
+// laneSet is the lanes of one ship on one flow (the last one asked is kept
+// at hand: a flow's updates come in runs). A new set notes the object's id.
+func (b *Builder) laneSet(cs *clientState, k shipKey) *laneSet {
+	if b.lastSet != nil && k == b.lastShip && cs == b.lastShipCS {
+		return b.lastSet
+	}
+	set := cs.ships[k]
+	if set == nil {
+		set = &laneSet{}
+		cs.ships[k] = set
+		b.id(k.obj)
+	}
+	b.lastShip, b.lastShipCS, b.lastSet = k, cs, set
+	return set
+}
+
+// lane counts one update in *slot, the lane of family fam in set.
+func (b *Builder) lane(slot **Lane, set *laneSet, fam int, t time.Time) {
+	l := *slot
 	if l == nil {
-		fam := Family(k.family).String()
-		switch k.family {
+		name := Family(fam).String()
+		switch fam {
 		case familyAll:
-			fam = FamilyAll
+			name = FamilyAll
 		case familySubsystems:
-			fam = FamilySubsystems
+			name = FamilySubsystems
 		}
-		l = &Lane{Object: k.obj, Dir: Dirs[k.dir], Family: fam, To: k.client.String()}
-		b.lanes[k] = l
+		k := b.lastShip
+		l = &Lane{Object: k.obj, Dir: Dirs[k.dir], Family: name, To: b.lastShipCS.client.String()}
+		*slot = l
+		b.lanes = append(b.lanes, l)
 	} else {
 		l.iv.add(t.Sub(l.last))
 	}

@@ -8,10 +8,11 @@ import (
 // histogram counts intervals at millisecond resolution, sparsely: a lane's
 // intervals cluster around its period, so a few dozen buckets hold them.
 type histogram struct {
-	ms  []uint32 // bucket (whole milliseconds), ascending
-	n   []uint32
-	sum time.Duration
-	cnt int
+	ms   []uint32 // bucket (whole milliseconds), ascending
+	n    []uint32
+	last int // the bucket added to last: a lane's intervals repeat
+	sum  time.Duration
+	cnt  int
 }
 
 func (h *histogram) add(d time.Duration) {
@@ -21,7 +22,12 @@ func (h *histogram) add(d time.Duration) {
 	h.sum += d
 	h.cnt++
 	k := uint32(min(d/time.Millisecond, 1<<31))
+	if h.last < len(h.ms) && h.ms[h.last] == k {
+		h.n[h.last]++
+		return
+	}
 	i := sort.Search(len(h.ms), func(i int) bool { return h.ms[i] >= k })
+	h.last = i
 	if i < len(h.ms) && h.ms[i] == k {
 		h.n[i]++
 		return

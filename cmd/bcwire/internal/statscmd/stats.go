@@ -17,6 +17,7 @@ type Options struct {
 	Files      []string
 	JSON       bool
 	NoSessions bool // text: totals only
+	NoMeasures bool // --json: leave the measures out (about half the CPU)
 	Servers    []string
 	Quiet      bool
 	Caps       cliutil.Caps
@@ -56,6 +57,7 @@ sent, the copies back to the sender and to the other clients in the game
 its frame); object ids per owner block (offsets into 0x3FFFFFFF + slot x
 0x40000); and each ship's death: what followed ObjectExploding, with
 millisecond offsets. 'bcwire diff' compares them with stock's.
+--no-measures leaves them out: they take about as much CPU as the rest.
 Rows are ordered by direction (C->S first), then opcode or type number.
 
 Exit status: 0 when everything decoded cleanly, 1 when some packets or
@@ -82,6 +84,7 @@ usage or I/O errors.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
+	f.BoolVar(&o.NoMeasures, "no-measures", false, "--json: leave out the measures (cadence, flag families, relay matrix, ...), which take about as much CPU as the rest")
 	cliutil.AddServerFlag(f, &o.Servers)
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	cliutil.AddReadFlags(f, &o.Read, false)
@@ -115,7 +118,7 @@ func Run(o *Options) error {
 			measures = append(measures, report.FileMeasures{File: file, Measures: mb.Finish()})
 		}
 	}
-	if o.JSON {
+	if o.JSON && !o.NoMeasures {
 		so.File = func(path string) { done(); mb, file = measure.NewBuilder(), path }
 		so.Record = func(r *flow.Record) { mb.Add(r) }
 	}

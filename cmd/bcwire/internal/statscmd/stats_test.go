@@ -168,6 +168,9 @@ func TestStatsJSON(t *testing.T) {
 	if !chat || m.Deaths == nil {
 		t.Errorf("relay matrix %+v, deaths %v", m.Relay, m.Deaths)
 	}
+	if out, _, _ := run(t, &Options{Files: []string{fixture}, JSON: true, Quiet: true, NoMeasures: true}, false); strings.Contains(out, `"measures"`) {
+		t.Error("--no-measures: the measures are listed")
+	}
 	if doc.SessionCount != 2 || len(doc.Sessions) != 2 || doc.Sessions[0].Name != "Alice" || len(doc.Sessions[0].Opcodes) == 0 {
 		t.Errorf("sessions: %+v", doc.Sessions)
 	}
