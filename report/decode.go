@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -215,6 +216,12 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 	switch r.Kind {
 	case flow.KindGameSpy:
 		g := r.GameSpy
+		if r.Master != nil {
+			// The master's TCP list protocol: its own text form.
+			b = append(b, p.pal.name("gamespy-master")...)
+			b = append(append(b, ' '), strings.TrimPrefix(r.Master.String(), "master ")...)
+			break
+		}
 		b = append(b, p.pal.name("gamespy")...)
 		if g.Query {
 			b = append(b, " query "...)
@@ -321,6 +328,8 @@ func (p *DecodePrinter) appendFields(b []byte, r *flow.Record) []byte {
 		v = r.Game.Msg
 	case r.Control != nil:
 		v = r.Control
+	case r.Master != nil:
+		v = r.Master
 	case r.GameSpy != nil:
 		v = r.GameSpy
 	case r.Kind == flow.KindDamaged:
@@ -501,6 +510,10 @@ func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes, gameJSON []b
 	}
 	switch r.Kind {
 	case flow.KindGameSpy:
+		if r.Master != nil {
+			b = appendMember(b, "gamespy_master", r.Master)
+			break
+		}
 		b = appendMember(b, "gamespy", r.GameSpy)
 	case flow.KindDamaged:
 		if r.Src.IsValid() {

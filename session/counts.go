@@ -82,7 +82,10 @@ func (c *Counts) count(r *flow.Record, payload []byte) {
 			c.GameSpy = map[string]int{}
 		}
 		kind := "reply"
-		if r.GameSpy != nil && r.GameSpy.Query {
+		switch {
+		case r.Master != nil:
+			kind = "master-" + r.Master.Kind.String()
+		case r.GameSpy != nil && r.GameSpy.Query:
 			kind = r.GameSpy.Kind
 		}
 		c.GameSpy[kind]++

@@ -94,6 +94,9 @@ type Packet struct {
 	Payload []byte
 	// Reassembled reports that the datagram was rebuilt from IPv4 fragments.
 	Reassembled bool
+	// TCP is set when the packet is a TCP segment of the GameSpy master's
+	// list port (see decodeTCP) rather than a UDP datagram.
+	TCP TCPSegment
 }
 
 // PacketError reports damage confined to one record (or one pcapng block).
@@ -155,7 +158,8 @@ type Stats struct {
 	Records     int // capture records (packet blocks), including damaged ones
 	UDP         int // UDP datagrams returned, including reassembled ones
 	NonIPv4     int // records skipped because they carry no IPv4 (ARP, IPv6, ...)
-	NonUDP      int // IPv4 records skipped because they are not UDP
+	NonUDP      int // IPv4 records skipped because they are not UDP (nor master-list TCP)
+	TCP         int // TCP segments of the master list port returned
 	UnknownLink int // records skipped because their link type is not supported
 	Damaged     int // PacketErrors reported
 	// BadChecksums counts, of Damaged, the IPv4 headers and UDP datagrams
@@ -185,6 +189,14 @@ type Options struct {
 	// FragmentTimeout drops a set this long (in capture time) after its
 	// first fragment (default 30s; negative disables the timeout).
 	FragmentTimeout time.Duration
+	// MaxUnreadable is how many bytes of (uncompressed) input a Reader
+	// reads without a readable record before it gives up with an
+	// UnreadableError (default DefaultMaxUnreadable; negative: no cap).
+	MaxUnreadable int64
+	// Interrupt, when closed, makes a Reader end as at the end of the
+	// file (within 256 records), so that a command interrupted by SIGINT
+	// still finishes what it read; Reader.Interrupted tells the two apart.
+	Interrupt <-chan struct{}
 }
 
 // Defaults of Options.

@@ -58,11 +58,6 @@ func SniffCompression(b []byte) Compression {
 	return Uncompressed
 }
 
-// maxZstdWindow bounds the memory a zstd frame may ask for: 128 MiB is what
-// `zstd --long=27` uses, far beyond what a capture needs, while a hostile
-// header cannot make the reader allocate gigabytes.
-const maxZstdWindow = 128 << 20
-
 // decompress returns a reader of the uncompressed bytes of r, which may be
 // gzip, zstd or neither, the compression found, and what to close when
 // done (nil for none). Peeking goes through a bufio.Reader whose buffer is
@@ -84,19 +79,15 @@ func decompress(r io.Reader) (io.Reader, Compression, io.Closer, error) {
 		}
 		return zr, c, zr, nil
 	case Zstd:
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow))
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow),
+			zstd.WithDecoderMaxMemory(maxZstdWindow))
 		if err != nil {
 			return nil, c, nil, fmt.Errorf("capture: zstd-compressed, but: %w", err)
 		}
-		return zr, c, zstdCloser{zr}, nil
+		return zstdReader{zr}, c, zstdReader{zr}, nil
 	}
 	return br, Uncompressed, nil, nil
 }
-
-// zstdCloser adapts zstd.Decoder's Close, which returns nothing.
-type zstdCloser struct{ d *zstd.Decoder }
-
-func (z zstdCloser) Close() error { z.d.Close(); return nil }
 
 // closeAll closes each non-nil closer in turn, the decompressor before the
 // file under it, and returns the errors joined.

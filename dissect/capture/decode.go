@@ -133,6 +133,7 @@ func (d *Decoder) decode(rec *record) (*Packet, *PacketError) {
 	p.Dst = netip.AddrPortFrom(netip.AddrFrom4(dst), binary.BigEndian.Uint16(h[22:24]))
 	p.Payload = ip[28 : 20+ulen]
 	p.Reassembled = false
+	p.TCP.Valid = false
 	d.stats.UDP++
 	return p, nil
 }
@@ -245,15 +246,18 @@ func (d *Decoder) decodeIPv4(b []byte) (*Packet, *PacketError) {
 		return nil, d.damage(fmt.Errorf("%w: IPv4 header checksum 0x%04X, computed 0x%04X",
 			ErrChecksum, binary.BigEndian.Uint16(b[10:12]), ^fold(onesAdd(onesAdd(0, b[:10]), b[12:hl]))))
 	}
+	src := [4]byte(b[12:16])
+	dst := [4]byte(b[16:20])
+	payload := b[hl:total] // drops Ethernet padding after the datagram
+	flagsOff := binary.BigEndian.Uint16(b[6:8])
+	if b[9] == ipProtoTCP && flagsOff&0x3fff == 0 {
+		return d.decodeTCP(payload, src, dst)
+	}
 	if b[9] != ipProtoUDP {
 		d.stats.NonUDP++
 		return nil, nil
 	}
-	src := [4]byte(b[12:16])
-	dst := [4]byte(b[16:20])
-	payload := b[hl:total] // drops Ethernet padding after the datagram
 
-	flagsOff := binary.BigEndian.Uint16(b[6:8])
 	if flagsOff&0x3fff == 0 { // neither more fragments nor an offset: whole
 		return d.decodeUDP(payload, src, dst, false)
 	}
@@ -290,6 +294,7 @@ func (d *Decoder) decodeUDP(b []byte, src, dst [4]byte, reassembled bool) (*Pack
 	p.Dst = netip.AddrPortFrom(netip.AddrFrom4(dst), binary.BigEndian.Uint16(b[2:4]))
 	p.Payload = b[8:ulen]
 	p.Reassembled = reassembled
+	p.TCP.Valid = false
 	if !d.opts.IgnoreChecksums && (b[6] != 0 || b[7] != 0) {
 		udp := b[:ulen]
 		pseudo := pseudoHeaderSum(src, dst, ulen)

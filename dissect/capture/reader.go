@@ -30,6 +30,14 @@ type Reader struct {
 	compression Compression
 	eof         bool
 	incomplete  []FragmentSetInfo
+
+	// bounds (limits.go)
+	compressed     *countingReader // under the decompressor; nil when not compressed
+	maxUnreadable  int64
+	lastGood       int64 // input offset just past the last readable record
+	interrupt      <-chan struct{}
+	polls          uint
+	wasInterrupted bool
 }
 
 // source yields the raw records of one file format.
@@ -106,7 +114,8 @@ func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
 	if l, ok := r.(interface{ Len() int }); ok {
 		size = l.Len()
 	}
-	r, compression, closer, err := decompress(r)
+	counted := &countingReader{r: r}
+	r, compression, closer, err := decompress(counted)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +133,9 @@ func NewReaderWithOptions(r io.Reader, opts Options) (*Reader, error) {
 		return nil, err
 	}
 	rd.compression, rd.closer = compression, closer
+	if compression != Uncompressed {
+		rd.compressed = counted
+	}
 	return rd, nil
 }
 
@@ -136,7 +148,10 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 		}
 		return nil, err
 	}
-	rd := &Reader{in: in, dec: NewDecoder(opts)}
+	rd := &Reader{in: in, dec: NewDecoder(opts), interrupt: opts.Interrupt, maxUnreadable: opts.MaxUnreadable}
+	if rd.maxUnreadable == 0 {
+		rd.maxUnreadable = DefaultMaxUnreadable
+	}
 	switch m := binary.LittleEndian.Uint32(magic); {
 	case m == ngBlockSHB:
 		rd.format = PCAPNG
@@ -150,6 +165,7 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	rd.lastGood = in.off // the span counts from the end of the file header
 	return rd, nil
 }
 
@@ -208,6 +224,11 @@ func (r *Reader) Next() (*Packet, error) {
 		return nil, io.EOF
 	}
 	for {
+		if r.interrupted() {
+			r.eof = true
+			r.incomplete = r.dec.Flush()
+			return nil, io.EOF
+		}
 		rec := &r.rec
 		err := r.src.next(rec)
 		if err != nil {
@@ -218,6 +239,9 @@ func (r *Reader) Next() (*Packet, error) {
 			}
 			if re, ok := err.(*recordError); ok {
 				r.dec.rec = nil // no record to show (LastRecord)
+				if pe := r.checkSpan(re.offset, re.err); pe != nil {
+					return nil, pe
+				}
 				frame := 0
 				if re.isRecord {
 					r.dec.stats.Records++
@@ -230,9 +254,14 @@ func (r *Reader) Next() (*Packet, error) {
 		}
 		p, pe := r.dec.decode(rec)
 		if pe != nil {
+			if gu := r.checkSpan(rec.offset, pe.Err); gu != nil {
+				r.dec.stats.Damaged-- // counted once, as the give-up
+				return nil, gu
+			}
 			pe.Offset = rec.offset
 			return nil, pe
 		}
+		r.lastGood = r.in.off
 		if p != nil {
 			return p, nil
 		}

@@ -188,20 +188,20 @@ type heldDatagram struct {
 	rec        Record
 	raw, plain []byte
 	copied     []byte // the buffer raw is copied to, reused from datagram to datagram
-	gameSpy    bool   // not encrypted
+	gameSpy    bool   // not encrypted: GameSpy, or the master's TCP
 }
 
 // hold takes p. kept says the source keeps the payload where it is, which a
 // capture.Reader does for all but reassembled datagrams.
 func (h *heldDatagram) hold(p *capture.Packet, kept bool) {
-	h.rec.Frame, h.rec.Time, h.rec.Src, h.rec.Dst = p.Frame, p.Time, p.Src, p.Dst
+	h.rec.Frame, h.rec.Time, h.rec.Src, h.rec.Dst, h.rec.TCP = p.Frame, p.Time, p.Src, p.Dst, p.TCP
 	if kept && !p.Reassembled {
 		h.raw = p.Payload
 	} else {
 		h.copied = append(h.copied[:0], p.Payload...)
 		h.raw = h.copied
 	}
-	h.gameSpy = dissect.IsGameSpy(h.raw)
+	h.gameSpy = p.TCP.Valid || dissect.IsGameSpy(h.raw)
 }
 
 // damagedRecord is the record of a damaged capture record. A datagram that

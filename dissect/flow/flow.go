@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/game"
 )
 
@@ -59,6 +60,12 @@ type Record struct {
 	DuplicateFragment bool
 
 	GameSpy *dissect.GameSpy // KindGameSpy
+	// Master is set on the KindGameSpy records of the GameSpy master's TCP
+	// list protocol (GameSpy then holds its text, empty for the list).
+	Master *dissect.MasterMessage
+	// TCP is the TCP segment the record's packet was (the GameSpy master's
+	// list port); not Valid for UDP.
+	TCP capture.TCPSegment
 
 	Raw []byte // KindDamaged: the decrypted datagram
 	// Datagram is the whole datagram the record came from, decrypted (as
@@ -179,13 +186,15 @@ type Tracker struct {
 	flowOrder   fifo[flowKey]        // creation order of flows, for eviction
 	serverOrder fifo[netip.AddrPort] // order in which servers were learnt
 
-	buf   []byte
-	dg    dissect.Datagram
-	rec   Record
-	ctl   dissect.Control
-	gs    dissect.GameSpy
-	game  game.Result
-	names dissect.Names
+	buf  []byte
+	dg   dissect.Datagram
+	rec  Record
+	ctl  dissect.Control
+	gs   dissect.GameSpy
+	game game.Result
+
+	master masterTracker // the GameSpy master's TCP connections
+	names  dissect.Names
 }
 
 // New returns a Tracker.
@@ -232,7 +241,7 @@ func (t *Tracker) IsServer(ep netip.AddrPort) bool { return t.servers[ep] }
 // not modified or retained.
 func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, payload []byte, emit func(*Record)) {
 	r := &t.rec
-	r.Frame, r.Time, r.Src, r.Dst = frame, ts, src, dst
+	r.Frame, r.Time, r.Src, r.Dst, r.TCP = frame, ts, src, dst, capture.TCPSegment{}
 	t.datagram(r, payload, &sink{until: func(r *Record) bool { emit(r); return true }})
 }
 
@@ -240,7 +249,7 @@ func (t *Tracker) Datagram(frame int, ts time.Time, src, dst netip.AddrPort, pay
 // datagram's frame, time and addresses, and is the record its records are
 // built in.
 func (t *Tracker) datagram(r *Record, payload []byte, out *sink) {
-	if dissect.IsGameSpy(payload) {
+	if r.TCP.Valid || dissect.IsGameSpy(payload) {
 		t.gamespy(r, payload, out)
 		return
 	}
@@ -337,7 +346,7 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 // keeping the datagram's own.
 func (r *Record) resetMessage(kind Kind, index int) {
 	r.Kind, r.MsgIndex = kind, index
-	r.Msg, r.Control, r.Game, r.GameSpy = nil, nil, nil, nil
+	r.Msg, r.Control, r.Game, r.GameSpy, r.Master = nil, nil, nil, nil, nil
 	r.Reassembled, r.DuplicateFragment = 0, false
 	r.Raw, r.Err, r.Warning = nil, nil, ""
 }
@@ -401,6 +410,10 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 }
 
 func (t *Tracker) gamespy(r *Record, payload []byte, out *sink) {
+	if r.TCP.Valid {
+		t.masterSegment(r, payload, out)
+		return
+	}
 	src, dst := r.Src, r.Dst
 	g, err := dissect.ParseGameSpy(payload)
 	t.gs = g
@@ -638,6 +651,7 @@ func (f *fifo[K]) pop() (K, bool) {
 
 // Finish reports every fragmented message that never completed.
 func (t *Tracker) Finish(emit func(*Record)) {
+	t.finishMaster(emit)
 	for _, s := range t.frags.Drain() {
 		t.stats.FragmentsLost++
 		k := s.Key

@@ -108,8 +108,9 @@ type item struct {
 	frame    int
 	ts       time.Time
 	src, dst netip.AddrPort
-	off, n   int // payload position in raw and plain
-	gamespy  bool
+	off, n   int  // payload position in raw and plain
+	gamespy  bool // not encrypted: GameSpy, or the master's TCP (tcp)
+	tcp      capture.TCPSegment
 	dg       dissect.Datagram
 	err      error
 	perr     *capture.PacketError
@@ -119,7 +120,7 @@ type item struct {
 // record sets the frame, time and addresses of r, the record the item's
 // records are built in, and returns it.
 func (it *item) record(r *Record) *Record {
-	r.Frame, r.Time, r.Src, r.Dst = it.frame, it.ts, it.src, it.dst
+	r.Frame, r.Time, r.Src, r.Dst, r.TCP = it.frame, it.ts, it.src, it.dst, it.tcp
 	return r
 }
 
@@ -171,7 +172,7 @@ func (p *pipeline) read(src Source) {
 			}
 			it := b.next()
 			*it = item{frame: pk.Frame, ts: pk.Time, src: pk.Src, dst: pk.Dst, off: len(b.raw), n: len(pk.Payload),
-				gamespy: dissect.IsGameSpy(pk.Payload), dg: it.dg, stats: src.Stats()}
+				gamespy: pk.TCP.Valid || dissect.IsGameSpy(pk.Payload), tcp: pk.TCP, dg: it.dg, stats: src.Stats()}
 			b.raw = append(b.raw, pk.Payload...)
 		}
 		if len(b.items) > 0 {

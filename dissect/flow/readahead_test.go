@@ -103,7 +103,7 @@ func TestReadAheadOnlyWhenBuffered(t *testing.T) {
 // field added to Record later is not carried from one message to the next.
 func TestResetMessageClearsEveryMessageField(t *testing.T) {
 	datagramFields := map[string]bool{"Frame": true, "Time": true, "Src": true, "Dst": true,
-		"Server": true, "Client": true, "Dir": true, "Peer": true, "MsgCount": true, "Datagram": true}
+		"Server": true, "Client": true, "Dir": true, "Peer": true, "MsgCount": true, "Datagram": true, "TCP": true}
 	var r Record
 	v := reflect.ValueOf(&r).Elem()
 	for i := range v.NumField() {
@@ -153,6 +153,8 @@ func fieldSample(t *testing.T, typ reflect.Type) any {
 		return time.Unix(1, 0)
 	case reflect.TypeFor[netip.AddrPort]():
 		return netip.MustParseAddrPort("10.0.0.1:22101")
+	case reflect.TypeFor[capture.TCPSegment]():
+		return capture.TCPSegment{Valid: true, Seq: 1}
 	}
 	t.Fatalf("struct type %s not handled by this test", typ)
 	return nil

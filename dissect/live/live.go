@@ -130,7 +130,7 @@ type Options struct {
 
 // KernelStats are the socket's counts since it was opened.
 type KernelStats struct {
-	Packets uint64 // frames that passed the filter (both copies on loopback)
+	Packets uint64 // frames that passed the filter, Drops included (one copy on loopback: see Program)
 	Drops   uint64 // frames the kernel dropped because the buffer was full
 }
 
@@ -139,15 +139,23 @@ var ErrTimeout = errors.New("live: no frame within the poll interval")
 
 // Source reads frames from a Handle, passes each to OnFrame (for writing a
 // capture file), decodes it with a capture.Decoder and hands out UDP
-// datagrams. It implements flow.Source. Next returns io.EOF when Ctx is
-// done or MaxFrames frames were read.
+// datagrams. It implements flow.Source.
+//
+// The capture stops when Ctx is done, when MaxFrames frames were read, when
+// reading fails or when OnFrame fails. Whatever the reason, Next then cuts
+// the capture (Handle.Cut) and goes on returning the datagrams of every
+// frame the kernel had passed until then, the end of the last ring block
+// included, before it returns io.EOF (or the error that stopped it). Kernel
+// and the counters below then account for every frame the kernel passed.
 type Source struct {
 	H   *Handle
 	Ctx context.Context
-	// MaxFrames stops the capture after this many frames (0 = no limit).
+	// MaxFrames stops the capture after this many frames (0 = no limit);
+	// frames the kernel passed after them are read and not kept (Beyond).
 	MaxFrames int
-	// OnFrame sees every captured frame before it is decoded; an error
-	// ends the capture with that error.
+	// OnFrame sees every captured frame before it is decoded; after an
+	// error it sees no more (they are counted by Unwritten), the capture
+	// stops, and Next returns the error once the rest is decoded.
 	OnFrame func(frame []byte, ci gopacket.CaptureInfo) error
 	// Tick is called after every frame and every idle poll interval, for
 	// periodic work (statistics lines, flushing).
@@ -155,12 +163,93 @@ type Source struct {
 	// Capture tunes the decoder: checksum verification, reassembly caps.
 	Capture capture.Options
 
-	dec    *capture.Decoder
-	frames int
+	dec        *capture.Decoder
+	frames     int
+	beyond     int
+	unwritten  int
+	undecoded  int
+	stopped    bool
+	kernel     KernelStats
+	readErr    error // the read failure that stopped the capture
+	onFrameErr error
 }
 
-// Frames is the number of frames read so far.
+// Frames is the number of frames read and kept so far (at most MaxFrames).
 func (s *Source) Frames() int { return s.frames }
+
+// Beyond is the number of frames the kernel passed after the MaxFrames-th,
+// before the capture was cut: read, and neither written nor decoded.
+func (s *Source) Beyond() int { return s.beyond }
+
+// Unwritten is the number of kept frames OnFrame did not take: the one it
+// failed on and all after it.
+func (s *Source) Unwritten() int { return s.unwritten }
+
+// Undecoded is the number of kept frames Finish handed to OnFrame without
+// decoding them (the consumer had stopped reading).
+func (s *Source) Undecoded() int { return s.undecoded }
+
+// Kernel is the kernel's final count, once the capture was cut (zero
+// before).
+func (s *Source) Kernel() KernelStats { return s.kernel }
+
+// Lost is the number of frames the kernel passed (or dropped) that the
+// capture did not read: the kernel's drops, and frames the drain gave up
+// waiting for. 0 before the cut.
+func (s *Source) Lost() uint64 {
+	if !s.stopped {
+		return 0
+	}
+	read := uint64(s.frames + s.beyond)
+	return s.kernel.Packets - min(read, s.kernel.Packets)
+}
+
+// stop cuts the capture once.
+func (s *Source) stop() {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	st, err := s.H.Cut()
+	s.kernel = st
+	if err != nil && s.readErr == nil {
+		s.readErr = err
+	}
+}
+
+// end is what Next returns after the last frame.
+func (s *Source) end() error {
+	switch {
+	case s.readErr != nil:
+		return s.readErr
+	case s.onFrameErr != nil:
+		return s.onFrameErr
+	}
+	return io.EOF
+}
+
+// take counts one frame read and passes it to OnFrame; keep is false for a
+// frame past MaxFrames.
+func (s *Source) take(frame []byte, ci gopacket.CaptureInfo) (keep bool) {
+	if s.MaxFrames > 0 && s.frames >= s.MaxFrames {
+		s.beyond++
+		return false
+	}
+	s.frames++
+	if s.MaxFrames > 0 && s.frames == s.MaxFrames {
+		s.stop() // as early as can be: fewer frames to read and throw away
+	}
+	if s.OnFrame != nil {
+		if s.onFrameErr != nil {
+			s.unwritten++
+		} else if err := s.OnFrame(frame, ci); err != nil {
+			s.onFrameErr = err
+			s.unwritten++
+			s.stop()
+		}
+	}
+	return true
+}
 
 // Next returns the next UDP datagram (see flow.Source).
 func (s *Source) Next() (*capture.Packet, error) {
@@ -168,8 +257,8 @@ func (s *Source) Next() (*capture.Packet, error) {
 		s.dec = capture.NewDecoder(s.Capture)
 	}
 	for {
-		if s.MaxFrames > 0 && s.frames >= s.MaxFrames {
-			return nil, io.EOF
+		if !s.stopped && s.MaxFrames > 0 && s.frames >= s.MaxFrames {
+			s.stop()
 		}
 		frame, ci, err := s.H.ReadFrame(s.Ctx)
 		if s.Tick != nil {
@@ -178,22 +267,40 @@ func (s *Source) Next() (*capture.Packet, error) {
 		switch {
 		case errors.Is(err, ErrTimeout):
 			continue
-		case err != nil && s.Ctx != nil && s.Ctx.Err() != nil:
-			return nil, io.EOF
+		case err != nil && s.stopped:
+			return nil, s.end() // every frame passed before the cut was read
 		case err != nil:
-			return nil, err
-		}
-		s.frames++
-		if s.OnFrame != nil {
-			if err := s.OnFrame(frame, ci); err != nil {
-				return nil, err
+			if s.Ctx == nil || s.Ctx.Err() == nil {
+				s.readErr = err
 			}
+			s.stop()
+			continue
+		}
+		if !s.take(frame, ci) {
+			continue
 		}
 		p, err := s.dec.Decode(s.H.LinkType(), frame, ci)
 		if p == nil && err == nil {
 			continue // not a UDP/IPv4 datagram, or a fragment held for reassembly
 		}
 		return p, err
+	}
+}
+
+// Finish ends the capture when its consumer stopped calling Next early:
+// the capture is cut, and the frames the kernel passed until then are
+// still read and handed to OnFrame (counted by Undecoded, not decoded).
+// After Next returned its last frame, Finish does nothing.
+func (s *Source) Finish() {
+	s.stop()
+	for {
+		frame, ci, err := s.H.ReadFrame(nil)
+		if err != nil {
+			return
+		}
+		if s.take(frame, ci) {
+			s.undecoded++
+		}
 	}
 }
 

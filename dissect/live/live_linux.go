@@ -45,6 +45,17 @@ type Handle struct {
 	// ring is the TPACKET_V3 ring frames are read from, nil where the
 	// kernel has none (or Options.NoRing): then one recvmsg per frame.
 	ring *ring
+	// received counts the frames taken with recvmsg (returned or
+	// skipped); the ring counts its own.
+	received uint64
+
+	// After Cut: the kernel passes nothing more, stats holds its final
+	// counts, and ReadFrame returns the frames it had passed (target in
+	// all, counted from Open) until they are all read or drainBy passes
+	// with none coming.
+	cut     bool
+	target  uint64
+	drainBy time.Time
 }
 
 const (
@@ -187,10 +198,20 @@ func (h *Handle) Program(e *pcapfilter.Expr) ([]bpf.Instruction, error) {
 // SetFilter installs the kernel filter for e (nil: all frames), replacing
 // the previous one. It can be called while capturing.
 func (h *Handle) SetFilter(e *pcapfilter.Expr) error {
+	if h.cut {
+		return nil // the capture is over: the reject-all filter stays
+	}
 	prog, err := h.Program(e)
 	if err != nil {
 		return err
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.attach(prog)
+}
+
+// attach installs prog as the socket's filter; h.mu is held.
+func (h *Handle) attach(prog []bpf.Instruction) error {
 	raw, err := bpf.Assemble(prog)
 	if err != nil {
 		return err
@@ -199,8 +220,6 @@ func (h *Handle) SetFilter(e *pcapfilter.Expr) error {
 	for i, r := range raw {
 		f[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.fd < 0 {
 		return errors.New("live: handle closed")
 	}
@@ -215,7 +234,13 @@ func (h *Handle) SetFilter(e *pcapfilter.Expr) error {
 // ErrTimeout when none came, ctx.Err() once ctx is done. The frame is valid
 // until the next call. ci.Length is the frame's length on the wire,
 // ci.CaptureLength what was kept (at most the snap length).
+//
+// After Cut, ctx no longer matters: ReadFrame returns the frames the kernel
+// passed before the cut, then io.EOF.
 func (h *Handle) ReadFrame(ctx context.Context) ([]byte, gopacket.CaptureInfo, error) {
+	if h.cut {
+		return h.drainFrame()
+	}
 	if h.ring != nil {
 		return h.readRing(ctx)
 	}
@@ -249,13 +274,22 @@ func (h *Handle) ReadFrame(ctx context.Context) ([]byte, gopacket.CaptureInfo, e
 		if err != nil {
 			return nil, gopacket.CaptureInfo{}, classify("reading packets", h.iface, err)
 		}
-		if sa, ok := from.(*unix.SockaddrLinklayer); ok && h.loopback && sa.Pkttype == unix.PACKET_OUTGOING {
-			continue // the kernel filter drops these; this covers frames queued before it was in place
+		if frame, ci, ok := h.received1(length, oobn, from); ok {
+			return frame, ci, nil
 		}
-		ci := gopacket.CaptureInfo{Length: length, CaptureLength: min(length, len(h.buf)), InterfaceIndex: h.ifindex}
-		ci.Timestamp = timestamp(h.oob[:oobn])
-		return h.buf[:ci.CaptureLength], ci, nil
 	}
+}
+
+// received1 accounts for one frame read with recvmsg into h.buf and says
+// whether to return it.
+func (h *Handle) received1(length, oobn int, from unix.Sockaddr) ([]byte, gopacket.CaptureInfo, bool) {
+	h.received++
+	if sa, ok := from.(*unix.SockaddrLinklayer); ok && h.loopback && sa.Pkttype == unix.PACKET_OUTGOING {
+		return nil, gopacket.CaptureInfo{}, false // the kernel filter drops these; this covers frames queued before it was in place
+	}
+	ci := gopacket.CaptureInfo{Length: length, CaptureLength: min(length, len(h.buf)), InterfaceIndex: h.ifindex}
+	ci.Timestamp = timestamp(h.oob[:oobn])
+	return h.buf[:ci.CaptureLength], ci, true
 }
 
 // readRing is ReadFrame on the TPACKET_V3 ring: frames of the blocks the
@@ -325,7 +359,13 @@ func timestamp(oob []byte) time.Time {
 func (h *Handle) Stats() (KernelStats, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.fd < 0 {
+	return h.readStats()
+}
+
+// readStats adds the kernel's counts since the last read to h.stats; h.mu
+// is held. After Cut the counts are final and the kernel is not asked.
+func (h *Handle) readStats() (KernelStats, error) {
+	if h.fd < 0 || h.cut {
 		return h.stats, nil
 	}
 	if h.ring != nil {

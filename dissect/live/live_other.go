@@ -26,6 +26,8 @@ func (h *Handle) Loopback() bool                                        { return
 func (h *Handle) Program(e *pcapfilter.Expr) ([]bpf.Instruction, error) { return nil, ErrUnsupported }
 func (h *Handle) SetFilter(e *pcapfilter.Expr) error                    { return ErrUnsupported }
 func (h *Handle) Stats() (KernelStats, error)                           { return KernelStats{}, ErrUnsupported }
+func (h *Handle) Cut() (KernelStats, error)                             { return KernelStats{}, ErrUnsupported }
+func (h *Handle) Unread() uint64                                        { return 0 }
 func (h *Handle) Close() error                                          { return nil }
 func (h *Handle) Pending() int                                          { return 0 }
 func (h *Handle) Ring() bool                                            { return false }

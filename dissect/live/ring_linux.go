@@ -30,6 +30,9 @@ type ring struct {
 	held bool // the process owns block cur
 	left int  // packets of block cur not yet returned
 	off  int  // offset in block cur of the next packet
+	// taken counts the frames taken out of the ring, returned or skipped:
+	// each is one the kernel counted as passed (see Handle.Cut).
+	taken uint64
 }
 
 // Offsets in struct tpacket_block_desc (version, offset_to_priv, then
@@ -121,6 +124,7 @@ func (r *ring) next(ifindex int, loopback bool) (frame []byte, ci gopacket.Captu
 		start := r.off + mac
 		r.left--
 		r.off += next
+		r.taken++
 		if start+snap > len(block) || (loopback && outgoing) {
 			continue // the kernel filter drops outgoing copies; this covers frames queued before it
 		}

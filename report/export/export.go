@@ -13,12 +13,16 @@
 package export
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
@@ -48,40 +52,87 @@ func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 const RowGroupRows = 16 << 10
 
 // Writer writes the messages and sessions tables under one directory.
+//
+// Each capture's files are named after its key (CaptureKey: by default a
+// hash of its absolute path), part-KEY.parquet, so that exporting a capture
+// again replaces its parts, two captures of the same name from different
+// folders keep one part each, and two exports running at once never pick
+// the same file for different captures. Nothing is renamed into place
+// before Close: until then the rows are in hidden .part-*.parquet.tmp
+// files, which Abort (or a failing Close) removes with the partition
+// directories this Writer created.
 type Writer struct {
 	dir string
 	// CaptureName gives the partition name of a capture file (default:
 	// its base name).
 	CaptureName func(file string) string
+	// CaptureKey gives the key that names a capture's parts (default:
+	// FileKey).
+	CaptureKey func(file string) string
 
-	msgs     *table[MessageRow]
-	msgsPart partition
+	open    map[partition]*table[MessageRow] // messages files being written
+	lru     []partition                      // open partitions, least recently used first
+	files   map[partition]int                // files begun per partition this run
+	cur     *table[MessageRow]
+	curPart partition
 	// the partition of the last row, recomputed only when its file or
 	// day changes
 	lastFile string
 	lastDay  [3]int
-	sessions *table[SessionRow]
-	sessPart string
+
+	sessions map[string]*table[SessionRow] // by capture file
+	done     []*table[MessageRow]          // closed, waiting for Close to rename them
+	doneSess []*table[SessionRow]
+	keys     map[captureKey]bool // the captures written
+	created  []string            // directories this Writer made, parents first
 	err      error
 }
 
-type partition struct{ capture, date string }
+// MaxOpenPartitions is how many messages partitions (capture and day) a
+// Writer keeps open at once. Records that go back and forth between days
+// stay in one file per partition up to this many; past it, the partition
+// used longest ago is finished and a later row for it begins a second part
+// (part-KEY-1.parquet).
+const MaxOpenPartitions = 16
+
+// captureKey is a capture's partition directory name and key.
+type captureKey struct{ dir, key string }
+
+// partition is one messages file's place: the escaped capture name, the
+// day and the capture's key.
+type partition struct{ capture, date, key string }
 
 // New returns a Writer that writes under dir, which it creates if needed.
 func New(dir string) (*Writer, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	w := &Writer{dir: dir, CaptureName: func(f string) string { return filepath.Base(f) }, CaptureKey: FileKey,
+		open: map[partition]*table[MessageRow]{}, files: map[partition]int{},
+		sessions: map[string]*table[SessionRow]{}, keys: map[captureKey]bool{}}
+	if err := w.mkdir(dir); err != nil {
 		return nil, err
 	}
-	return &Writer{dir: dir, CaptureName: func(f string) string { return filepath.Base(f) }}, nil
+	return w, nil
 }
 
-// table is one open Parquet file: rows are buffered and written a row
-// group at a time, into a temporary file renamed into place at Close.
+// FileKey is the default key of a capture: the first 16 hex digits of the
+// SHA-256 of its absolute path (of file itself when that cannot be had, as
+// for standard input).
+func FileKey(file string) string {
+	if abs, err := filepath.Abs(file); err == nil && file != "-" {
+		file = abs
+	}
+	sum := sha256.Sum256([]byte(file))
+	return hex.EncodeToString(sum[:8])
+}
+
+// table is one Parquet file being written: rows are buffered and written a
+// row group at a time into a hidden temporary file, which commit renames
+// into place.
 type table[T any] struct {
 	path, tmp string
 	f         *os.File
 	w         *parquet.GenericWriter[T]
 	buf       []T
+	finished  bool
 }
 
 // noBoundsColumns are the messages table's columns whose page statistics
@@ -91,9 +142,6 @@ type table[T any] struct {
 var noBoundsColumns = []string{"fields", "warning", "error", "kind", "src", "dst", "dir", "type_name"}
 
 func openTable[T any](path string, opts ...parquet.WriterOption) (*table[T], error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".part-*.parquet.tmp")
 	if err != nil {
 		return nil, err
@@ -143,7 +191,13 @@ func (t *table[T]) flushRows() error {
 	return nil
 }
 
-func (t *table[T]) close() error {
+// finish writes the rest of the rows and the footer and closes the file,
+// which stays under its temporary name.
+func (t *table[T]) finish() error {
+	if t.finished {
+		return nil
+	}
+	t.finished = true
 	err := t.flushRows()
 	if e := t.w.Close(); err == nil {
 		err = e
@@ -151,28 +205,54 @@ func (t *table[T]) close() error {
 	if e := t.f.Close(); err == nil {
 		err = e
 	}
-	if err != nil {
-		os.Remove(t.tmp)
-		return err
-	}
-	return os.Rename(t.tmp, t.path)
+	t.buf = nil
+	return err
 }
 
-// nextPart is the path of the first part-N.parquet not yet in dir, so a
-// partition written again (a capture exported twice, or a day split by an
-// out-of-order record) gains a file rather than losing one.
-func nextPart(dir string) string {
-	for n := 0; ; n++ {
-		p := filepath.Join(dir, fmt.Sprintf("part-%d.parquet", n))
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return p
+// discard closes the file if open and removes it.
+func (t *table[T]) discard() {
+	if !t.finished {
+		t.finished = true
+		t.f.Close()
+	}
+	os.Remove(t.tmp)
+}
+
+// commit renames the finished file into place, replacing the part of the
+// same name: the same capture's part from an earlier export.
+func (t *table[T]) commit() error { return os.Rename(t.tmp, t.path) }
+
+// mkdir makes dir and its missing parents, remembering which it made so
+// that Abort can take them away again.
+func (w *Writer) mkdir(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
 		}
 	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		w.created = append(w.created, missing[i])
+	}
+	return nil
 }
 
-// partitionValue keeps a Hive partition value to one path element.
-func partitionValue(s string) string {
-	return strings.NewReplacer("/", "_", "\\", "_", "=", "_").Replace(s)
+// partName is the file name of a capture's n-th file in a partition this
+// run.
+func partName(key string, n int) string {
+	if n == 0 {
+		return "part-" + key + ".parquet"
+	}
+	return fmt.Sprintf("part-%s-%d.parquet", key, n)
 }
 
 // NextMessage returns the row to fill for the next message, read from file
@@ -184,40 +264,73 @@ func (w *Writer) NextMessage(file string, t time.Time) (*MessageRow, error) {
 	}
 	y, m, d := t.Date()
 	day := [3]int{y, int(m), d}
-	if w.msgs == nil || file != w.lastFile || day != w.lastDay {
+	if w.cur == nil || file != w.lastFile || day != w.lastDay {
 		w.lastFile, w.lastDay = file, day
-		if w.err = w.openMessages(partition{capture: partitionValue(w.CaptureName(file)),
-			date: t.Format("2006-01-02")}); w.err != nil {
+		if w.err = w.openMessages(w.captureDir(file), w.CaptureKey(file), t.Format("2006-01-02")); w.err != nil {
 			return nil, w.err
 		}
 	}
 	var row *MessageRow
-	row, w.err = w.msgs.next()
+	row, w.err = w.cur.next()
 	return row, w.err
 }
 
-// openMessages makes p the messages partition being written.
-func (w *Writer) openMessages(p partition) error {
-	if w.msgs != nil && p == w.msgsPart {
+// captureDir is the partition directory name of file's capture.
+func (w *Writer) captureDir(file string) string {
+	return "capture=" + PartitionValue(w.CaptureName(file))
+}
+
+// openMessages makes the partition of capture dir c, key and date the one
+// rows go to, opening its file unless it is open already.
+func (w *Writer) openMessages(c, key, date string) error {
+	p := partition{capture: c, date: date, key: key}
+	if w.cur != nil && p == w.curPart {
 		return nil
 	}
-	if w.msgs != nil {
-		if err := w.msgs.close(); err != nil {
-			w.msgs = nil
+	w.keys[captureKey{c, key}] = true
+	if t := w.open[p]; t != nil {
+		w.cur, w.curPart = t, p
+		w.touch(p)
+		return nil
+	}
+	if len(w.open) >= MaxOpenPartitions {
+		old := w.lru[0]
+		w.lru = w.lru[1:]
+		t := w.open[old]
+		delete(w.open, old)
+		w.done = append(w.done, t)
+		if err := t.finish(); err != nil {
 			return err
 		}
 	}
-	var opts []parquet.WriterOption
-	for _, c := range noBoundsColumns {
-		opts = append(opts, parquet.SkipPageStatistics(c), parquet.SkipPageBounds(c))
-	}
-	t, err := openTable[MessageRow](nextPart(filepath.Join(w.dir, "messages", "capture="+p.capture, "date="+p.date)), opts...)
-	if err != nil {
-		w.msgs = nil
+	dir := filepath.Join(w.dir, "messages", c, "date="+date)
+	if err := w.mkdir(dir); err != nil {
 		return err
 	}
-	w.msgs, w.msgsPart = t, p
+	var opts []parquet.WriterOption
+	for _, col := range noBoundsColumns {
+		opts = append(opts, parquet.SkipPageStatistics(col), parquet.SkipPageBounds(col))
+	}
+	t, err := openTable[MessageRow](filepath.Join(dir, partName(key, w.files[p])), opts...)
+	if err != nil {
+		return err
+	}
+	w.files[p]++
+	w.open[p] = t
+	w.lru = append(w.lru, p)
+	w.cur, w.curPart = t, p
 	return nil
+}
+
+// touch moves p to the most recently used end of lru.
+func (w *Writer) touch(p partition) {
+	for i, q := range w.lru {
+		if q == p {
+			copy(w.lru[i:], w.lru[i+1:])
+			w.lru[len(w.lru)-1] = p
+			return
+		}
+	}
 }
 
 // Session adds a row to the sessions table.
@@ -225,37 +338,179 @@ func (w *Writer) Session(row SessionRow) error {
 	if w.err != nil {
 		return w.err
 	}
-	p := partitionValue(w.CaptureName(row.File))
-	if w.sessions == nil || p != w.sessPart {
-		if w.sessions != nil {
-			if w.err = w.sessions.close(); w.err != nil {
-				return w.err
-			}
-		}
-		dir := filepath.Join(w.dir, "sessions", "capture="+p)
-		if w.sessions, w.err = openTable[SessionRow](nextPart(dir)); w.err != nil {
-			w.sessions = nil
+	t := w.sessions[row.File]
+	if t == nil {
+		c, key := w.captureDir(row.File), w.CaptureKey(row.File)
+		w.keys[captureKey{c, key}] = true
+		dir := filepath.Join(w.dir, "sessions", c)
+		if w.err = w.mkdir(dir); w.err != nil {
 			return w.err
 		}
-		w.sessPart = p
+		if t, w.err = openTable[SessionRow](filepath.Join(dir, partName(key, 0))); w.err != nil {
+			return w.err
+		}
+		w.sessions[row.File] = t
 	}
-	w.err = w.sessions.add(row)
+	w.err = t.add(row)
 	return w.err
 }
 
-// Close finishes the open files. A Writer that failed removes the file it
-// was writing and reports the first error.
+// Close finishes the files and renames them into place, then removes the
+// parts an earlier export of the same captures left that this one did not
+// write (the days a capture no longer has). A Writer that failed removes
+// what it wrote, as Abort does, and reports the first error.
 func (w *Writer) Close() error {
 	err := w.err
-	if w.msgs != nil {
-		if e := w.msgs.close(); err == nil {
+	if err == nil {
+		err = w.finishAll()
+	}
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	written := map[string]bool{}
+	for _, t := range w.done {
+		if err := t.commit(); err != nil {
+			return err
+		}
+		written[t.path] = true
+	}
+	for _, t := range w.doneSess {
+		if err := t.commit(); err != nil {
+			return err
+		}
+		written[t.path] = true
+	}
+	return w.removeStale(written)
+}
+
+// finishAll finishes every open file, moving them to done.
+func (w *Writer) finishAll() error {
+	var err error
+	for _, p := range w.lru {
+		t := w.open[p]
+		w.done = append(w.done, t)
+		if e := t.finish(); err == nil {
 			err = e
 		}
 	}
-	if w.sessions != nil {
-		if e := w.sessions.close(); err == nil {
+	w.open, w.lru, w.cur = map[partition]*table[MessageRow]{}, nil, nil
+	for _, t := range w.sessions {
+		w.doneSess = append(w.doneSess, t)
+		if e := t.finish(); err == nil {
 			err = e
 		}
 	}
+	w.sessions = map[string]*table[SessionRow]{}
 	return err
+}
+
+// Abort removes every file this Writer began and the partition
+// directories it created that are empty again, leaving the directory as
+// it found it. Signal handlers and failed runs call it instead of Close.
+func (w *Writer) Abort() {
+	if w.err == nil {
+		w.err = errors.New("export: aborted")
+	}
+	for _, t := range w.open {
+		t.discard()
+	}
+	for _, t := range w.sessions {
+		t.discard()
+	}
+	for _, t := range w.done {
+		t.discard()
+	}
+	for _, t := range w.doneSess {
+		t.discard()
+	}
+	w.open, w.sessions, w.done, w.doneSess, w.lru, w.cur = nil, nil, nil, nil, nil, nil
+	for i := len(w.created) - 1; i >= 0; i-- {
+		os.Remove(w.created[i]) // fails, as it should, if another export wrote there
+	}
+	w.created = nil
+}
+
+// removeStale removes the parts of this run's captures that it did not
+// write, and the directories that leaves empty.
+func (w *Writer) removeStale(written map[string]bool) error {
+	for ck := range w.keys {
+		var dirs []string
+		msgs := filepath.Join(w.dir, "messages", ck.dir)
+		days, err := os.ReadDir(msgs)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		for _, d := range days {
+			if d.IsDir() && strings.HasPrefix(d.Name(), "date=") {
+				dirs = append(dirs, filepath.Join(msgs, d.Name()))
+			}
+		}
+		dirs = append(dirs, filepath.Join(w.dir, "sessions", ck.dir))
+		for _, dir := range dirs {
+			files, err := os.ReadDir(dir)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			for _, f := range files {
+				path := filepath.Join(dir, f.Name())
+				if written[path] || !ownPart(f.Name(), ck.key) {
+					continue
+				}
+				if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				os.Remove(dir) // only if now empty
+			}
+		}
+		os.Remove(msgs)
+	}
+	return nil
+}
+
+// ownPart reports whether name is one of key's part names.
+func ownPart(name, key string) bool {
+	rest, ok := strings.CutPrefix(name, "part-"+key)
+	if !ok {
+		return false
+	}
+	if rest == ".parquet" {
+		return true
+	}
+	n, ok := strings.CutSuffix(rest, ".parquet")
+	if !ok || len(n) < 2 || n[0] != '-' {
+		return false
+	}
+	for _, c := range n[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// PartitionValue escapes a partition value as Hive does (and as DuckDB
+// and Spark decode it): each byte that is special in a path, a glob or a
+// partition name, control characters, '%' itself, and the bytes of
+// invalid UTF-8, as %XX. Decoding gives the name back, so two names never
+// share a value.
+func PartitionValue(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 || r < 0x80 && hiveEscapes(byte(r)) {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+			i++
+			continue
+		}
+		b.WriteString(s[i : i+n])
+		i += n
+	}
+	return b.String()
+}
+
+// hiveEscapes reports whether Hive's FileUtils escapes c in a partition
+// value.
+func hiveEscapes(c byte) bool {
+	return c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0
 }

@@ -47,6 +47,9 @@ type Filter struct {
 	lastPath string
 	lastVal  any
 	paths    map[string]jsonPath // compiled on first use
+
+	budget budget    // what is left of the record's bounds (limits.go)
+	err    *RunError // the first failure, which stops matching
 }
 
 // Error is a display filter that does not compile. Column counts runes
@@ -77,6 +80,9 @@ func Compile(src string) (*Filter, error) {
 	text := src
 	// A lone field tests that the record has it, as in tshark (`-Y seq`).
 	if tree, err := parser.Parse(src); err == nil {
+		if err := checkLimits(tree.Node); err != nil {
+			return nil, &Error{Expr: src, Column: 1, Msg: err.Error()}
+		}
 		switch n := tree.Node.(type) {
 		case *ast.IdentifierNode:
 			if id, ok := fieldByName[n.Value]; !ok || fieldDefs[id].typ != false {
@@ -99,15 +105,21 @@ func Compile(src string) (*Filter, error) {
 		}
 	}
 	fn := expr.Function(fieldFunc, f.field, new(func(string) any))
-	if _, err := expr.Compile(text, expr.Env(types), expr.AsBool(), fn, expr.Patch(&patcher{})); err != nil {
+	repeat := expr.Function(repeatFunc, f.repeat, new(func(string, int) string))
+	noRepeat := expr.DisableBuiltin(repeatFunc)
+	if _, err := expr.Compile(text, expr.Env(types), expr.AsBool(), fn, noRepeat, repeat, expr.Patch(&patcher{})); err != nil {
 		return nil, compileError(src, err)
 	}
+	// For running, loops and + are counted (limits.go).
 	p := &patcher{}
-	prog, err := expr.Compile(text, expr.Env(always), expr.AllowUndefinedVariables(), expr.AsBool(), fn, expr.Patch(p))
+	prog, err := expr.Compile(text, expr.Env(always), expr.AllowUndefinedVariables(), expr.AsBool(), fn, noRepeat, repeat,
+		expr.Function(tickFunc, f.tick, new(func(any) any)), expr.Function(addFunc, f.add, new(func(any, any) any)),
+		expr.Patch(p), expr.Patch(budgetPatcher{}))
 	if err != nil {
 		return nil, compileError(src, err)
 	}
 	f.prog = prog
+	f.machine.MemoryBudget = MaxElements
 	for id := range p.idents {
 		f.used = append(f.used, id)
 	}
@@ -135,20 +147,55 @@ func compileError(src string, err error) error {
 	return e
 }
 
-// Match reports whether r passes the filter. A runtime failure (comparing
-// a number with a string, say) is a non-match.
+// Match reports whether r passes the filter. Comparing values of types
+// that do not compare (a number with a string, say) is a non-match; any
+// other failure, a budget of limits.go above all, is an error: Match
+// returns false, and Err says what failed on which record. A Filter that
+// failed matches nothing more.
 func (f *Filter) Match(r *flow.Record, c *Context) bool {
+	if f.err != nil {
+		return false
+	}
 	for _, id := range f.used {
 		f.env[envName(id)] = value(id, r, c, &f.addrs)
 	}
 	f.rec, f.jsonState = r, 0
+	f.budget.reset()
 	out, err := f.machine.Run(f.prog, f.env)
 	f.rec = nil
 	if err != nil {
+		if !typeMismatch(err) {
+			var fe *file.Error
+			if errors.As(err, &fe) { // its message without the expression and caret
+				err = errors.New(fe.Message)
+			}
+			f.err = &RunError{Expr: f.src, Frame: r.Frame, Err: err}
+			if c != nil {
+				f.err.File = c.File
+			}
+		}
 		return false
 	}
 	ok, _ := out.(bool)
 	return ok
+}
+
+// Err is the failure that stopped the filter, or nil.
+func (f *Filter) Err() error {
+	if f.err == nil {
+		return nil
+	}
+	return f.err
+}
+
+// typeMismatch reports whether err is expr's failure to compare or
+// combine values of types that do not go together.
+func typeMismatch(err error) bool {
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		return strings.HasPrefix(fe.Message, "invalid operation")
+	}
+	return strings.HasPrefix(err.Error(), "invalid operation")
 }
 
 // GameJSON is the JSON form of the game message of the record Match saw

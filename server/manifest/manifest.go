@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +32,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/cfgfile"
 )
 
 // Manifest is the checksum responses a good client sends, by round: the
@@ -41,7 +41,7 @@ type Manifest map[game.ChecksumRound][]byte
 
 // Load reads a manifest file in either form.
 func Load(path string) (Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := cfgfile.Read(path, cfgfile.MaxManifest)
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +52,21 @@ func Load(path string) (Manifest, error) {
 	return m, nil
 }
 
-// Parse reads a manifest in either form.
+// Parse reads a manifest in either form. The nesting depth (and, for
+// JSON, duplicate keys) is checked before parsing, and a parser's error
+// is cut to a short excerpt (see package cfgfile).
 func Parse(b []byte) (Manifest, error) {
-	if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '{' {
-		return ParseOpenBC(b)
+	if len(b) > cfgfile.MaxManifest {
+		return nil, fmt.Errorf("%d bytes; a manifest is at most %d KiB", len(b), cfgfile.MaxManifest>>10)
 	}
-	return ParseTOML(b)
+	var m Manifest
+	var err error
+	if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '{' {
+		m, err = ParseOpenBC(b)
+	} else {
+		m, err = ParseTOML(b)
+	}
+	return m, cfgfile.ShortError(err)
 }
 
 // ParseTOML reads bcwire's TOML form:
@@ -67,6 +76,9 @@ func Parse(b []byte) (Manifest, error) {
 func ParseTOML(b []byte) (Manifest, error) {
 	var f struct {
 		Rounds map[string]string `toml:"rounds"`
+	}
+	if err := cfgfile.CheckTOMLDepth(b); err != nil {
+		return nil, err
 	}
 	if _, err := toml.Decode(string(b), &f); err != nil {
 		return nil, err
@@ -78,7 +90,7 @@ func ParseTOML(b []byte) (Manifest, error) {
 	for k, v := range f.Rounds {
 		n, err := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
 		if err != nil {
-			return nil, fmt.Errorf("round %q is not a number 0-255", k)
+			return nil, fmt.Errorf("round %q is not a number 0-255", cfgfile.Excerpt(k))
 		}
 		clean := strings.Map(func(r rune) rune {
 			if r == ' ' || r == '\n' || r == '\t' || r == ':' {
@@ -88,7 +100,7 @@ func ParseTOML(b []byte) (Manifest, error) {
 		}, v)
 		p, err := hex.DecodeString(clean)
 		if err != nil || len(p) < 2 || p[0] != byte(game.OpChecksumResponse) || p[1] != byte(n) {
-			return nil, fmt.Errorf("round %s: want the hex of a ChecksumResponse (21 %02X ...)", k, n)
+			return nil, fmt.Errorf("round %s: want the hex of a ChecksumResponse (21 %02X ...)", cfgfile.Excerpt(k), n)
 		}
 		m[game.ChecksumRound(n)] = p
 	}
@@ -105,7 +117,7 @@ func (h *hash) UnmarshalJSON(b []byte) error {
 	}
 	n, err := strconv.ParseUint(strings.TrimSpace(s), 0, 32)
 	if err != nil {
-		return fmt.Errorf("hash %s: want a 32-bit number such as \"0x4DAFCB2F\"", b)
+		return fmt.Errorf("hash %s: want a 32-bit number such as \"0x4DAFCB2F\"", cfgfile.Excerpt(string(b)))
 	}
 	*h = hash(n)
 	return nil
@@ -134,6 +146,9 @@ type jsonManifest struct {
 // go on the wire in the order the manifest lists them.
 func ParseOpenBC(b []byte) (Manifest, error) {
 	var f jsonManifest
+	if err := cfgfile.CheckJSON(b); err != nil {
+		return nil, err
+	}
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, err
 	}

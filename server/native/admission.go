@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/server/native/internal/inorder"
 	"github.com/bcwire/bcwire/server/stock"
 	"github.com/bcwire/bcwire/server/transport"
@@ -12,13 +13,16 @@ import (
 // Admission control and per-peer bounds.
 //
 // The protocol has no connect cookie: one datagram from any source address,
-// spoofed or not, makes the server answer and hold a slot. Without bounds
-// eight made-up sources keep every real player out for the handshake
-// timeout. So a connection that has not finished the checksum rounds is
-// half-open; one that has not acknowledged anything yet is also silent (a
-// spoofed source never can acknowledge). Half-open connections are bounded:
+// spoofed or not, makes the server answer and hold a slot. A slot is a
+// player's only once it has finished the checksum rounds, which a stock
+// client does in about a second (five round trips and the hashing of its
+// scripts; this server never sends files, so no transfer lengthens them).
+// Until then the connection is half-open; one that has not acknowledged
+// anything yet is also silent (a spoofed source never can acknowledge).
+// Half-open connections are bounded:
 //
-//   - at most Limits.HalfOpenPerIP from one source address, and
+//   - at most Limits.HalfOpenPerIP from one source address (MaxPeers/4, at
+//     least 1: it takes four addresses to hold every slot of a server), and
 //     Limits.HalfOpen in all; silent ones hold at most MaxPeers-1 slots,
 //     so one is always left for a peer that answers;
 //   - when a bound is reached, a new connect takes the place of the oldest
@@ -27,20 +31,36 @@ import (
 //     RepliesPerSecond times a second, of the oldest one silent at least
 //     minSilence (50ms, longer than a client on the same LAN takes to
 //     answer, so that friends joining at once from one address do not
-//     displace each other); otherwise the connect is dropped without a
-//     reply (a real client sends it again after 1s), and when no connection
-//     is silent, it is refused (server full);
+//     displace each other);
+//   - when the server is full and no silent connection can give its place
+//     up, a new connect takes the place of the half-open connection that
+//     has waited longest: first those that have answered no checksum
+//     request at all, then the others, each by the time of its last step
+//     (its connect, or its last checksum answer). A client going through
+//     the rounds at a real client's pace leaves the first group within a
+//     round trip of its connect and answers each round within another, so
+//     it is not the one displaced while others stall; a player, who has
+//     finished the rounds, never is. Each source address displaces at
+//     most one such connection a second (stallEvictInterval; a real
+//     client sends its connect again only after 1s), so a few addresses
+//     cannot churn through the slots. The connection displaced hears a
+//     "server full" boot (it acknowledged, so its address is real);
+//   - otherwise the connect is dropped without a reply (a real client
+//     sends it again after 1s), or refused (server full) when every slot
+//     is a player's;
 //   - a silent connection is dropped after Limits.SilentTimeout (3s), long
 //     before HandshakeTimeout; one that answers but has not finished the
-//     checksum rounds Limits.HandshakeLimit (30s) after its connect is
+//     checksum rounds Limits.HandshakeLimit (10s) after its connect is
 //     dropped too, however much it sends (Timing.HandshakeTimeout counts
 //     only silence).
 //
 // So a flood of connects, whatever its rate, draws at most (MaxPeers-1)
 // replies every EvictAfter plus RepliesPerSecond: 78 a second on an
-// 8-player server. A stock client
-// ACKs the connect reply at once, so it leaves the silent set within one
-// round trip and is not displaced by a flood that starts after it.
+// 8-player server; connects that displace an answering connection add one
+// reply each, and each such reply needs an address that acknowledged. A
+// stock client ACKs the connect reply at once, so it leaves the silent set
+// within one round trip and is not displaced by a flood that starts after
+// it.
 //
 // What one connected peer can make the server hold is bounded too: its
 // unfinished fragments (Limits.FragSets, Limits.FragBytes, and
@@ -53,12 +73,14 @@ import (
 // defaults.
 type Limits struct {
 	HalfOpen      int           // half-open connections in all (default MaxPeers)
-	HalfOpenPerIP int           // half-open connections from one address (default MaxPeers/2, at least 2)
+	HalfOpenPerIP int           // half-open connections from one address (default MaxPeers/4, at least 1)
 	SilentTimeout time.Duration // a half-open connection that ACKs nothing (3s)
 	EvictAfter    time.Duration // silence before a connect may take its place (250ms)
 	// HandshakeLimit is how long after its connect a connection may stay
-	// half-open (30s); stock clients finish the checksum rounds in about
-	// a second.
+	// half-open (10s). Stock clients finish the checksum rounds in about a
+	// second; 10s leaves room for five round trips of a slow path, hashing
+	// on a slow disk and a lost datagram resent after 1s and again after
+	// 2s more. It is no player's time: the rounds come before the game.
 	HandshakeLimit time.Duration
 
 	FragSets       int // unfinished fragmented messages per peer (16)
@@ -83,7 +105,7 @@ func (l Limits) withDefaults(maxPeers int) Limits {
 		}
 	}
 	def(&l.HalfOpen, maxPeers)
-	def(&l.HalfOpenPerIP, max(2, maxPeers/2))
+	def(&l.HalfOpenPerIP, max(1, maxPeers/4))
 	def(&l.FragSets, transport.DefaultMaxFragSets)
 	def(&l.FragBytes, transport.DefaultMaxFragBytes)
 	def(&l.FragBytesTotal, 4<<20)
@@ -96,7 +118,7 @@ func (l Limits) withDefaults(maxPeers int) Limits {
 		l.EvictAfter = 250 * time.Millisecond
 	}
 	if l.HandshakeLimit <= 0 {
-		l.HandshakeLimit = 30 * time.Second
+		l.HandshakeLimit = 10 * time.Second
 	}
 	return l
 }
@@ -108,10 +130,10 @@ func halfOpen(p *peer) bool { return p.phase < phLobby }
 func silent(p *peer) bool { return halfOpen(p) && p.conn.AcksHeard() == 0 }
 
 // makeRoom applies the half-open bounds before a connect from from is
-// admitted, evicting the oldest silent half-open connection when a bound is
-// reached. It reports whether the connect may be admitted; refuse tells a
-// refusal the client should hear of (server full) from a connect dropped
-// without a word (a real client sends it again).
+// admitted, evicting a half-open connection when a bound is reached. It
+// reports whether the connect may be admitted; refuse tells a refusal the
+// client should hear of (server full) from a connect dropped without a
+// word (a real client sends it again).
 func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) {
 	ip := from.Addr().Unmap()
 	sameIP := func(p *peer) bool { return p.addr.Addr().Unmap() == ip }
@@ -131,17 +153,64 @@ func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) 
 		return false, false
 	}
 	maxSilent := max(1, s.o.MaxPeers-1) // one slot is left for a peer that answers
-	if len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen && s.countPeers(silent) < maxSilent {
+	room := func() bool { return len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen }
+	if room() && s.countPeers(silent) < maxSilent {
 		return true, false
 	}
-	if s.countPeers(silent) == 0 {
-		return false, true // full of players and of handshakes that answer
+	if evict(silent) {
+		return room(), true
 	}
-	if !evict(silent) {
+	// No silent connection can give its place up: the answering one that
+	// has waited longest for its next step does, as long as the new
+	// connect (silent until it answers) stays within the silent bound.
+	if !evicted && s.countPeers(silent) < maxSilent && s.evictStalled(now, from) {
+		return room(), true
+	}
+	if s.countPeers(halfOpen) > 0 {
+		// A place may come free: the client's resent connect (after 1s)
+		// finds its address allowed to displace a stalled one again.
 		s.dropDatagram(now, from, DropHalfOpen, "bound", "in all")
 		return false, false
 	}
-	return len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen, true
+	return false, true // full of players (and of those leaving)
+}
+
+// stallEvictInterval is how often one source address may displace an
+// answering half-open connection (makeRoom).
+const stallEvictInterval = time.Second
+
+// evictStalled forgets the answering half-open connection that has waited
+// longest (those that have answered no checksum request first, then by
+// their last step), telling it the server is full, and reports whether
+// there was one. A source address does this at most once every
+// stallEvictInterval.
+func (s *Server) evictStalled(now time.Time, from netip.AddrPort) bool {
+	var oldest *peer
+	before := func(p, q *peer) bool {
+		if (p.round == 0) != (q.round == 0) {
+			return p.round == 0
+		}
+		if !p.waitingSince.Equal(q.waitingSince) {
+			return p.waitingSince.Before(q.waitingSince)
+		}
+		return p.slot < q.slot
+	}
+	for _, p := range s.peers {
+		if halfOpen(p) && !silent(p) && (oldest == nil || before(p, oldest)) {
+			oldest = p
+		}
+	}
+	if oldest == nil || !s.stallEvictions.allow(now, netip.AddrPortFrom(from.Addr().Unmap(), 0)) {
+		return false
+	}
+	s.stats.Evicted++
+	s.log.Info("stalled handshake evicted for a new connect", "client", oldest.addr, "slot", oldest.slot,
+		"round", oldest.round, "waiting", now.Sub(oldest.waitingSince).Round(time.Millisecond), "by", from)
+	oldest.conn.Queue(dissect.TypeBoot, []byte{stock.BootFull}, true, true)
+	s.flush(now, oldest, true)
+	s.drop(now, oldest, "evicted")
+	s.forget(oldest)
+	return true
 }
 
 // tokenBucket allows perSecond events a second, in bursts of up to

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/cfgfile"
 	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/stock"
 	"gopkg.in/yaml.v3"
@@ -88,25 +88,31 @@ func (c Config) match() stock.Match {
 // keys the file does not set keep base's values. Unknown keys are an
 // error, so a typo does not pass silently.
 func LoadConfig(path string, base Config) (Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := cfgfile.Read(path, cfgfile.MaxConfig)
 	if err != nil {
 		return base, err
 	}
 	c := base
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".toml":
-		md, err := toml.Decode(string(b), &c)
-		if err != nil {
+		if err := cfgfile.CheckTOMLDepth(b); err != nil {
 			return base, fmt.Errorf("%s: %w", path, err)
 		}
+		md, err := toml.Decode(string(b), &c)
+		if err != nil {
+			return base, fmt.Errorf("%s: %w", path, cfgfile.ShortError(err))
+		}
 		if und := md.Undecoded(); len(und) > 0 {
-			return base, fmt.Errorf("%s: unknown key %q", path, und[0].String())
+			return base, fmt.Errorf("%s: unknown key %q", path, cfgfile.Excerpt(und[0].String()))
 		}
 	case ".yaml", ".yml":
+		if err := cfgfile.CheckYAMLDepth(b); err != nil {
+			return base, fmt.Errorf("%s: %w", path, err)
+		}
 		dec := yaml.NewDecoder(bytes.NewReader(b))
 		dec.KnownFields(true)
 		if err := dec.Decode(&c); err != nil && err != io.EOF {
-			return base, fmt.Errorf("%s: %w", path, err)
+			return base, fmt.Errorf("%s: %w", path, cfgfile.ShortError(err))
 		}
 	default:
 		return base, fmt.Errorf("%s: unknown config format: name it .toml, .yaml or .yml", path)

@@ -37,16 +37,18 @@ func (s *Server) gamespy(now time.Time, from netip.AddrPort, b []byte) {
 }
 
 // serverInfo is what GameSpy replies say about this server: its match, its
-// name, the players connected, and the game mode, which is "openplaying"
-// while someone is in the game and the match has not ended, "settings"
-// otherwise.
+// name, its players (clients that have finished the checksum rounds: a
+// connection still in them is no player yet, and a flood of connects must
+// not show in the list or trigger heartbeats), and the game mode, which is
+// "openplaying" while someone is in the game and the match has not ended,
+// "settings" otherwise.
 func (s *Server) serverInfo() stock.ServerInfo {
 	in := s.match.ServerInfo()
 	in.Hostname, in.Password = s.o.Config.Name, s.o.Config.Password != ""
 	in.HostPort = s.local.Port()
 	in.GameMode = stock.GameModeSettings
 	for _, p := range s.sortedPeers() {
-		if p.phase != phClosing {
+		if p.phase == phLobby || p.phase == phGame {
 			in.NumPlayers++
 			if p.name != "" {
 				in.Players = append(in.Players, p.name)

@@ -95,7 +95,10 @@ func TestGameSpyQueryForms(t *testing.T) {
 // a source is sent at most worstReply bytes a second for at least 8 bytes
 // (\status\) it sent.
 func TestGameSpyAmplification(t *testing.T) {
-	const worstReply = 1888 // bytes; README "Interop with OpenBC"/"serve" and "GameSpy" state it
+	// Bytes; README "GameSpy" and "Reliability and limits" state them: the
+	// longest \status\, and the longest reply to any query (that \status\,
+	// one \echo\ and one \validate\ of MaxGameSpyValue-byte texts).
+	const worstStatus, worstReply = 1888, 2056
 	cfg := native.DefaultConfig()
 	cfg.Name = strings.Repeat("N", 100)
 	cfg.Password = "x"
@@ -109,12 +112,16 @@ func TestGameSpyAmplification(t *testing.T) {
 	}
 	n.run(3 * time.Second) // names arrive with the keepalives
 
+	// Issue 34.6: \status\ with 226 \secure\ got 3,419 bytes back. Now the
+	// first \echo\ and the first \secure\ are answered, their texts cut.
+	worstQuery := []byte(`\status\\echo\` + strings.Repeat("e", 300) + `\secure\` + strings.Repeat("c", 300) +
+		strings.Repeat(`\secure\a`, 226) + strings.Repeat(`\echo\b`, 100))
 	victim := netip.MustParseAddrPort("10.9.9.9:5000")
 	var replies, bytesOut int
 	longest := 0
 	for ms := 0; ms < 5000; ms += 10 { // a query every 10 ms for 5 s
 		before := len(n.sent)
-		n.srv.HandleDatagram(n.now, victim, []byte(`\status\`))
+		n.srv.HandleDatagram(n.now, victim, worstQuery)
 		for _, p := range n.sent[before:] {
 			if p.addr == victim {
 				replies++
@@ -127,16 +134,34 @@ func TestGameSpyAmplification(t *testing.T) {
 	if replies > 5 || replies < 4 {
 		t.Errorf("%d replies to one source in 5 s, want one a second", replies)
 	}
-	if longest > worstReply {
-		t.Errorf("longest reply %d bytes, more than the stated %d", longest, worstReply)
+	if replies > 0 && bytesOut > replies*worstReply {
+		t.Errorf("%d bytes in %d replies, more than %d each", bytesOut, replies, worstReply)
 	}
-	if longest < worstReply-2*16 {
-		// Within the names' digits of the bound, or the test does not
-		// build the worst case it claims to.
-		t.Errorf("longest reply %d bytes: the test's server is not the worst case (%d)", longest, worstReply)
+	t.Logf("one source, a query every 10 ms: %d replies, %d bytes in 5 s", replies, bytesOut)
+
+	// Each query once, from sources of their own, on the worst server.
+	for i, q := range [][]byte{[]byte(`\status\`), worstQuery} {
+		from := netip.AddrPortFrom(netip.MustParseAddr("10.9.9.10"), uint16(6000+i))
+		before := len(n.sent)
+		n.srv.HandleDatagram(n.now, from, q)
+		if len(n.sent) != before+1 {
+			t.Fatalf("query %d: %d replies", i, len(n.sent)-before)
+		}
+		reply := n.sent[before].wire
+		want := []int{worstStatus, worstReply}[i]
+		if len(reply) > want {
+			t.Errorf("reply of %d bytes to a %d-byte query, more than the stated %d", len(reply), len(q), want)
+		}
+		if len(reply) < want-2*16 {
+			// Within the names' digits of the bound, or the test does not
+			// build the worst case it claims to.
+			t.Errorf("reply of %d bytes: the test's server is not the worst case (%d)", len(reply), want)
+		}
+		if got := bytes.Count(reply, []byte(`\validate\`)) + bytes.Count(reply, []byte(`\echo\`)); i == 1 && got != 2 {
+			t.Errorf("%d \\validate\\ and \\echo\\ fields answered, want one of each", got)
+		}
+		t.Logf("a %d-byte query: %d bytes back (%.1fx)", len(q), len(reply), float64(len(reply))/float64(len(q)))
 	}
-	t.Logf("one source: %d replies, %d bytes in 5 s; longest %d bytes for an 8-byte query (%.0fx)",
-		replies, bytesOut, longest, float64(longest)/8)
 
 	// The worst case computed from the limits alone.
 	var players []string
@@ -145,8 +170,14 @@ func TestGameSpyAmplification(t *testing.T) {
 	}
 	in := stock.ServerInfo{Hostname: cfg.Name, Password: true, MissionScript: cfg.Map, MapName: cfg.Map,
 		NumPlayers: 16, MaxPlayers: 16, GameMode: stock.GameModePlaying, TimeLimit: 254, FragLimit: 254, Players: players}
-	if got := len(stock.GameSpyReply("status", in, "1.1")); got != worstReply {
-		t.Errorf("worst-case status reply is %d bytes, the test and README say %d", got, worstReply)
+	if got := len(stock.GameSpyReply("status", in, "1.1")); got != worstStatus {
+		t.Errorf("worst-case status reply is %d bytes, the test and README say %d", got, worstStatus)
+	}
+	long := strings.Repeat("x", stock.MaxGameSpyValue)
+	worst := stock.GameSpyAnswer(&dissect.GameSpy{Query: true, Fields: []dissect.GameSpyField{
+		{Key: "status"}, {Key: "echo", Value: long}, {Key: "secure", Value: long}}}, in)
+	if len(worst) != worstReply {
+		t.Errorf("worst-case reply is %d bytes, the test and README say %d", len(worst), worstReply)
 	}
 
 	// Many sources: RepliesPerSecond (50) in all.
@@ -161,6 +192,23 @@ func TestGameSpyAmplification(t *testing.T) {
 	if total != 50 {
 		t.Errorf("1000 sources within a second got %d replies, want 50", total)
 	}
+
+	// The worst query from 1000 sources to the worst server within a
+	// second: at most 50 worst replies leave, the stated rate.
+	n.run(time.Second)
+	before, out := len(n.sent), 0
+	for i := 0; i < 1000; i++ {
+		n.srv.HandleDatagram(n.now, netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 7, byte(i >> 8), byte(i)}), 7000), worstQuery)
+	}
+	for _, p := range n.sent[before:] {
+		if p.addr.Addr().As4()[1] == 7 {
+			out += len(p.wire)
+		}
+	}
+	if out > 50*worstReply || out < 50*(worstReply-32) {
+		t.Errorf("1000 worst queries within a second: %d bytes back, want 50 replies of about %d", out, worstReply)
+	}
+	t.Logf("1000 worst queries within a second: %d bytes back", out)
 	if d := n2.srv.Stats().Drops[native.DropRateLimited]; d != 950 {
 		t.Errorf("rate-limited drops %d, want 950", d)
 	}
@@ -398,5 +446,51 @@ func TestMasterQueriesFromAnotherPort(t *testing.T) {
 	}
 	if n := answers("127.0.0.2:0"); n != 1 {
 		t.Errorf("another host: %d of 2 back-to-back queries answered, want 1", n)
+	}
+}
+
+// Issue 34.6: a client still in the checksum rounds is no player: GameSpy
+// neither lists it nor counts it. It does once it has finished them.
+func TestGameSpyListsOnlyPlayers(t *testing.T) {
+	n := newSim(t, native.Options{})
+	addr := netip.MustParseAddrPort("192.0.2.1:20000")
+	staller := testclient.New(testclient.Options{Name: "Staller", Addr: addr, Stall: true}, func(wire []byte) {
+		n.toServer = append(n.toServer, pkt{addr, wire})
+	})
+	n.clients[addr] = staller
+	staller.Connect(n.now)
+	n.run(3 * time.Second) // its name arrives with its keepalives
+	if ps := n.srv.Players(n.now); len(ps) != 1 || ps[0].Name != "Staller" || ps[0].Phase != "checksum" {
+		t.Fatalf("the stalling client is not there under its name: %+v", ps)
+	}
+	query := func(i int) dissect.GameSpy {
+		from := netip.AddrPortFrom(netip.MustParseAddr("10.9.9.11"), uint16(7000+i))
+		before := len(n.sent)
+		n.srv.HandleDatagram(n.now, from, []byte(`\status\`))
+		if len(n.sent) != before+1 {
+			t.Fatalf("no reply to \\status\\")
+		}
+		g, err := dissect.ParseGameSpy(n.sent[before].wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	fields := func(g dissect.GameSpy) map[string]string {
+		m := map[string]string{}
+		for _, f := range g.Fields {
+			m[f.Key] = f.Value
+		}
+		return m
+	}
+	f := fields(query(0))
+	if f["numplayers"] != "0" || f["player_0"] != "" {
+		t.Errorf("a client in the checksum rounds is listed: numplayers %q, player_0 %q", f["numplayers"], f["player_0"])
+	}
+	n.join("Sisko")
+	n.run(2 * time.Second)
+	f = fields(query(1))
+	if f["numplayers"] != "1" || f["player_0"] != "Sisko" || f["player_1"] != "" {
+		t.Errorf("after a player joined: numplayers %q, player_0 %q, player_1 %q", f["numplayers"], f["player_0"], f["player_1"])
 	}
 }

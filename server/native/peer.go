@@ -49,8 +49,11 @@ type peer struct {
 	// (Options.AcceptLegacyFraming).
 	legacy bool
 
-	joinedAt      time.Time
-	connectedAt   time.Time
+	joinedAt    time.Time
+	connectedAt time.Time
+	// waitingSince is when p last moved on in the checksum rounds: its
+	// connect, then each answer (admission.go).
+	waitingSince  time.Time
 	lastHeard     time.Time
 	nextKeepalive time.Time
 	closeAt       time.Time
@@ -81,7 +84,7 @@ func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
 		return nil
 	}
 	p := &peer{addr: from, slot: slot, index: int(slot) - stock.FirstClientPeer, team: -1, lastHeard: now,
-		nextKeepalive: now, connectedAt: now}
+		nextKeepalive: now, connectedAt: now, waitingSince: now}
 	p.conn, p.order = s.newPeerConn()
 	p.ip = from.Addr().Unmap()
 	s.peers[from] = p

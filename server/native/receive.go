@@ -185,6 +185,7 @@ func (s *Server) checksumResponse(now time.Time, p *peer, payload []byte) {
 		s.boot(now, p, stock.BootChecksum, "checksum")
 		return
 	}
+	p.waitingSince = now
 	if p.round+1 < len(stock.ChecksumRounds) {
 		p.round++
 		s.queueGame(p, &stock.ChecksumRounds[p.round])

@@ -27,6 +27,7 @@ package native
 
 import (
 	"log/slog"
+	"math"
 	"net/netip"
 	"sort"
 	"sync"
@@ -177,6 +178,9 @@ type Server struct {
 	// youngEvictions rate-limits connects taking the place of a silent
 	// connection younger than Limits.EvictAfter (admission.go).
 	youngEvictions tokenBucket
+	// stallEvictions allows each source address to displace an answering
+	// half-open connection once every stallEvictInterval (admission.go).
+	stallEvictions limiter
 }
 
 // New returns a server. local is the address it serves on (for Tap; any
@@ -203,6 +207,7 @@ func New(o Options) (*Server, error) {
 	s.lims = o.Limits.withDefaults(o.MaxPeers)
 	s.fragBudget.MaxBytes = s.lims.FragBytesTotal
 	s.youngEvictions.perSecond = o.RepliesPerSecond
+	s.stallEvictions = limiter{perSecond: math.MaxInt, interval: stallEvictInterval, last: map[netip.AddrPort]time.Time{}}
 	return s, nil
 }
 
@@ -340,5 +345,6 @@ func (s *Server) Tick(now time.Time) {
 	}
 	s.flushDirty(now)
 	s.lim.prune(now)
+	s.stallEvictions.prune(now)
 	s.heartbeats(now)
 }

@@ -37,24 +37,55 @@ type DamageReport struct {
 // firstDamage is how many damaged records a summary names.
 const firstDamage = 5
 
-// attributeDamage counts each session's damaged records.
-func (c *Capture) attributeDamage() {
-	for i := range c.Damage {
-		d := &c.Damage[i]
-		for _, s := range c.Sessions {
-			if d.client.IsValid() && s.Client == d.client && s.Server == d.server {
-				s.Damaged++
-			}
-		}
+// KeptDamage is how many damaged records a Capture keeps in detail
+// (Capture.Damage); the rest are counted (Capture.DamageCount). A header
+// followed by 100 MB of zeros made six million of them, 1.2 GB.
+const KeptDamage = 100
+
+// maxDamagedFlows caps the client endpoints whose damage is counted
+// before their session is known; damage past it is counted as belonging
+// to no known session (which DamageAffects takes as touching every one).
+const maxDamagedFlows = 4096
+
+// damageTally counts damage while a capture is read.
+type damageTally struct {
+	byFlow       map[flowKey]int
+	unattributed int
+}
+
+type flowKey struct{ server, client netip.AddrPort }
+
+// add records one damaged record, keeping its detail while there is room.
+func (c *Capture) addDamage(t *damageTally, d DamagedRecord) {
+	c.DamageCount++
+	if len(c.Damage) < KeptDamage {
+		c.Damage = append(c.Damage, d)
 	}
+	if !d.client.IsValid() {
+		return
+	}
+	k := flowKey{d.server, d.client}
+	if _, ok := t.byFlow[k]; ok || len(t.byFlow) < maxDamagedFlows {
+		t.byFlow[k]++
+	} else {
+		t.unattributed++
+	}
+}
+
+// attributeDamage counts each session's damaged records.
+func (c *Capture) attributeDamage(t *damageTally) {
+	for _, s := range c.Sessions {
+		s.Damaged = t.byFlow[flowKey{s.Server, s.Client}]
+	}
+	c.unattributed = t.unattributed
 }
 
 // DamageReport describes the capture's damage; nil when there is none.
 func (c *Capture) DamageReport() *DamageReport {
-	if len(c.Damage) == 0 {
+	if c.DamageCount == 0 {
 		return nil
 	}
-	r := &DamageReport{Records: len(c.Damage), Unreadable: c.Damaged, Datagrams: len(c.Damage) - c.Damaged}
+	r := &DamageReport{Records: c.DamageCount, Unreadable: c.Damaged, Datagrams: c.DamageCount - c.Damaged}
 	for _, s := range c.Sessions {
 		if s.Damaged > 0 {
 			r.Sessions = append(r.Sessions, s.Index+1)
@@ -88,6 +119,9 @@ func (c *Capture) DamageSummary() string {
 	if more := r.Records - len(r.First); more > 0 {
 		fmt.Fprintf(&b, "  ... and %d more\n", more)
 	}
+	if c.GaveUp != "" {
+		fmt.Fprintf(&b, "  %s\n", c.GaveUp)
+	}
 	return b.String()
 }
 
@@ -99,7 +133,7 @@ func (c *Capture) DamageAffects(played int) bool {
 	if played <= 0 {
 		return false
 	}
-	if c.Damaged > 0 {
+	if c.Damaged > 0 || c.unattributed > 0 {
 		return true
 	}
 	for _, s := range c.Sessions[:min(played, len(c.Sessions))] {

@@ -114,10 +114,16 @@ type Capture struct {
 	Sessions []*Script
 	// Damaged counts capture records that could not be read (skipped).
 	Damaged int
-	// Damage lists every damaged record, in capture order: unreadable
-	// capture records (Damaged) and datagrams or messages that do not
-	// parse or decode, as `bcwire stats` counts them.
-	Damage []DamagedRecord
+	// DamageCount counts every damaged record: unreadable capture records
+	// (Damaged) and datagrams or messages that do not parse or decode, as
+	// `bcwire stats` counts them. Damage holds the first KeptDamage of
+	// them, in capture order.
+	DamageCount int
+	Damage      []DamagedRecord
+	// GaveUp is why the capture reader stopped before the end of the
+	// file (capture.ErrUnreadable), or "".
+	GaveUp       string
+	unattributed int // damaged records of flows past maxDamagedFlows
 }
 
 // LoadOptions tune script extraction.
@@ -128,7 +134,31 @@ type LoadOptions struct {
 	// AnswerWindow is how soon after a client datagram a server datagram
 	// must follow to count as its answer (default 30ms).
 	AnswerWindow time.Duration
+	// MaxBytes caps the memory the scripts take: datagram bytes (each
+	// kept encrypted and decrypted) plus 256 a session (default
+	// DefaultMaxBytes). Past it loading stops with ErrTooLarge.
+	MaxBytes int64
+	// Interrupt, when closed, stops loading with ErrInterrupted (checked
+	// every 256 records, also while no datagram is found).
+	Interrupt <-chan struct{}
+	// Capture tunes the capture reader (Load; Interrupt is set from the
+	// field above).
+	Capture capture.Options
 }
+
+// DefaultMaxBytes is LoadOptions.MaxBytes by default: 1 GiB of scripts is
+// a capture of some 500 MB, hours of a full server.
+const DefaultMaxBytes = 1 << 30
+
+// Errors of loading that are not about the file's bytes.
+var (
+	// ErrInterrupted: LoadOptions.Interrupt stopped loading.
+	ErrInterrupted = errors.New("interrupted while loading the capture")
+	// ErrTooLarge: the scripts would take more than LoadOptions.MaxBytes.
+	ErrTooLarge = errors.New("the capture's sessions hold more datagram bytes than a replay keeps")
+	// ErrNoSessions: the capture yields no session to replay.
+	ErrNoSessions = errors.New("no session to replay")
+)
 
 // ErrManyServers is returned when the capture holds several servers and
 // LoadOptions.Server does not choose one.
@@ -136,7 +166,9 @@ var ErrManyServers = errors.New("the capture holds more than one server")
 
 // Load reads the capture file at path and extracts its scripts.
 func Load(path string, opts LoadOptions) (*Capture, error) {
-	rd, err := capture.Open(path)
+	copts := opts.Capture
+	copts.Interrupt = opts.Interrupt
+	rd, err := capture.OpenWithOptions(path, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +185,9 @@ func Load(path string, opts LoadOptions) (*Capture, error) {
 
 // Read extracts the scripts of a capture read from r.
 func Read(r io.Reader, opts LoadOptions) (*Capture, error) {
-	rd, err := capture.NewReader(r)
+	copts := opts.Capture
+	copts.Interrupt = opts.Interrupt
+	rd, err := capture.NewReaderWithOptions(r, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -166,6 +200,9 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 	if opts.AnswerWindow <= 0 {
 		opts.AnswerWindow = 30 * time.Millisecond
 	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
 	var fopts flow.Options
 	if opts.Server.IsValid() {
 		fopts.Servers = []netip.AddrPort{opts.Server}
@@ -177,16 +214,27 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 	serverSeen := map[netip.AddrPort]bool{}
 	var servers []netip.AddrPort
 	c := &Capture{}
-	for {
+	tally := &damageTally{byFlow: map[flowKey]int{}}
+	var size int64
+	for n := 0; ; n++ {
+		if n&255 == 0 && closed(opts.Interrupt) {
+			return nil, ErrInterrupted
+		}
 		pkt, err := src.Next()
 		if err == io.EOF {
+			if ir, ok := src.(interface{ Interrupted() bool }); ok && ir.Interrupted() {
+				return nil, ErrInterrupted
+			}
 			break
 		}
 		if err != nil {
 			var pe *capture.PacketError
 			if errors.As(err, &pe) {
 				c.Damaged++
-				c.Damage = append(c.Damage, DamagedRecord{Frame: pe.Frame, Error: pe.Error()})
+				c.addDamage(tally, DamagedRecord{Frame: pe.Frame, Error: pe.Error()})
+				if errors.Is(err, capture.ErrUnreadable) {
+					c.GaveUp = pe.Err.Error()
+				}
 				continue
 			}
 			return nil, err
@@ -198,7 +246,7 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 				rec, got = *r, true
 			}
 			if r.Err != nil {
-				c.Damage = append(c.Damage, DamagedRecord{Frame: r.Frame, Src: r.Src.String(), Dst: r.Dst.String(),
+				c.addDamage(tally, DamagedRecord{Frame: r.Frame, Src: r.Src.String(), Dst: r.Dst.String(),
 					Error: r.Err.Error(), server: r.Server, client: r.Client})
 			}
 		})
@@ -215,6 +263,10 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 			s = &Script{Client: rec.Client, Server: rec.Server, Start: pkt.Time}
 			scripts[k] = s
 			order = append(order, s)
+			size += 256
+		}
+		if size += 2 * int64(len(pkt.Payload)); size > opts.MaxBytes {
+			return nil, fmt.Errorf("%w (%d MiB, at frame %d)", ErrTooLarge, opts.MaxBytes>>20, pkt.Frame)
 		}
 		d := Datagram{Frame: pkt.Frame, At: pkt.Time.Sub(s.Start), Dir: rec.Dir, AnswerTo: -1,
 			Wire: append([]byte(nil), pkt.Payload...)}
@@ -234,7 +286,8 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 	case len(servers) == 1:
 		c.Server = servers[0]
 	case len(servers) == 0:
-		return c, errors.New("no Bridge Commander server traffic in the capture")
+		c.attributeDamage(tally)
+		return c, fmt.Errorf("%w: no Bridge Commander server traffic in the capture", ErrNoSessions)
 	default:
 		names := make([]string, len(servers))
 		for i, s := range servers {
@@ -254,11 +307,21 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 	for i, s := range c.Sessions {
 		s.Index = i
 	}
-	c.attributeDamage()
+	c.attributeDamage(tally)
 	if len(c.Sessions) == 0 {
-		return c, fmt.Errorf("no client sessions on server %s", c.Server)
+		return c, fmt.Errorf("%w: no client sessions on server %s", ErrNoSessions, c.Server)
 	}
 	return c, nil
+}
+
+// closed reports whether done (which may be nil) is closed.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 func hasClient(s *Script) bool {

@@ -89,7 +89,10 @@ func GameSpyReply(kind string, info ServerInfo, queryID string) []byte {
 //   - secure: info, then \validate\ with Validate of the challenge (the
 //     master handshake's answer, "Wire Format" of section 4)
 //
-// Each group of fields is sent once however often the query asks for it;
+// Each group of fields is sent once however often the query asks for it,
+// and so are \echo\ and \secure\: only the first of each is answered, its
+// text cut to MaxGameSpyValue bytes (a master's challenge is 6), so the
+// reply to any query is at most the longest \status\ plus about 200 bytes.
 // packets, which BC does not use, is answered as basic. Backslashes, which
 // would split a value into new fields, are dropped from values.
 func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
@@ -113,7 +116,7 @@ func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
 	add := func(k, v string) {
 		r.Fields = append(r.Fields, dissect.GameSpyField{Key: k, Value: strings.ReplaceAll(v, `\`, "")})
 	}
-	var sent [4]bool // info, basic, rules, players
+	var sent [6]bool // info, basic, rules, players, echo, secure
 	once := func(i int, fields func()) {
 		if !sent[i] {
 			sent[i] = true
@@ -176,15 +179,26 @@ func GameSpyAnswer(q *dissect.GameSpy, info ServerInfo) []byte {
 			once(2, rules)
 			once(3, players)
 		case "echo":
-			add("echo", f.Value)
+			once(4, func() { add("echo", cut(f.Value)) })
 		case "secure":
 			once(0, infoFields)
-			add("validate", Validate(f.Value, GameSpyKey))
+			once(5, func() { add("validate", Validate(cut(f.Value), GameSpyKey)) })
 		default:
 			once(1, basicFields)
 		}
 	}
 	return r.Append(nil)
+}
+
+// MaxGameSpyValue is the most of an \echo\ text or a \secure\ challenge
+// that GameSpyAnswer uses; the rest is ignored.
+const MaxGameSpyValue = 64
+
+func cut(v string) string {
+	if len(v) > MaxGameSpyValue {
+		return v[:MaxGameSpyValue]
+	}
+	return v
 }
 
 // GameSpyKey is Bridge Commander's GameSpy secret key, with which the

@@ -44,13 +44,21 @@ type Target struct {
 	// Document is set for -o: an existing file that starts like a capture
 	// is refused unless Force.
 	Document bool
-	Force    bool
+	// NoClobber is set for -w: any existing non-empty file is refused
+	// unless Force (a capture is replaced only on purpose).
+	NoClobber bool
+	Force     bool
 }
 
+// stdinStat describes standard input, the input "-" (tests replace it).
+var stdinStat = func() (os.FileInfo, error) { return os.Stdin.Stat() }
+
 // Check refuses a target that is one of inputs (by name or, through links
-// and other spellings, by os.SameFile), a directory, or - for a document
-// without Force - an existing capture. The error is a usage error (exit 2)
-// that names the file.
+// and other spellings, by os.SameFile; "-" is standard input, compared with
+// the file it reads, as in `-w v.pcap -r - < v.pcap`), a directory, or -
+// without Force - an existing capture for a document, an existing non-empty
+// file for NoClobber. The error is a usage error (exit 2) that names the
+// file.
 func (t Target) Check(inputs ...string) error {
 	if t.Path == "" {
 		return Usage("%s: give a file name", t.Flag)
@@ -60,6 +68,11 @@ func (t Target) Check(inputs ...string) error {
 	}
 	st, statErr := os.Stat(t.Path)
 	for _, in := range inputs {
+		if in == "-" && statErr == nil {
+			if ist, err := stdinStat(); err == nil && os.SameFile(st, ist) {
+				return Usage("%s %s: that is the file standard input reads (an input of this command); refusing to overwrite it", t.Flag, t.Path)
+			}
+		}
 		if in == "" || in == "-" {
 			continue
 		}
@@ -82,6 +95,9 @@ func (t Target) Check(inputs ...string) error {
 		if kind := captureKind(t.Path); kind != "" {
 			return Usage("%s %s: the file is a %s capture; refusing to replace it with this command's output (add --force if you mean to)", t.Flag, t.Path, kind)
 		}
+	}
+	if t.NoClobber && !t.Force && st.Size() > 0 {
+		return Usage("%s %s: the file exists (%d bytes); refusing to replace it (add --force if you mean to, or give a new name)", t.Flag, t.Path, st.Size())
 	}
 	return nil
 }
@@ -113,24 +129,45 @@ func captureKind(path string) string {
 // AtomicFile is a file being written under a temporary name beside its
 // target. Commit renames it over the target; Abort (safe to defer, a no-op
 // after Commit) removes it, leaving the target as it was.
+//
+// While it is open, SIGINT and SIGTERM remove it before the process dies
+// (see partial.go), unless it was made with CreateKept. The process holds
+// a lock on it, so that the next run writing the same target can tell a
+// partial left by a killed run from one still being written.
 type AtomicFile struct {
 	*os.File
 	target string
 	done   bool
+	kept   bool
 }
 
 // Create starts writing path. The temporary file is in the same directory
 // (so the rename cannot cross file systems) and hidden: ".NAME.*.partial".
-func Create(path string) (*AtomicFile, error) {
+// SIGINT or SIGTERM while it is open removes it (the process then dies of
+// the signal, as it would have). A partial of the same target left by a
+// run that was killed is reported on stderr.
+func Create(path string) (*AtomicFile, error) { return create(path, false) }
+
+// CreateKept is Create for a command that completes its file when told to
+// stop (live -w, serve -w): SIGINT and SIGTERM leave the file to it.
+func CreateKept(path string) (*AtomicFile, error) { return create(path, true) }
+
+func create(path string, kept bool) (*AtomicFile, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
+	warnStale(dir, base)
 	f, err := os.CreateTemp(dir, "."+base+".*.partial")
 	if err != nil {
 		return nil, err
 	}
-	return &AtomicFile{File: f, target: path}, nil
+	lockPartial(f)
+	af := &AtomicFile{File: f, target: path, kept: kept}
+	if !kept {
+		track(af)
+	}
+	return af, nil
 }
 
 // Target is the file Commit will replace.
@@ -143,6 +180,7 @@ func (f *AtomicFile) Commit() error {
 		return errors.New("file already committed or aborted")
 	}
 	f.done = true
+	defer untrack(f)()    // no signal removes it between the rename and here
 	err := f.Chmod(0o644) // CreateTemp makes 0600; the file is for the user to share
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -163,6 +201,7 @@ func (f *AtomicFile) Abort() {
 		return
 	}
 	f.done = true
+	defer untrack(f)()
 	f.Close()
 	os.Remove(f.Name())
 }

@@ -34,6 +34,7 @@ func TestTargetCheck(t *testing.T) {
 	for name, b := range files {
 		os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
+	os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644)
 	p := func(n string) string { return filepath.Join(dir, n) }
 	for _, c := range []struct {
 		t    Target
@@ -57,6 +58,14 @@ func TestTargetCheck(t *testing.T) {
 		{Target{Flag: "-o", Path: p("new"), Document: true}, ""},
 		{Target{Flag: "-o", Path: "-", Document: true}, ""},
 		{Target{Flag: "-o", Path: "", Document: true}, "give a file name"},
+		// -w replaces no existing non-empty file without --force.
+		{Target{Flag: "-w", Path: p("ng"), NoClobber: true}, "the file exists (6 bytes); refusing to replace it (add --force"},
+		{Target{Flag: "-w", Path: p("html"), NoClobber: true}, "refusing to replace it"},
+		{Target{Flag: "-w", Path: p("ng"), NoClobber: true, Force: true}, ""},
+		{Target{Flag: "-w", Path: p("new"), NoClobber: true}, ""},
+		{Target{Flag: "-w", Path: p("empty"), NoClobber: true}, ""},
+		{Target{Flag: "-w", Path: "-", NoClobber: true}, ""},
+		{Target{Flag: "-w", Path: in, NoClobber: true, Force: true}, "inputs"},
 	} {
 		err := c.t.Check(in, "", "-")
 		switch {
@@ -136,5 +145,44 @@ func TestIOErrorNamesThePathOnce(t *testing.T) {
 	}
 	if got := IOError("a.pcap", errors.New("truncated")).Error(); got != "a.pcap: truncated" {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestTargetIsStdin: "-" among the inputs is standard input, and a target
+// that is the file standard input reads is refused, with or without
+// --force, as `decode -w v.pcap -r - < v.pcap` would otherwise replace v.pcap
+// by what it read of itself.
+func TestTargetIsStdin(t *testing.T) {
+	dir := t.TempDir()
+	v := filepath.Join(dir, "v.pcap")
+	other := filepath.Join(dir, "other.pcap")
+	os.WriteFile(v, []byte{0xD4, 0xC3, 0xB2, 0xA1}, 0o644)
+	link := filepath.Join(dir, "v-link.pcap")
+	os.Symlink(v, link)
+	f, err := os.Open(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := stdinStat
+	defer func() { stdinStat = old }()
+	stdinStat = f.Stat
+	for _, tg := range []Target{
+		{Flag: "-w", Path: v, NoClobber: true, Force: true},
+		{Flag: "-w", Path: link, NoClobber: true, Force: true},
+		{Flag: "-o", Path: v, Document: true, Force: true},
+	} {
+		err := tg.Check("-")
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "standard input") {
+			t.Errorf("%+v with stdin reading v.pcap: %v, want exit 2 naming standard input", tg, err)
+		}
+	}
+	if err := (Target{Flag: "-w", Path: other, Force: true}).Check("-"); err != nil {
+		t.Errorf("another file: %v", err)
+	}
+	// Standard input not among the inputs: not compared.
+	if err := (Target{Flag: "-w", Path: v, Force: true}).Check(other); err != nil {
+		t.Errorf("stdin not read: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ package cliutil
 // loop itself is session.Scan.
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 
@@ -41,6 +42,10 @@ type ScanOptions struct {
 	// Filter (-Y), when set, chooses the records the sessions are built
 	// from and Record sees, as --server does.
 	Filter *filter.Filter
+	// Interrupt (CatchInterrupt), when closed, stops reading: the file
+	// being read ends where it is, with its summary, and the files after
+	// it are not read (ScanResult.Interrupted).
+	Interrupt <-chan struct{}
 }
 
 // ScanResult is what Scan found in all the files.
@@ -51,6 +56,9 @@ type ScanResult struct {
 	// BadChecksums counts, of Damaged, the packets that failed their
 	// IPv4 or UDP checksum.
 	BadChecksums int
+	// Interrupted: ScanOptions.Interrupt stopped the scan, so the counts
+	// are of what was read before it.
+	Interrupted bool
 }
 
 // Err is the exit status the damage calls for: nil, or exit 1.
@@ -60,6 +68,17 @@ func (r *ScanResult) Err() error {
 	}
 	return &ExitError{Code: ExitDamaged,
 		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, ChecksumHint(r.BadChecksums))}
+}
+
+// InterruptedOr is the exit status of an interrupted scan (ExitInterrupted,
+// saying that what was printed covers the records read before the signal),
+// or err.
+func (r *ScanResult) InterruptedOr(err error) error {
+	if !r.Interrupted {
+		return err
+	}
+	return &ExitError{Code: ExitInterrupted,
+		Err: errors.New("interrupted: what is printed above covers the records read before the signal")}
 }
 
 // progressThreshold is the file size above which a terminal shows progress.
@@ -76,10 +95,14 @@ func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*Sc
 	}
 	res := &ScanResult{}
 	for _, path := range o.Files {
+		if res.Interrupted = IsClosed(o.Interrupt); res.Interrupted {
+			break
+		}
 		if err := scanFile(o, path, res, emit); err != nil {
 			return res, err
 		}
 	}
+	res.Interrupted = res.Interrupted || IsClosed(o.Interrupt)
 	return res, nil
 }
 
@@ -87,7 +110,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	if o.File != nil {
 		o.File(path)
 	}
-	cf, err := OpenCapture(path, o.Capture)
+	copts := o.Capture
+	copts.Interrupt = o.Interrupt
+	cf, err := OpenCapture(path, copts)
 	if err != nil {
 		return err
 	}
@@ -107,7 +132,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		sopts.Keep = KeepFiltered(o.Filter, FileName(path), sopts.Keep)
 	}
 	sopts.Record = func(r *flow.Record) bool {
-		if r.Err != nil && listed < o.MaxDamageLines {
+		if r.Err != nil && (listed < o.MaxDamageLines || errors.Is(r.Err, capture.ErrUnreadable)) {
 			listed++
 			prog.Clear()
 			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, DamageText(r))
@@ -115,8 +140,14 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		if o.Record != nil && (sopts.Keep == nil || sopts.Keep(r)) {
 			o.Record(r)
 		}
+		if o.Filter != nil && o.Filter.Err() != nil {
+			return false // a -Y budget ran out: an error, below
+		}
 		if n++; n&1023 == 0 {
 			prog.Update(cf.Read())
+			if IsClosed(o.Interrupt) {
+				return false
+			}
 		}
 		return true
 	}
@@ -126,6 +157,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		return emitErr
 	})
 	prog.Clear()
+	if o.Filter != nil && o.Filter.Err() != nil {
+		return &ExitError{Code: ExitUsage, Err: o.Filter.Err()}
+	}
 	if emitErr != nil {
 		return &ExitError{Code: ExitUsage, Err: emitErr} // writing the output failed
 	}

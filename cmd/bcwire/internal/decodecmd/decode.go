@@ -3,6 +3,7 @@
 package decodecmd
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -37,6 +38,7 @@ type Options struct {
 	Read  cliutil.ReadFlags
 	Print cliutil.PrintFlags
 	Write string
+	Force bool // -w may replace an existing file
 }
 
 // NewCmdDecode builds the cobra command. runF, when set, is called with the
@@ -104,6 +106,7 @@ errors.`,
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
+	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
 
@@ -215,7 +218,7 @@ func Run(o *Options) error {
 		if o.Hex != "" {
 			return cliutil.Usage("-w writes the frames of capture files; --hex has none")
 		}
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.Files...); err != nil {
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
 		if cutFile, err = cliutil.Create(o.Write); err != nil {
@@ -246,12 +249,19 @@ func Run(o *Options) error {
 	defer p.Flush()
 	ctx := &display.Context{}
 
+	// SIGINT or SIGTERM ends reading where it is: the summary is printed
+	// and a -w capture is not committed.
+	intr, stopIntr := cliutil.CatchInterrupt()
+	defer stopIntr()
 	var werr error
 	var damage []string // of the current file, for stderr
-	damagedHere := 0
+	damagedHere, seen := 0, 0
 	emit := func(r *flow.Record) bool {
+		if seen++; seen&1023 == 0 && cliutil.IsClosed(intr) {
+			return false
+		}
 		if r.Err != nil {
-			if damagedHere++; len(damage) < maxDamageLines {
+			if damagedHere++; len(damage) < maxDamageLines || errors.Is(r.Err, capture.ErrUnreadable) {
 				damage = append(damage, cliutil.DamageText(r))
 			}
 		}
@@ -260,6 +270,10 @@ func Run(o *Options) error {
 			ctx.Start = r.Time
 		}
 		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
+			if yflt != nil && yflt.Err() != nil {
+				werr = yflt.Err() // a -Y budget ran out
+				return false
+			}
 			return true
 		}
 		if cut != nil {
@@ -290,7 +304,12 @@ func Run(o *Options) error {
 	link := capture.LinkType(0) // of the first file, for an empty -w capture
 	for _, path := range o.Files {
 		damage, damagedHere = damage[:0], 0
-		cf, err := cliutil.OpenCapture(path, o.Caps.Capture())
+		if cliutil.IsClosed(intr) {
+			break
+		}
+		copts := o.Caps.Capture()
+		copts.Interrupt = intr
+		cf, err := cliutil.OpenCapture(path, copts)
 		if err != nil {
 			p.Flush()
 			return err
@@ -357,6 +376,13 @@ func Run(o *Options) error {
 	}
 	if err := p.Flush(); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+	}
+	if cliutil.IsClosed(intr) {
+		what := "the summary above is of the records read before the signal"
+		if cut != nil {
+			what += "; " + o.Write + " not written"
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: %s", what)}
 	}
 	if cut != nil {
 		if link == 0 {

@@ -3,6 +3,7 @@
 package exportcmd
 
 import (
+	"fmt"
 	"os"
 	"runtime/debug"
 
@@ -35,23 +36,28 @@ func NewCmdExport(io *report.IO, runF func(*Options) error) *cobra.Command {
 partitioned as query engines read partitions (Hive-style directories), so
 that exports of many captures from many servers add up in one directory:
 
-  DIR/messages/capture=NAME/date=YYYY-MM-DD/part-N.parquet
+  DIR/messages/capture=NAME/date=YYYY-MM-DD/part-KEY.parquet
       one row per transport message, GameSpy datagram or damaged record:
       file, frame, time, kind, server, client, src, dst, dir, peer, msg,
       type, type_name, reliable, seq, opcode, name, fields (decode --json's
       "fields" object as JSON text), the common StateUpdate fields typed
       (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error
-  DIR/sessions/capture=NAME/part-N.parquet
+  DIR/sessions/capture=NAME/part-KEY.parquet
       one row per session: file, server, client, slot, name, team, ship,
       start, end, duration_s, reached, end_reason, mid_capture, connect,
       lobby, in_game, join_s, kills, deaths, score, ships_created,
       ships_destroyed, chat_lines, datagrams and game messages per
       direction, state_updates per direction, retransmitted, damaged
 
-NAME is the capture's file name. Exporting a capture again adds a part
-beside the old one; delete its capture=NAME directories first to replace
-it. Rows stream to disk in row groups, so memory stays bounded whatever
-the capture's length.
+NAME is the capture's file name, escaped as Hive escapes partition values
+(%XX for '/', '=', '%', '?', control characters and the like), which DuckDB
+and Spark decode back to the name. KEY is a hash of the capture's absolute
+path: exporting a capture again replaces its parts, and two captures of
+the same name from different folders keep a part each. Files are written
+under hidden temporary names and renamed into place at the end; an export
+that fails or is interrupted (SIGINT, SIGTERM) removes them and the
+folders it made. Rows stream to disk in row groups, so memory stays
+bounded whatever the capture's length.
 
 Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged (listed on stderr, and in the error column), 2 for
@@ -120,7 +126,9 @@ func Run(o *Options) error {
 		rows export.Rows
 		werr error
 	)
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	intr, stop := cliutil.CatchInterrupt()
+	defer stop()
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
 		Record: func(r *flow.Record) {
@@ -139,6 +147,10 @@ func Run(o *Options) error {
 		export.SessionRowOf(&sr, path, s)
 		return w.Session(sr)
 	})
+	if res != nil && res.Interrupted {
+		w.Abort()
+		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: nothing exported, %s left as it was", o.Dir)}
+	}
 	if cerr := w.Close(); werr == nil {
 		werr = cerr
 	}

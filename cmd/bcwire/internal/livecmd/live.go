@@ -52,6 +52,7 @@ type Options struct {
 	Hex        bool              // -x
 	Metrics    string            // serve Prometheus metrics at http://ADDR/metrics
 	Recvmsg    bool              // one system call per packet instead of the TPACKET_V3 ring
+	Force      bool              // -w may replace an existing file
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
@@ -96,8 +97,8 @@ clients' traffic to it is captured from then on (a note on stderr says so).
 'bcwire decode' read; decoding it later gives the same lines, frame numbers
 included. While capturing, the file grows beside its name as
 .NAME.*.partial (flushed every second, so a crash loses little: the data is
-there) and is renamed to NAME when the capture ends, so an existing NAME is
-only replaced by a complete capture.
+there) and is renamed to NAME when the capture ends, Ctrl-C included. An
+existing non-empty NAME is not replaced unless --force.
 
 -b switches -w files as dumpcap's ring buffer does, for captures that run
 for months: -b filesize:KB starts a new file before one would pass KB
@@ -112,8 +113,12 @@ completed files stay.
 
 --stats-every prints a summary line on stderr: sessions, datagrams and bytes
 per second, retransmissions, damaged messages and kernel drops. When the
-capture ends (Ctrl-C, -c, --duration) every open session is closed and a
-summary of each session and the statistics table go to stderr.
+capture ends (Ctrl-C, SIGTERM, -c, --duration, an error) every packet the
+kernel had passed until then is still read, written and decoded (waiting
+for the kernel to hand over its last ring block, at most about 100 ms), every
+open session is closed, and a summary of each session and the statistics
+table go to stderr. The summary accounts for every packet the kernel
+passed: captured, after -c, or LOST (never silently).
 
 --metrics ADDR serves Prometheus metrics at http://ADDR/metrics: datagrams,
 bytes and messages by direction and opcode, sessions, players per server,
@@ -145,6 +150,7 @@ permission, or an I/O error.`,
 	f.StringVarP(&o.Filter, "filter", "f", "", `kernel filter, tcpdump syntax (default "udp port PORT")`)
 	f.BoolVar(&o.Auto, "auto", false, "also find servers on other ports (see above)")
 	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to this pcapng file")
+	cliutil.AddForceFlag(f, &o.Force)
 	f.StringArrayVarP(&o.Ring, "ring-buffer", "b", nil, "with -w, switch files: filesize:KB (1 kB = 1000 bytes, as dumpcap), duration:SEC, files:N (keep the last N); repeatable")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after COUNT captured packets")
 	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (e.g. 30s, 1h)")
@@ -204,6 +210,13 @@ func Run(o *Options) error {
 			return cliutil.Usage("-f: %v", err)
 		}
 	}
+	if o.Write != "" {
+		// With -b the files get new names (counter and time): FILE itself
+		// is never written.
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: !ring.rotating(), Force: o.Force}).Check(); err != nil {
+			return err
+		}
+	}
 	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
 		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
 	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen, NoRing: o.Recvmsg})
@@ -214,9 +227,6 @@ func Run(o *Options) error {
 	l.h = h
 
 	if o.Write != "" {
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
-			return err
-		}
 		create := o.create
 		if create == nil {
 			create = createAtomic
@@ -240,6 +250,9 @@ func Run(o *Options) error {
 			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
 		}
 		defer ep.Close()
+		if w := ep.Warning(); w != "" {
+			fmt.Fprintf(l.err, "bcwire live: warning: %s\n", w)
+		}
 		if o.MetricsReady != nil {
 			o.MetricsReady(ep.Addr())
 		}
@@ -360,6 +373,9 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		o.Ready()
 	}
 	sum, runErr := flow.Run(src, l.tr, l.record)
+	// Stopped early (output failed): the frames the kernel passed are
+	// still written to -w. After a normal end this does nothing.
+	src.Finish()
 	l.b.Finish()
 	if l.m != nil {
 		l.m.Update(l.b, l.tr.Stats(), src.Stats())
@@ -507,6 +523,10 @@ func byteRate(b float64) string {
 // counts on stderr.
 func (l *liveRun) final(sum flow.Summary, frames int) {
 	if l.o.Quiet {
+		if l.src.Lost() > 0 || l.src.Unwritten() > 0 {
+			l.kernelLine(l.err) // a loss is worth a line even when quiet
+			l.err.Flush()
+		}
 		return
 	}
 	w := l.err
@@ -516,15 +536,7 @@ func (l *liveRun) final(sum flow.Summary, frames int) {
 		fmt.Fprintf(w, ", %d DAMAGED", sum.Damage)
 	}
 	fmt.Fprintln(w)
-	if st, err := l.h.Stats(); err == nil {
-		fmt.Fprintf(w, "bcwire live: kernel: %d packets passed the filter, %d dropped", st.Packets, st.Drops)
-		if st.Drops > 0 {
-			fmt.Fprint(w, " (the decoder fell behind: use a narrower -f, or --stats-only)")
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "bcwire live: kernel drops unknown: %v\n", err)
-	}
+	l.kernelLine(w)
 	for _, line := range l.summaries {
 		fmt.Fprintln(w, line)
 	}
@@ -536,6 +548,38 @@ func (l *liveRun) final(sum flow.Summary, frames int) {
 		l.printErr = err
 	}
 	l.sp.Flush()
+}
+
+// kernelLine accounts for every frame the kernel passed before the capture
+// was cut: captured (written and decoded), past -c, or lost.
+func (l *liveRun) kernelLine(w *bufio.Writer) {
+	src := l.src
+	st := src.Kernel()
+	fmt.Fprintf(w, "bcwire live: kernel: %d packets passed the filter, %d dropped; ", st.Packets, st.Drops)
+	lost := src.Lost()
+	if lost == 0 && src.Beyond() == 0 {
+		fmt.Fprintf(w, "all %d captured", src.Frames())
+	} else {
+		fmt.Fprintf(w, "%d captured", src.Frames())
+	}
+	if n := src.Beyond(); n > 0 {
+		fmt.Fprintf(w, ", %d more after -c %d not kept", n, l.o.Count)
+	}
+	if lost > 0 {
+		fmt.Fprintf(w, ", %d LOST", lost)
+		if st.Drops > 0 {
+			fmt.Fprint(w, " (the kernel's buffer was full: the decoder fell behind; use a narrower -f, or --stats-only)")
+		} else {
+			fmt.Fprint(w, " (the kernel had passed them, but they did not come out of its ring after the stop)")
+		}
+	}
+	fmt.Fprintln(w)
+	if n := src.Unwritten(); n > 0 && l.rw != nil {
+		fmt.Fprintf(w, "bcwire live: %d captured packets NOT WRITTEN to %s (writing failed)\n", n, l.o.Write)
+	}
+	if n := src.Undecoded(); n > 0 {
+		fmt.Fprintf(w, "bcwire live: %d captured packets not decoded (output failed)\n", n)
+	}
 }
 
 // sessionLine is one session's line in the final summary.

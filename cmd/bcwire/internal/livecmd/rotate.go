@@ -265,4 +265,6 @@ func explainWriteError(err error) error {
 	return err
 }
 
-func createAtomic(path string) (captureFile, error) { return cliutil.Create(path) }
+// createAtomic creates a -w file: kept on SIGINT and SIGTERM, which end the
+// capture, and the file is then completed.
+func createAtomic(path string) (captureFile, error) { return cliutil.CreateKept(path) }

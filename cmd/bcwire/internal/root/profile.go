@@ -34,7 +34,7 @@ func (p *profiling) start() error {
 	if p.cpuPath == "" {
 		return nil
 	}
-	f, err := cliutil.Create(p.cpuPath)
+	f, err := cliutil.CreateKept(p.cpuPath) // finished after the command, which may stop on a signal
 	if err != nil {
 		return err
 	}

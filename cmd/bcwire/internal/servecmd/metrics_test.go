@@ -158,3 +158,27 @@ func scrapeText(t *testing.T, url string) map[string]float64 {
 	}
 	return out
 }
+
+// Issue 34.6: --metrics :PORT listens on every interface; serve says so.
+func TestServeMetricsWarnsBeyondLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		warn bool
+	}{{":0", true}, {"127.0.0.1:0", false}} {
+		o := parse(t, "--metrics", tc.addr, "--stop-after", "100ms")
+		pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Conn = pc
+		var errOut syncBuffer
+		err = RunNative(context.Background(), &report.IO{Out: io.Discard, Err: &errOut}, o)
+		pc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(errOut.String(), "listens on every interface"); got != tc.warn {
+			t.Errorf("--metrics %s: warning %v, want %v; log:\n%s", tc.addr, got, tc.warn, errOut.String())
+		}
+	}
+}

@@ -6,7 +6,6 @@ package servecmd
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -43,6 +42,7 @@ type NativeOptions struct {
 	Manifest            string
 	PrintManifest       bool
 	Write               string
+	Force               bool // -w may replace an existing file (serve's --force)
 	LogJSON             bool
 	LogLevel            string
 	Console             bool
@@ -167,6 +167,13 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 		opts.Manifest = m
 	}
 
+	// The -w target is checked before the port is taken: a refusal
+	// leaves nothing running.
+	if o.Write != "" {
+		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
+			return err
+		}
+	}
 	pc := o.Conn
 	if pc == nil {
 		addr := o.Listen
@@ -184,9 +191,6 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 
 	var capw *captureFile
 	if o.Write != "" {
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
-			return err
-		}
 		capw, err = createCapture(o.Write)
 		if err != nil {
 			return ioErr(err)
@@ -215,6 +219,9 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
 		}
 		defer ep.Close()
+		if w := ep.Warning(); w != "" {
+			log.Warn(w)
+		}
 		if o.MetricsReady != nil {
 			o.MetricsReady(ep.Addr(), sm.flush)
 		}
@@ -277,25 +284,6 @@ func after(ctx context.Context, wg *sync.WaitGroup, d time.Duration, fn func()) 
 	}()
 }
 
-func console(ctx context.Context, out io.Writer, srv *native.Server, in io.Reader, quit func()) {
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		if ctx.Err() != nil {
-			return
-		}
-		res, err := srv.Exec(time.Now(), sc.Text())
-		switch {
-		case errors.Is(err, native.ErrQuit):
-			quit()
-			return
-		case err != nil:
-			fmt.Fprintln(out, "error:", err)
-		case res != "":
-			fmt.Fprintln(out, res)
-		}
-	}
-}
-
 // captureFile is the -w capture. It grows under a temporary name
 // beside its target and is renamed over it when the server stops cleanly;
 // after a crash the traffic so far is in the .partial file.
@@ -312,7 +300,7 @@ func createCapture(path string) (*captureFile, error) {
 	if !ok {
 		return nil, cliutil.Usage("-w %s: name the capture .pcap or .pcapng", path)
 	}
-	f, err := cliutil.Create(path)
+	f, err := cliutil.CreateKept(path) // serve completes it when stopped
 	if err != nil {
 		return nil, err
 	}

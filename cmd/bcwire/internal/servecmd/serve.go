@@ -173,6 +173,7 @@ out), 2 for usage or I/O errors.`,
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if o.Replay == "" {
+				no.Force = o.Force
 				return RunNative(ctx, io, no)
 			}
 			return RunReplay(ctx, o)
@@ -186,7 +187,7 @@ out), 2 for usage or I/O errors.`,
 	f.BoolVar(&o.Strict, "strict", false, "replay: end a session at its first client datagram that matches nothing")
 	f.BoolVar(&o.JSON, "json", false, "replay: print the per-session report as JSON instead of a table")
 	f.StringVarP(&o.Output, "output", "o", "", "replay: also write the per-session report as JSON to `FILE` (\"-\" for stdout)")
-	f.BoolVar(&o.Force, "force", false, "replay: let -o replace a file that holds a capture")
+	f.BoolVar(&o.Force, "force", false, "let -w replace an existing file; replay: let -o replace a file that holds a capture")
 	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for (needed when the capture has several)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+cliutil.QuietUsage)
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
@@ -197,7 +198,7 @@ out), 2 for usage or I/O errors.`,
 // replayOnly and nativeOnly are the flags that belong to one mode; giving
 // one in the other mode is a usage error rather than silently ignored.
 var (
-	replayOnly = []string{"timing", "strict", "json", "output", "force", "server", "quiet", "exit-when-done", "wait-limit"}
+	replayOnly = []string{"timing", "strict", "json", "output", "server", "quiet", "exit-when-done", "wait-limit"}
 	nativeOnly = []string{"config", "name", "map", "max-players", "collision", "friendly-fire",
 		"time-limit", "frag-limit", "password", "checksum-manifest", "print-manifest", "write",
 		"log-json", "log-level", "console", "end-after", "restart-after", "stop-after"}
@@ -252,12 +253,10 @@ func RunReplay(ctx context.Context, o *Options) error {
 	if err := cliutil.CheckCapturePath(o.Replay); err != nil {
 		return err
 	}
+	lo.Interrupt = ctx.Done()
 	c, err := replay.Load(o.Replay, lo)
 	if err != nil {
-		if errors.Is(err, replay.ErrManyServers) {
-			return cliutil.Usage("%v with --server", err)
-		}
-		return cliutil.IOError(o.Replay, err)
+		return replayLoadError(o.IO, o.Replay, c, err)
 	}
 	if o.WaitLimit <= 0 {
 		o.WaitLimit = time.Minute
@@ -407,4 +406,20 @@ func replayDamage(c *replay.Capture, rep *Report, wait time.Duration) error {
 			Err: fmt.Errorf("no client datagram for %s (--wait-limit) with %d of %d sessions played", wait, len(rep.Sessions), rep.Captured)}
 	}
 	return nil
+}
+
+// replayLoadError is the exit status of a replay that could not be loaded:
+// a capture with no session says so, after its damage (exit 1 when damaged,
+// else 2); an interrupt while loading exits 130.
+func replayLoadError(io *report.IO, path string, c *replay.Capture, err error) error {
+	switch {
+	case errors.Is(err, replay.ErrManyServers):
+		return cliutil.Usage("%v with --server", err)
+	case errors.Is(err, replay.ErrInterrupted):
+		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("%s: %w", path, replay.ErrInterrupted)}
+	case errors.Is(err, replay.ErrNoSessions) && c != nil && c.DamageCount > 0:
+		fmt.Fprint(io.Err, c.DamageSummary())
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: err}
+	}
+	return cliutil.IOError(path, err)
 }

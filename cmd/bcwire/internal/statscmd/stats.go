@@ -106,8 +106,11 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	intr, stop := cliutil.CatchInterrupt()
+	defer stop()
 	so := &cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
-		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture()}
+		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
+		Interrupt: intr}
 	// --json: each capture's measures (cadence per ship lane, flag
 	// families, relay matrix, messages per datagram, ...).
 	var measures []report.FileMeasures
@@ -132,5 +135,5 @@ func Run(o *Options) error {
 	if err := p.Totals(o.Files, &res.Totals, res.Sessions); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	return res.Err()
+	return res.InterruptedOr(res.Err())
 }

@@ -29,6 +29,7 @@ type Options struct {
 	Link     string
 	Server   string
 	Quiet    bool
+	Force    bool // -w may replace an existing file
 }
 
 // NewCmdSynth builds the cobra command. runF, when set, is called with the
@@ -67,6 +68,7 @@ pcap) unless --format says otherwise.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Write, "write", "w", "", "write the capture to `FILE` (required)")
 	cliutil.ReplacedFlag(f, "output", "o", "synth writes a capture: give it with -w FILE")
+	cliutil.AddForceFlag(f, &o.Force)
 	f.IntVar(&o.Players, "players", 2, "number of players, 1-16")
 	f.DurationVar(&o.Duration, "duration", 60*time.Second, "length of the capture")
 	f.Int64Var(&o.Seed, "seed", 1, "random seed; the same seed gives the same bytes")
@@ -83,7 +85,7 @@ func Run(o *Options) error {
 	if o.Write == "" {
 		return cliutil.Usage("-w FILE is required (the capture to write)")
 	}
-	if err := (cliutil.Target{Flag: "-w", Path: o.Write}).Check(); err != nil {
+	if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(); err != nil {
 		return err
 	}
 	if o.Players < 1 || o.Players > 16 {

@@ -33,6 +33,9 @@ type Options struct {
 	Keepalive       time.Duration  // default 1s
 	// Checksum answers a checksum round (default stock.ChecksumResponse).
 	Checksum func(round game.ChecksumRound) *game.ChecksumResponse
+	// Stall makes a client that acknowledges everything and keeps alive but
+	// never answers a checksum request: the stalling client of issue 28.
+	Stall bool
 }
 
 // Msg is one game message the client received.
@@ -72,7 +75,10 @@ type State struct {
 	Received    []Msg
 	Datagrams   int
 	Retransmits int
-	Failed      game.Opcode // 0x22 or 0x23 received (0 otherwise)
+	// SlotAfterRetransmits is how many datagrams the client had resent when
+	// its slot arrived: 0 when the server answered its first connect.
+	SlotAfterRetransmits int
+	Failed               game.Opcode // 0x22 or 0x23 received (0 otherwise)
 }
 
 // New returns a client that sends its datagrams (encrypted) with out.
@@ -178,6 +184,9 @@ func (c *Client) deliver(now time.Time, d *transport.Delivery) {
 	switch d.Type {
 	case dissect.TypeConnectAck:
 		if len(d.Payload) == 1 {
+			if c.state.Slot == 0 {
+				c.state.SlotAfterRetransmits = c.conn.Retransmits
+			}
 			c.state.Slot = d.Payload[0]
 			c.conn.LocalID = d.Payload[0]
 		}
@@ -198,6 +207,9 @@ func (c *Client) deliver(now time.Time, d *transport.Delivery) {
 			if len(d.Payload) > 1 {
 				r := game.ChecksumRound(d.Payload[1])
 				c.state.Rounds = append(c.state.Rounds, r)
+				if c.o.Stall {
+					return
+				}
 				c.conn.Queue(dissect.TypeData, c.o.Checksum(r).Append(nil), true, false)
 			}
 		case game.OpSettings:
@@ -259,7 +271,13 @@ type UDP struct {
 // until ctx is done or Close. loss (0-1) drops that share of datagrams in
 // each direction, with a generator seeded by seed.
 func Dial(ctx context.Context, server netip.AddrPort, o Options, loss float64, seed int64) (*UDP, error) {
-	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	return DialFrom(ctx, netip.MustParseAddr("127.0.0.1"), server, o, loss, seed)
+}
+
+// DialFrom is Dial from a socket on the local address local (another
+// loopback address, 127.0.0.2 and up, for a test that needs many hosts).
+func DialFrom(ctx context.Context, local netip.Addr, server netip.AddrPort, o Options, loss float64, seed int64) (*UDP, error) {
+	pc, err := net.ListenPacket("udp4", netip.AddrPortFrom(local, 0).String())
 	if err != nil {
 		return nil, err
 	}

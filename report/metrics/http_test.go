@@ -1,0 +1,139 @@
+package metrics
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scrape asks for /metrics on c, keeping the connection alive, and reports
+// whether a 200 came back.
+func scrape(t *testing.T, c net.Conn) bool {
+	t.Helper()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		return false
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// closedWithin reports whether the server closes c within d (a read ends
+// with EOF or a reset rather than the deadline).
+func closedWithin(c net.Conn, d time.Duration) bool {
+	_ = c.SetReadDeadline(time.Now().Add(d))
+	_, err := c.Read(make([]byte, 4096))
+	var ne net.Error
+	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+}
+
+func dialT(t *testing.T, e *Endpoint) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", e.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Issue 34.6: 19,980 idle keep-alive connections were never closed (687 MB,
+// then "too many open files" and scrapes timing out). Now idle and slow
+// connections are closed after their timeouts, and connections beyond the
+// cap are closed at once while a scrape on a connection within it works.
+func TestEndpointBounds(t *testing.T) {
+	lim := Limits{ReadHeader: 300 * time.Millisecond, Read: time.Second, Write: time.Second, Idle: 300 * time.Millisecond, MaxConns: 8}
+	e, err := ListenWith("127.0.0.1:0", lim, NewDissector())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+
+	t.Run("idle keep-alive closed", func(t *testing.T) {
+		c := dialT(t, e)
+		if !scrape(t, c) {
+			t.Fatal("no scrape")
+		}
+		// The timeouts are short here; "within" leaves a busy machine 10 s.
+		start := time.Now()
+		if !closedWithin(c, 10*time.Second) {
+			t.Fatal("an idle kept-alive connection is still open after 10 s (idle timeout 300 ms)")
+		}
+		if el := time.Since(start); el < lim.Idle/2 {
+			t.Errorf("closed after %v, before the idle timeout %v", el, lim.Idle)
+		}
+	})
+	t.Run("slow header closed", func(t *testing.T) {
+		c := dialT(t, e)
+		io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n")
+		if !closedWithin(c, 10*time.Second) {
+			t.Fatal("a connection that never ends its header is still open after 10 s (header timeout 300 ms)")
+		}
+	})
+	t.Run("connection cap", func(t *testing.T) {
+		// Timeouts longer than the test, so that only the cap closes.
+		lim := Limits{ReadHeader: time.Minute, Idle: time.Minute, MaxConns: 8}
+		e, err := ListenWith("127.0.0.1:0", lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		held := make([]net.Conn, lim.MaxConns)
+		for i := range held {
+			held[i] = dialT(t, e)
+			if !scrape(t, held[i]) { // accepted and served: within the cap
+				t.Fatalf("connection %d within the cap not served", i)
+			}
+		}
+		before := e.Refused()
+		over := dialT(t, e)
+		if !closedWithin(over, 10*time.Second) {
+			t.Fatal("a connection beyond the cap was not closed")
+		}
+		if e.Refused() != before+1 {
+			t.Errorf("refused %d, want %d", e.Refused(), before+1)
+		}
+		held[0].Close()
+		time.Sleep(50 * time.Millisecond)
+		var c net.Conn
+		for try := 0; try < 100; try++ { // until the server has seen the close
+			c = dialT(t, e)
+			if scrape(t, c) {
+				break
+			}
+			c = nil
+			time.Sleep(20 * time.Millisecond)
+		}
+		if c == nil {
+			t.Fatal("no scrape after a connection within the cap closed")
+		}
+	})
+}
+
+// ":PORT" listens on every interface: Warning says so; loopback is quiet.
+func TestEndpointWarnsBeyondLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		warn string
+	}{{"127.0.0.1:0", ""}, {"localhost:0", ""}, {":0", "every interface"}, {"0.0.0.0:0", "every interface"}} {
+		e, err := Listen(tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := e.Warning()
+		e.Close()
+		if (tc.warn == "") != (w == "") || !strings.Contains(w, tc.warn) {
+			t.Errorf("%s: warning %q, want one with %q", tc.addr, w, tc.warn)
+		}
+	}
+}
