@@ -46,6 +46,12 @@ type verifier struct {
 	slotted     func()
 	beforeLeave []chan struct{}
 	done        <-chan struct{} // the run's context is done
+	// scripted is called once the session's script has been played;
+	// allScripted is closed once every session's has (adaptive mode: a
+	// session the capture does not disconnect stays, receiving and
+	// ACKing, until then, as a client still connected would).
+	scripted    func()
+	allScripted <-chan struct{}
 	asked       map[game.ChecksumRound]bool
 	answered    map[game.ChecksumRound]bool
 	inFrame     map[game.Opcode]bool // server opcodes of the current datagram

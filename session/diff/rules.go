@@ -111,9 +111,10 @@ type Rules struct {
 	// FlagShare flags a StateUpdate flag whose share of updates differs by
 	// more than this between the sides (default 0.25).
 	FlagShare float64 `json:"flag_share"`
-	// CadenceRatio flags StateUpdate cadences per ship lane (interval p50
-	// or p90) whose ratio ours/stock is above it or below its inverse
-	// (default 1.25: OpenBC's 0.142 s against stock's 0.100 s is 1.42).
+	// CadenceRatio flags StateUpdate cadences per ship lane (interval
+	// p50; the p90 is shown) whose ratio ours/stock is above it or below
+	// its inverse (default 1.25: OpenBC's 0.142 s against stock's 0.100 s
+	// is 1.42).
 	CadenceRatio float64 `json:"cadence_ratio"`
 	// RelayShare flags an opcode whose share of client messages relayed
 	// differs by more than this (default 0.5).
