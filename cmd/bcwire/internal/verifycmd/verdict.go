@@ -113,6 +113,14 @@ func printSessions(w io.Writer, r *replay.Result) {
 			}
 		}
 	}
+	if r.Judged != nil {
+		for _, d := range r.Judged.Differences {
+			if d.Kind == "config" && !seen[d.Summary] {
+				seen[d.Summary] = true
+				config = append(config, strings.TrimPrefix(d.Summary, "configuration: "))
+			}
+		}
+	}
 	if len(config) > 0 {
 		fmt.Fprintf(w, "configuration differs (not a protocol divergence; --fail-on config counts it): %s\n", strings.Join(config, "; "))
 	}
@@ -130,6 +138,11 @@ func printVerdict(w io.Writer, r *replay.Result, color bool) {
 	if r.Judged == nil {
 		return
 	}
+	// Configuration differences are on the line above; the JSON keeps
+	// them among the differences.
+	v := *r.Judged
+	v.Differences = append([]*diff.Difference(nil), v.Differences...)
+	v.Drop("config")
 	fmt.Fprintln(w)
-	_ = report.WriteDiffText(w, r.Judged, color)
+	_ = report.WriteDiffText(w, &v, color)
 }
