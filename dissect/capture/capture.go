@@ -189,6 +189,9 @@ type Options struct {
 	// FragmentTimeout drops a set this long (in capture time) after its
 	// first fragment (default 30s; negative disables the timeout).
 	FragmentTimeout time.Duration
+	// TraceServer is the address a packet_trace.log's logging server is
+	// shown with (the log does not hold it); default DefaultTraceServer.
+	TraceServer netip.AddrPort
 	// MaxUnreadable is how many bytes of (uncompressed) input a Reader
 	// reads without a readable record before it gives up with an
 	// UnreadableError (default DefaultMaxUnreadable; negative: no cap).

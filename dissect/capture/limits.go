@@ -102,6 +102,30 @@ func (r *Reader) interrupted() bool {
 // closed rather than at the end of the file.
 func (r *Reader) Interrupted() bool { return r.wasInterrupted }
 
+// AbsurdRatio is the decompressed/compressed ratio past which a command
+// says how far a compressed capture expanded: real captures compress 3 to
+// 20 times; a stream of zeros, a thousand times and more.
+const AbsurdRatio = 100
+
+// Expansion reports, for a compressed capture, the compressed bytes read
+// so far and the uncompressed bytes they gave; 0, 0 when uncompressed.
+func (r *Reader) Expansion() (in, out int64) {
+	if r.compressed == nil {
+		return 0, 0
+	}
+	return r.compressed.n, r.in.off + int64(r.in.end-r.in.pos)
+}
+
+// ExpansionText is "gzip-compressed 71.7 KiB expanded to 16.0 MiB (228:1)" when the
+// ratio is past AbsurdRatio, or "".
+func (r *Reader) ExpansionText() string {
+	in, out := r.Expansion()
+	if in <= 0 || out/in < AbsurdRatio {
+		return ""
+	}
+	return fmt.Sprintf("%v-compressed %s expanded to %s (%d:1)", r.compression, sizeText(in), sizeText(out), out/in)
+}
+
 // countingReader counts the compressed bytes read under a decompressor.
 type countingReader struct {
 	r io.Reader

@@ -235,3 +235,24 @@ func TestInterruptEndsReading(t *testing.T) {
 		t.Errorf("after interrupt: %d records, give-up %v, Interrupted %v", n, ue, r.Interrupted())
 	}
 }
+
+// A compressed capture that expanded past AbsurdRatio says so; a real
+// capture, compressed, does not.
+func TestExpansionText(t *testing.T) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	zw.Write(pcapHeader(t))
+	io.Copy(zw, &zeros{2 << 20})
+	zw.Close()
+	r, _ := NewReaderWithOptions(bytes.NewReader(buf.Bytes()), Options{MaxUnreadable: -1})
+	drain(t, r)
+	if x := r.ExpansionText(); !strings.Contains(x, "gzip-compressed") || !strings.Contains(x, "expanded to 2.0 MiB") {
+		t.Errorf("zeros: %q", x)
+	}
+	battle, _ := os.ReadFile("../../testdata/pcaps/battle.pcap")
+	r, _ = NewReader(bytes.NewReader(gzipBytes(t, battle)))
+	drain(t, r)
+	if in, out := r.Expansion(); in == 0 || out != int64(len(battle)) || r.ExpansionText() != "" {
+		t.Errorf("battle: %d → %d bytes, text %q", in, out, r.ExpansionText())
+	}
+}

@@ -59,6 +59,10 @@ type record struct {
 	iface    int
 	origLen  int   // length of the frame on the wire
 	offset   int64 // file offset of the record header or block
+	// damage, set by a source that builds its frames (a packet_trace.log),
+	// is what is wrong with a frame that decodes all the same: the
+	// datagram is handed out with it, as a PacketError.
+	damage error
 }
 
 // recordError is damage found by a source, before any decoding.
@@ -160,7 +164,16 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 		rd.format = PCAP
 		rd.src, err = newPcapSource(in)
 	default:
-		return nil, fmt.Errorf("capture: not a pcap or pcapng file (magic %#08x)", m)
+		if head, _ := in.peek(512); isOBCTrace(head) {
+			rd.format = OBCTrace
+			rd.src, err = newOBCSource(in, opts)
+			break
+		} else if sniffTraceLog(head) {
+			rd.format = PacketTrace
+			rd.src = newTraceSource(in, opts)
+			break
+		}
+		return nil, fmt.Errorf("capture: not a pcap or pcapng file, nor a packet_trace.log or OBCTRACE (magic %#08x)", m)
 	}
 	if err != nil {
 		return nil, err
@@ -188,11 +201,29 @@ func (r *Reader) Buffered() int { return r.in.end - r.in.pos }
 // valid until Release, except those of reassembled datagrams (Packet.
 // Reassembled), so that a consumer reading ahead (flow.Run) need not copy
 // them. Without it a Payload is only valid until the next call to Next.
-func (r *Reader) Hold() { r.in.held = true }
+func (r *Reader) Hold() {
+	if h, ok := r.src.(holder); ok {
+		h.hold()
+		return
+	}
+	r.in.held = true
+}
+
+// holder is a source that builds the frames it hands out (rather than
+// handing out the file's bytes), and so keeps them itself while held.
+type holder interface {
+	hold()
+	release()
+}
 
 // Release ends Hold: the Payloads it kept are only valid until the next call
 // to Next.
-func (r *Reader) Release() { r.in.held, r.in.swapped = false, false }
+func (r *Reader) Release() {
+	if h, ok := r.src.(holder); ok {
+		h.release()
+	}
+	r.in.held, r.in.swapped = false, false
+}
 
 // Format reports whether the file is pcap or pcapng.
 func (r *Reader) Format() Format { return r.format }
@@ -263,6 +294,10 @@ func (r *Reader) Next() (*Packet, error) {
 		}
 		r.lastGood = r.in.off
 		if p != nil {
+			if rec.damage != nil {
+				r.dec.stats.Damaged++
+				return nil, &PacketError{Frame: p.Frame, Offset: rec.offset, Err: rec.damage, Packet: p}
+			}
 			return p, nil
 		}
 	}

@@ -32,6 +32,10 @@ func (f Format) String() string {
 		return "pcap"
 	case PCAPNG:
 		return "pcapng"
+	case PacketTrace:
+		return "packet_trace.log"
+	case OBCTrace:
+		return "OBCTRACE"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }

@@ -123,12 +123,35 @@ func createStates(dst []SubsystemState, b []byte, spec *ShipSpec) ([]SubsystemSt
 		if extra > 0 {
 			s.Extra = b[p : p+extra : p+extra]
 			p += extra
+			// The weapon systems' extra bytes are the one constant part of
+			// the form in every stock create that fits its list (the
+			// Sovereign's, the Galaxy-class Dauntless's): other bytes there
+			// mean the list is being walked out of step with the bytes
+			// (Valentine's-day packet #56, species 1: phasers 60,
+			// torpedoes 64 00), and the states are not taken.
+			if want := spawnExtra[sp.Kind]; string(s.Extra) != string(want) {
+				return nil, "the " + sp.Name + " bytes after its power are " + hexBytes(s.Extra) +
+					" where every stock create that fits has " + hexBytes(want)
+			}
 		}
 	}
 	if p != len(b) {
 		return nil, strconv.Itoa(len(b)-p) + " bytes follow the last entry of the " + spec.Name + " list"
 	}
 	return states, ""
+}
+
+// hexBytes is b as "60 00".
+func hexBytes(b []byte) string {
+	const digits = "0123456789ABCDEF"
+	out := make([]byte, 0, 3*len(b))
+	for i, c := range b {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
 }
 
 // appendCreate writes s in the create form.

@@ -115,7 +115,7 @@ func jsonValueCases() []Message {
 			&CollisionEffect{Class: EventClassCollision, Code: ETCollisionEffect, Contacts: contacts, Force: f},
 			&CollisionEffect{Force: f},
 			&ObjCreate{HasTeam: true, Class: ClassShip, Species: 5, Position: dissect.Vec3{X: f, Y: 1e30, Z: -f},
-				Orientation: Quaternion{W: f, X: 1e-7, Y: negZero, Z: 1}, Speed: f, Reserved: [3]byte{1},
+				Orientation: Quaternion{W: f, X: 1e-7, Y: negZero, Z: 1}, Speed: f, Direction: dissect.Dir3{1},
 				PlayerName: "\"Cady\" <3 \x00", SetName: "\xff"},
 			&ObjCreate{Class: ClassShip, Species: 200, Speed: f},
 			&ObjCreate{Class: ClassTorpedo, TorpedoType: 200},

@@ -19,9 +19,10 @@ import (
 // Layout: owner player slot (u8), team (u8, 0x03 only), then the object:
 // class id (u32: 0x8008 ship, 0x8009 torpedo) and object id (u32). A ship
 // continues with its species (u8, SpeciesToShip index), position (three
-// f32), orientation quaternion (four f32, w first), speed (f32), three
-// bytes always zero in stock traces, the player name and the set name (each
-// a u8 length and that many bytes, no terminator), and the subsystem state
+// f32), orientation quaternion (four f32, w first), direction of travel
+// (three signed bytes, a unit vector as CompressedVector3 packs one) and
+// speed (f32), the player name and the set name (each a u8 length and that
+// many bytes, no terminator), and the subsystem state
 // to the end of the message. A torpedo continues with its type
 // (SpeciesToTorp index); no source describes what follows, so those bytes
 // and the body of any other class are left undecoded.
@@ -50,10 +51,17 @@ type ObjCreate struct {
 	Species     Species      `json:"species"`
 	Position    dissect.Vec3 `json:"position"`
 	Orientation Quaternion   `json:"orientation"`
-	Speed       float32      `json:"speed"`
-	// Reserved are the three bytes after the speed (zero in stock traces).
-	Reserved   [3]byte `json:"reserved"`
-	PlayerName string  `json:"player_name"`
+	// Direction is the direction of travel and Speed the speed. The
+	// sources' field table has the speed (f32) first and three bytes
+	// always zero after it; the stock bytes of a moving ship (the
+	// Valentine's-day trace's packet #311: CA 54 4D F2 FB A3 40) read
+	// that way give a speed of -4.07e30, and read this way a unit
+	// vector (|(-54, 84, 77)| = 126.1 of 127) and a speed of 5.12. Every
+	// other stock ObjCreate has all seven bytes zero, which both
+	// readings take the same.
+	Direction  dissect.Dir3 `json:"direction"`
+	Speed      float32      `json:"speed"`
+	PlayerName string       `json:"player_name"`
 	// SetName is the star system the object is created in ("Multi1").
 	SetName string `json:"set_name"`
 	// Subsystems are the ship's subsystem states by name, every entry of
@@ -141,8 +149,8 @@ func (m *ObjCreate) decode(r *dissect.Reader, ctx *Context) {
 		m.Orientation.X = r.F32("orientation x")
 		m.Orientation.Y = r.F32("orientation y")
 		m.Orientation.Z = r.F32("orientation z")
+		m.Direction = r.Dir3("direction")
 		m.Speed = r.F32("speed")
-		copy(m.Reserved[:], r.Bytes(len(m.Reserved), "reserved"))
 		m.PlayerName = ctx.str(r.Bytes(int(r.U8("player name length")), "player name"))
 		m.SetName = ctx.str(r.Bytes(int(r.U8("set name length")), "set name"))
 		m.readSubsystems(r.Bytes(r.Len(), "subsystem state"))
@@ -174,8 +182,8 @@ func (m *ObjCreate) Append(b []byte) []byte {
 		w.F32(m.Orientation.X)
 		w.F32(m.Orientation.Y)
 		w.F32(m.Orientation.Z)
+		w.Dir3(m.Direction)
 		w.F32(m.Speed)
-		w.Raw(m.Reserved[:])
 		appendString8(w, m.PlayerName)
 		appendString8(w, m.SetName)
 		if m.SubsystemData == nil {
@@ -235,8 +243,10 @@ func (m *ObjCreate) warning() string {
 		if int(m.Species) >= len(speciesNames) {
 			return fmt.Sprintf("species %d is beyond the stock SpeciesToShip table (a mod's ship)", uint8(m.Species))
 		}
-		if m.Reserved != [3]byte{} {
-			return fmt.Sprintf("the three bytes after the speed are % X, not zero as in every stock trace", m.Reserved[:])
+		if d := m.Direction; d != (dissect.Dir3{}) {
+			if n := int(d[0])*int(d[0]) + int(d[1])*int(d[1]) + int(d[2])*int(d[2]); n < 110*110 || n > 140*140 {
+				return fmt.Sprintf("the direction bytes % X are not a unit vector", []byte{byte(d[0]), byte(d[1]), byte(d[2])})
+			}
 		}
 		if m.subsystemsMisfit {
 			return "subsystem states do not fit the stock ObjCreate form of the " + ShipBySpecies(m.Species).Name +
@@ -259,10 +269,11 @@ func (m *ObjCreate) String() string {
 	fmt.Fprintf(&sb, " class=%s object=%s", m.Class, m.Object)
 	switch m.Class {
 	case ClassShip:
-		fmt.Fprintf(&sb, " species=%s pos=%v orient=%v speed=%g", m.Species, m.Position, m.Orientation, m.Speed)
-		if m.Reserved != [3]byte{} {
-			fmt.Fprintf(&sb, " reserved=% X", m.Reserved[:])
+		fmt.Fprintf(&sb, " species=%s pos=%v orient=%v", m.Species, m.Position, m.Orientation)
+		if m.Direction != (dissect.Dir3{}) {
+			fmt.Fprintf(&sb, " dir=%v", m.Direction)
 		}
+		fmt.Fprintf(&sb, " speed=%g", m.Speed)
 		fmt.Fprintf(&sb, " player=%q set=%q", m.PlayerName, m.SetName)
 		if m.SubsystemData != nil || len(m.Subsystems) == 0 {
 			fmt.Fprintf(&sb, " subsystem-state=[% X]", m.SubsystemData)
@@ -351,8 +362,8 @@ func (m *ObjCreate) AppendJSON(b []byte) []byte {
 		}
 		b = m.Position.AppendJSON(append(b, `,"position":`...))
 		b = m.Orientation.AppendJSON(append(b, `,"orientation":`...))
+		b = m.Direction.AppendJSON(append(b, `,"direction":`...))
 		b = appendJSONF32(append(b, `,"speed":`...), m.Speed)
-		b = jsonenc.Hex(append(b, `,"reserved":`...), m.Reserved[:])
 		b = jsonenc.String(append(b, `,"player_name":`...), m.PlayerName)
 		b = jsonenc.String(append(b, `,"set_name":`...), m.SetName)
 		if m.SubsystemData == nil && len(m.Subsystems) > 0 {

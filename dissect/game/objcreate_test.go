@@ -91,7 +91,7 @@ func objCreateRoundTrip(t *testing.T, in *ObjCreate) *ObjCreate {
 		lcWant(t, "position", got.Position, in.Position)
 		lcWant(t, "orientation", got.Orientation, in.Orientation)
 		lcWant(t, "speed", got.Speed, in.Speed)
-		lcWant(t, "reserved", got.Reserved, in.Reserved)
+		lcWant(t, "direction", got.Direction, in.Direction)
 		lcWant(t, "player name", got.PlayerName, in.PlayerName)
 		lcWant(t, "set name", got.SetName, in.SetName)
 		lcWant(t, "subsystem data", string(got.SubsystemData), string(in.SubsystemData))
@@ -147,8 +147,9 @@ func TestObjCreateSynthetic(t *testing.T) {
 		t.Fatalf("torpedo body: %+v", res)
 	}
 
-	// Odd values survive: a mod species, non-zero reserved bytes, NaN.
-	odd := &ObjCreate{HasTeam: true, Class: ClassShip, Object: 7, Species: 200, Reserved: [3]byte{1, 2, 3},
+	// Odd values survive: a mod species, a direction that is no unit
+	// vector, NaN.
+	odd := &ObjCreate{HasTeam: true, Class: ClassShip, Object: 7, Species: 200, Direction: dissect.Dir3{1, 2, 3},
 		Speed: float32(math.Inf(1)), Orientation: Quaternion{W: float32(math.NaN())}}
 	b = odd.Append(nil)
 	res = lcDecodeClean(t, NewDecoder(), b, ClientToServer)
@@ -157,8 +158,8 @@ func TestObjCreateSynthetic(t *testing.T) {
 	}
 	odd.Species = 5
 	res = lcDecodeClean(t, NewDecoder(), odd.Append(nil), ClientToServer)
-	if !strings.Contains(res.Warning, "01 02 03") {
-		t.Errorf("reserved warning %q", res.Warning)
+	if !strings.Contains(res.Warning, "01 02 03") || !strings.Contains(res.Warning, "unit vector") {
+		t.Errorf("direction warning %q", res.Warning)
 	}
 
 	// Long names are cut to their one-byte length.

@@ -56,8 +56,10 @@ var builtinStockPayloads = []stockPayload{
 // (a transport layer's data messages decoded), and where the bytes were cut.
 type stockDecoded struct {
 	msgs     []Message
+	texts    []string // each message's text form when it was decoded (the Decoder reuses one value per opcode)
 	warnings []string
 	dg       dissect.Datagram
+	raw      []byte         // a plaintext GameSpy entry's bytes (not decoded here)
 	cut      *dissect.Error // where a partial entry's bytes end, when they end inside a field
 }
 
@@ -310,6 +312,7 @@ func decodeStock(t *testing.T, dec *Decoder, e stockPayload) *stockDecoded {
 		switch {
 		case res.Err == nil:
 			out.msgs = append(out.msgs, res.Msg)
+			out.texts = append(out.texts, res.Msg.String())
 			if res.Warning != "" || len(res.Unparsed) > 0 {
 				out.warnings = append(out.warnings, res.Warning)
 			}
@@ -320,6 +323,7 @@ func decodeStock(t *testing.T, dec *Decoder, e stockPayload) *stockDecoded {
 			r := dissect.NewReader(p[1:])
 			m.decode(r, &Context{Dir: dir, Ships: &dec.Ships})
 			out.msgs = append(out.msgs, m)
+			out.texts = append(out.texts, m.String())
 			if err := (*dissect.Error)(nil); errors.As(r.Err(), &err) {
 				err.Offset++ // from the opcode byte
 				out.cut = err

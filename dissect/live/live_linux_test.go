@@ -178,7 +178,7 @@ func cancelWhileIdle(t *testing.T, noRing bool) {
 	if p != nil || err == nil || err.Error() != "EOF" {
 		t.Fatalf("Next = %v, %v; want io.EOF", p, err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second { // a hang, not a loaded machine
 		t.Errorf("took %v to stop", d)
 	}
 	if ticks < 1 {

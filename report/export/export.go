@@ -5,7 +5,7 @@
 //
 // The files are partitioned the way those engines read partitions
 // (Hive-style directories): DIR/messages/capture=NAME/date=YYYY-MM-DD/
-// part-N.parquet and DIR/sessions/capture=NAME/part-N.parquet, so that the
+// part-KEY.parquet and DIR/sessions/capture=NAME/part-KEY.parquet, so that the
 // exports of many captures from many servers add up in one directory
 // without rewriting what is there. Rows are written in row groups of
 // RowGroupRows as they come, so memory stays bounded whatever the capture's
@@ -80,12 +80,18 @@ type Writer struct {
 	lastFile string
 	lastDay  [3]int
 
-	sessions map[string]*table[SessionRow] // by capture file
-	done     []*table[MessageRow]          // closed, waiting for Close to rename them
-	doneSess []*table[SessionRow]
-	keys     map[captureKey]bool // the captures written
-	created  []string            // directories this Writer made, parents first
-	err      error
+	sessions  map[captureKey]*table[SessionRow] // open: the capture whose sessions come now
+	sessFiles map[captureKey]int                // files begun per capture this run
+	done      []*table[MessageRow]              // closed, waiting for Close to rename them
+	doneSess  []*table[SessionRow]
+	keys      map[captureKey]bool // the captures written
+	// Stale is told of each temporary file found in a partition directory
+	// that no process is writing: an export killed by SIGKILL (or a
+	// crash) left it. It is not removed; nil ignores them.
+	Stale   func(path string, size int64)
+	checked map[string]bool // directories looked at for stale files
+	created []string        // directories this Writer made, parents first
+	err     error
 }
 
 // MaxOpenPartitions is how many messages partitions (capture and day) a
@@ -106,7 +112,8 @@ type partition struct{ capture, date, key string }
 func New(dir string) (*Writer, error) {
 	w := &Writer{dir: dir, CaptureName: func(f string) string { return filepath.Base(f) }, CaptureKey: FileKey,
 		open: map[partition]*table[MessageRow]{}, files: map[partition]int{},
-		sessions: map[string]*table[SessionRow]{}, keys: map[captureKey]bool{}}
+		sessions: map[captureKey]*table[SessionRow]{}, sessFiles: map[captureKey]int{}, keys: map[captureKey]bool{},
+		checked: map[string]bool{}}
 	if err := w.mkdir(dir); err != nil {
 		return nil, err
 	}
@@ -153,6 +160,7 @@ func openTable[T any](path string, opts ...parquet.WriterOption) (*table[T], err
 		os.Remove(f.Name())
 		return nil, err
 	}
+	lockTemp(f)
 	opts = append(opts, parquet.Compression(&codec), parquet.MaxRowsPerRowGroup(RowGroupRows))
 	w := parquet.NewGenericWriter[T](f, opts...)
 	return &table[T]{path: path, tmp: f.Name(), f: f, w: w, buf: make([]T, 0, 1024)}, nil
@@ -243,7 +251,39 @@ func (w *Writer) mkdir(dir string) error {
 		}
 		w.created = append(w.created, missing[i])
 	}
+	if len(missing) == 0 {
+		w.checkStale(dir)
+	}
 	return nil
+}
+
+// checkStale tells Stale of the temporary files in dir that no process
+// holds, once per directory.
+func (w *Writer) checkStale(dir string) {
+	if w.Stale == nil || w.checked[dir] {
+		return
+	}
+	w.checked[dir] = true
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if !strings.HasPrefix(e.Name(), ".part-") || !strings.HasSuffix(e.Name(), ".parquet.tmp") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		free := unlocked(f)
+		var size int64
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		f.Close()
+		if free {
+			w.Stale(path, size)
+		}
+	}
 }
 
 // partName is the file name of a capture's n-th file in a partition this
@@ -293,13 +333,18 @@ func (w *Writer) openMessages(c, key, date string) error {
 		w.touch(p)
 		return nil
 	}
+	// A capture's file is read to its end before the next: the partitions
+	// of the captures before are done.
+	for i := 0; i < len(w.lru); i++ {
+		if q := w.lru[i]; q.key != key || q.capture != c {
+			if err := w.finishPartition(i); err != nil {
+				return err
+			}
+			i--
+		}
+	}
 	if len(w.open) >= MaxOpenPartitions {
-		old := w.lru[0]
-		w.lru = w.lru[1:]
-		t := w.open[old]
-		delete(w.open, old)
-		w.done = append(w.done, t)
-		if err := t.finish(); err != nil {
+		if err := w.finishPartition(0); err != nil {
 			return err
 		}
 	}
@@ -322,6 +367,16 @@ func (w *Writer) openMessages(c, key, date string) error {
 	return nil
 }
 
+// finishPartition finishes the file of the i-th open partition in lru.
+func (w *Writer) finishPartition(i int) error {
+	p := w.lru[i]
+	w.lru = append(w.lru[:i], w.lru[i+1:]...)
+	t := w.open[p]
+	delete(w.open, p)
+	w.done = append(w.done, t)
+	return t.finish()
+}
+
 // touch moves p to the most recently used end of lru.
 func (w *Writer) touch(p partition) {
 	for i, q := range w.lru {
@@ -333,23 +388,33 @@ func (w *Writer) touch(p partition) {
 	}
 }
 
-// Session adds a row to the sessions table.
+// Session adds a row to the sessions table. The sessions of one capture
+// come together (a capture's file is read to its end before the next), so
+// a new capture's first row finishes the file of the one before.
 func (w *Writer) Session(row SessionRow) error {
 	if w.err != nil {
 		return w.err
 	}
-	t := w.sessions[row.File]
+	ck := captureKey{w.captureDir(row.File), w.CaptureKey(row.File)}
+	t := w.sessions[ck]
 	if t == nil {
-		c, key := w.captureDir(row.File), w.CaptureKey(row.File)
-		w.keys[captureKey{c, key}] = true
-		dir := filepath.Join(w.dir, "sessions", c)
+		for k, old := range w.sessions {
+			delete(w.sessions, k)
+			w.doneSess = append(w.doneSess, old)
+			if w.err = old.finish(); w.err != nil {
+				return w.err
+			}
+		}
+		w.keys[ck] = true
+		dir := filepath.Join(w.dir, "sessions", ck.dir)
 		if w.err = w.mkdir(dir); w.err != nil {
 			return w.err
 		}
-		if t, w.err = openTable[SessionRow](filepath.Join(dir, partName(key, 0))); w.err != nil {
+		if t, w.err = openTable[SessionRow](filepath.Join(dir, partName(ck.key, w.sessFiles[ck]))); w.err != nil {
 			return w.err
 		}
-		w.sessions[row.File] = t
+		w.sessFiles[ck]++
+		w.sessions[ck] = t
 	}
 	w.err = t.add(row)
 	return w.err
@@ -401,7 +466,7 @@ func (w *Writer) finishAll() error {
 			err = e
 		}
 	}
-	w.sessions = map[string]*table[SessionRow]{}
+	w.sessions = map[captureKey]*table[SessionRow]{}
 	return err
 }
 

@@ -264,3 +264,69 @@ func FuzzPartitionValue(f *testing.F) {
 		}
 	})
 }
+
+// Many captures in one run keep at most one sessions file and the
+// partitions of one capture open: the file of a capture is finished when
+// the next one's rows begin (a run over 10,000 captures held a file each).
+func TestExportFinishesEarlierCaptures(t *testing.T) {
+	dir := t.TempDir()
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	for i := range 40 {
+		file := filepath.Join(src, strings.Repeat("c", i%5+1)+".pcap", "x") // same names, other folders
+		if _, err := w.NextMessage(file, day1); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Session(SessionRow{File: file}); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.open) > 1 || len(w.sessions) > 1 {
+			t.Fatalf("capture %d: %d messages and %d sessions files open", i, len(w.open), len(w.sessions))
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(files(t, dir)); got != 80 {
+		t.Errorf("%d files, want 80", got)
+	}
+}
+
+// A temporary file that no process holds (an export killed by SIGKILL) is
+// reported by the next export into its partition; one being written by a
+// running export is not.
+func TestExportReportsStaleTemp(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "a.pcap")
+	writeRows(t, dir, file, 3, sameDay)
+	part := filepath.Join(dir, "messages", "capture=a.pcap", "date=2026-01-10")
+	stale := filepath.Join(part, ".part-123.parquet.tmp")
+	if err := os.WriteFile(stale, []byte("half a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	running, err := New(dir) // another export, still writing
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := running.NextMessage(filepath.Join(t.TempDir(), "a.pcap"), day1); err != nil {
+		t.Fatal(err)
+	}
+	defer running.Abort()
+
+	w, _ := New(dir)
+	var got []string
+	w.Stale = func(path string, size int64) { got = append(got, path) }
+	if _, err := w.NextMessage(file, day1); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if len(got) != 1 || got[0] != stale {
+		t.Errorf("reported %v, want only %s", got, stale)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("the stale file was touched: %v", err)
+	}
+}

@@ -168,6 +168,9 @@ var ErrManyServers = errors.New("the capture holds more than one server")
 func Load(path string, opts LoadOptions) (*Capture, error) {
 	copts := opts.Capture
 	copts.Interrupt = opts.Interrupt
+	// A packet_trace.log does not hold its server's address: the chosen
+	// server is the one it is shown with.
+	copts.TraceServer = opts.Server
 	rd, err := capture.OpenWithOptions(path, copts)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path"
 	"reflect"
 	"strings"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
+
+	"github.com/bcwire/bcwire/internal/cfgfile"
 )
 
 // Severity ranks a difference.
@@ -212,7 +213,7 @@ type rulesFile struct {
 //	{"ignore": ["Settings.map"], "compare": ["*.player_name"],
 //	 "latency": "250ms", "rate_ratio": 2, "severity": {"bundling": "minor"}}
 func LoadRules(file string) (Rules, error) {
-	b, err := os.ReadFile(file)
+	b, err := cfgfile.Read(file, cfgfile.MaxConfig)
 	if err != nil {
 		return Rules{}, err
 	}
@@ -224,10 +225,13 @@ func ParseRules(b []byte) (Rules, error) {
 	def := DefaultRules()
 	f := rulesFile{Rules: def}
 	f.Ignore = nil
+	if err := cfgfile.CheckJSON(b); err != nil { // depth and repeated keys
+		return Rules{}, fmt.Errorf("rules: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return Rules{}, fmt.Errorf("rules: %w", err)
+		return Rules{}, fmt.Errorf("rules: %w", cfgfile.ShortError(err))
 	}
 	r := f.Rules
 	r.Ignore = append(def.Ignore, f.Ignore...)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,16 @@ func OpenCapture(path string, opts capture.Options) (*CaptureFile, error) {
 		return nil, IOError(path, err)
 	}
 	return &CaptureFile{R: rd, Path: path, Size: size, f: f, cr: cr}, nil
+}
+
+// TraceServer makes the one server --server names the address a
+// packet_trace.log's logging server is shown with (the log does not hold
+// it); with none or several, the stand-in capture.DefaultTraceServer is.
+func TraceServer(opts capture.Options, servers []netip.AddrPort) capture.Options {
+	if len(servers) == 1 {
+		opts.TraceServer = servers[0]
+	}
+	return opts
 }
 
 // Read is the number of bytes read from the file so far (compressed bytes

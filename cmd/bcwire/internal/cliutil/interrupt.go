@@ -16,13 +16,21 @@ const ExitInterrupted = 130
 // channel instead of killing the process, so that a reading command can
 // stop where it is and still print its summary or clean up its files; a
 // second signal kills as usual. Call stop when done.
+//
+// While it is in place, the first signal is the command's: the partial
+// files of Create are left to it (it aborts them itself); a second signal
+// removes them before it kills (see partial.go).
 func CatchInterrupt() (done <-chan struct{}, stop func()) {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	release := catching()
 	go func() {
 		<-ctx.Done()
 		cancel() // restore the default action: a second signal kills
 	}()
-	return ctx.Done(), cancel
+	return ctx.Done(), func() {
+		cancel()
+		release()
+	}
 }
 
 // IsClosed reports whether done (which may be nil) is closed.

@@ -195,6 +195,17 @@ func (f *AtomicFile) Commit() error {
 	return nil
 }
 
+// Keep closes the temporary file and leaves it under its temporary name,
+// not renamed (after a failure: it holds what was written until then).
+func (f *AtomicFile) Keep() {
+	if f.done {
+		return
+	}
+	f.done = true
+	defer untrack(f)()
+	f.Close()
+}
+
 // Abort closes and removes the temporary file; the target is untouched.
 func (f *AtomicFile) Abort() {
 	if f.done {

@@ -30,6 +30,25 @@ var partials struct {
 	mu   sync.Mutex
 	open map[*AtomicFile]bool
 	sig  chan os.Signal
+	// catchers counts the CatchInterrupt handlers in place; caught is set
+	// once one of them has had its signal.
+	catchers int
+	caught   bool
+}
+
+// catching notes a CatchInterrupt handler until the returned release.
+func catching() (release func()) {
+	partials.mu.Lock()
+	partials.catchers++
+	partials.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			partials.mu.Lock()
+			partials.catchers--
+			partials.mu.Unlock()
+		})
+	}
 }
 
 // track registers f for removal on SIGINT and SIGTERM, starting the handler
@@ -42,7 +61,7 @@ func track(f *AtomicFile) {
 	}
 	partials.open[f] = true
 	if partials.sig == nil {
-		partials.sig = make(chan os.Signal, 1)
+		partials.sig = make(chan os.Signal, 2) // a second signal may come before the first is read
 		signal.Notify(partials.sig, os.Interrupt, syscall.SIGTERM)
 		go removeOnSignal(partials.sig)
 	}
@@ -69,11 +88,23 @@ func untrack(f *AtomicFile) func() {
 }
 
 func removeOnSignal(c chan os.Signal) {
-	sig, ok := <-c
-	if !ok {
-		return
+	var sig os.Signal
+	for {
+		var ok bool
+		if sig, ok = <-c; !ok {
+			return
+		}
+		partials.mu.Lock()
+		if partials.catchers > 0 && !partials.caught {
+			// The command catches this one to stop where it is and
+			// clean up; the next one is for us.
+			partials.caught = true
+			partials.mu.Unlock()
+			continue
+		}
+		break // holding the lock
 	}
-	partials.mu.Lock() // never unlocked: no Commit renames after this
+	// The lock is never released: no Commit renames after this.
 	for f := range partials.open {
 		os.Remove(f.Name())
 	}

@@ -51,6 +51,23 @@ func init() {
 			os.Exit(2)
 		}
 		forever(f, f.Name())
+	case "caught", "stuck":
+		// A command that catches the first signal (decode): it stops,
+		// aborts its file and exits 130 ("caught"), or does not get
+		// round to it ("stuck") and a second signal must still clean up.
+		intr, stop := CatchInterrupt()
+		defer stop()
+		f, err := Create(target)
+		if err != nil {
+			os.Exit(2)
+		}
+		fmt.Println(f.Name())
+		for mode == "stuck" || !IsClosed(intr) {
+			f.Write(chunk)
+			time.Sleep(time.Millisecond)
+		}
+		f.Abort()
+		os.Exit(ExitInterrupted)
 	case "writefile":
 		// WriteFile buffers: the temporary name is found by globbing.
 		WriteFile(target, nil, func(w io.Writer) error {
@@ -111,25 +128,47 @@ func TestSignalRemovesPartial(t *testing.T) {
 		mode   string
 		sig    syscall.Signal
 		remove bool
+		twice  bool // send the signal twice
 	}{
-		{"create", syscall.SIGINT, true},
-		{"create", syscall.SIGTERM, true},
-		{"writefile", syscall.SIGINT, true},
-		{"writefile", syscall.SIGTERM, true},
-		{"kept", syscall.SIGTERM, false},
+		{"caught", syscall.SIGINT, true, false},
+		{"stuck", syscall.SIGTERM, true, true},
+		{"create", syscall.SIGINT, true, false},
+		{"create", syscall.SIGTERM, true, false},
+		{"writefile", syscall.SIGINT, true, false},
+		{"writefile", syscall.SIGTERM, true, false},
+		{"kept", syscall.SIGTERM, false, false},
 	} {
 		t.Run(fmt.Sprintf("%s/%v", c.mode, c.sig), func(t *testing.T) {
 			dir := t.TempDir()
 			target := filepath.Join(dir, "out.pcap")
 			os.WriteFile(target, []byte("old"), 0o644)
 			cmd, partial := startWriter(t, c.mode, target)
+			watchdog := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() }) // a bug must not hang the test
+			defer watchdog.Stop()
 			cmd.Process.Signal(c.sig)
+			if c.twice {
+				// The first one reached the command's handler before the
+				// second is sent: it is caught and ignored, so the file
+				// still grows.
+				st0, _ := os.Stat(partial)
+				for i := 0; i < 10000; i++ {
+					if st, err := os.Stat(partial); err == nil && st0 != nil && st.Size() > st0.Size()+1<<20 {
+						break
+					}
+					time.Sleep(time.Millisecond)
+				}
+				cmd.Process.Signal(c.sig)
+			}
 			err := cmd.Wait()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) {
 				t.Fatalf("helper ended with %v", err)
 			}
-			if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != c.sig {
+			if c.mode == "caught" {
+				if ee.ExitCode() != ExitInterrupted {
+					t.Errorf("helper ended with %v, want exit status %d from its own handler", err, ExitInterrupted)
+				}
+			} else if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != c.sig {
 				t.Errorf("helper ended with %v, want death by %v", err, c.sig)
 			}
 			_, statErr := os.Stat(partial)

@@ -110,7 +110,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	if o.File != nil {
 		o.File(path)
 	}
-	copts := o.Capture
+	copts := TraceServer(o.Capture, o.Servers)
 	copts.Interrupt = o.Interrupt
 	cf, err := OpenCapture(path, copts)
 	if err != nil {
@@ -183,7 +183,13 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
 			fmt.Fprintf(o.IO.Err, "; %s", ev)
 		}
+		if x := cf.R.ExpansionText(); x != "" {
+			fmt.Fprintf(o.IO.Err, "; %s", x)
+		}
 		fmt.Fprintln(o.IO.Err)
+		if note := cf.R.Note(); note != "" {
+			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+		}
 	}
 	return nil
 }

@@ -307,7 +307,7 @@ func Run(o *Options) error {
 		if cliutil.IsClosed(intr) {
 			break
 		}
-		copts := o.Caps.Capture()
+		copts := cliutil.TraceServer(o.Caps.Capture(), servers)
 		copts.Interrupt = intr
 		cf, err := cliutil.OpenCapture(path, copts)
 		if err != nil {
@@ -347,6 +347,7 @@ func Run(o *Options) error {
 		} else {
 			sum, err = flow.Run(rd, tr, emit)
 		}
+		expansion := cf.R.ExpansionText()
 		cf.Close()
 		if err != nil {
 			p.Flush()
@@ -359,7 +360,10 @@ func Run(o *Options) error {
 		badChecksums += sum.Capture.BadChecksums
 		p.Flush()
 		if !o.Quiet {
-			printSummary(o.IO, path, sum)
+			printSummary(o.IO, path, sum, expansion)
+			if note := cf.R.Note(); note != "" {
+				fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
+			}
 		}
 		// The damage goes to stderr too, so that it survives a pipe into
 		// jq or an output sent to /dev/null.
@@ -404,7 +408,7 @@ func Run(o *Options) error {
 	return nil
 }
 
-func printSummary(io *report.IO, path string, s flow.Summary) {
+func printSummary(io *report.IO, path string, s flow.Summary, expansion string) {
 	c, f := s.Capture, s.Flow
 	fmt.Fprintf(io.Err, "%s: %d records, %d UDP datagrams (%d Bridge Commander, %d GameSpy, %d other UDP), %d transport messages, %d game messages",
 		path, c.Records, c.UDP, f.Datagrams, f.GameSpy, f.OtherUDP, f.Messages, f.GameMessages)
@@ -424,6 +428,9 @@ func printSummary(io *report.IO, path string, s flow.Summary) {
 	if f.FlowsEvicted+f.ServersEvicted > 0 || (s.Damage == 0 && f.FragmentsEvicted+c.FragmentsEvicted > 0) {
 		fmt.Fprintf(io.Err, "; caps evicted %d fragment sets, %d IPv4 fragment sets, %d flows, %d servers",
 			f.FragmentsEvicted, c.FragmentsEvicted, f.FlowsEvicted, f.ServersEvicted)
+	}
+	if expansion != "" {
+		fmt.Fprintf(io.Err, "; %s", expansion)
 	}
 	fmt.Fprintln(io.Err)
 }

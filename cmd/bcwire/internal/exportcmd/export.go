@@ -61,7 +61,7 @@ bounded whatever the capture's length.
 
 Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged (listed on stderr, and in the error column), 2 for
-usage or I/O errors.`,
+usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap*
   duckdb -c "SELECT server, date, count(DISTINCT client) AS players,
                     count(*) FILTER (name = 'StateUpdate') AS state_updates
@@ -114,12 +114,29 @@ func Run(o *Options) error {
 			}
 		}
 	}
+	// The same capture given twice (a.pcap ./a.pcap) is exported once: its
+	// parts are named by its key, and two runs of it would be one file's
+	// rows twice.
+	seen := map[string]bool{}
+	var files []string
+	for _, in := range o.Files {
+		k := export.FileKey(in)
+		if seen[k] {
+			fmt.Fprintf(o.IO.Err, "%s: given more than once; exported once\n", in)
+			continue
+		}
+		seen[k] = true
+		files = append(files, in)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
 	w, err := export.New(o.Dir)
 	if err != nil {
 		return cliutil.IOError(o.Dir, err)
+	}
+	w.Stale = func(path string, size int64) {
+		fmt.Fprintf(o.IO.Err, "bcwire: warning: %s (%d bytes) was left by an export that was killed before it finished; remove it\n", path, size)
 	}
 	var (
 		file string
@@ -128,7 +145,7 @@ func Run(o *Options) error {
 	)
 	intr, stop := cliutil.CatchInterrupt()
 	defer stop()
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
 		Record: func(r *flow.Record) {

@@ -109,7 +109,9 @@ counter and the local start time: -w day.pcapng gives
 day_00001_20261125183000.pcapng, day_00002_..., each renamed from its
 temporary name when complete; every packet goes to exactly one file. A full
 disk stops the capture with a message that says so (exit status 2); the
-completed files stay.
+completed files stay, and the one being written stays under its temporary
+name with the packets written until then. The packets captured after it
+are still decoded, and counted as not written.
 
 --stats-every prints a summary line on stderr: sessions, datagrams and bytes
 per second, retransmissions, damaged messages and kernel drops. When the
@@ -392,7 +394,11 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	}
 	switch {
 	case l.werr != nil:
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("-w %s: %w", o.Write, explainWriteError(l.werr))}
+		kept := ""
+		if p := l.rw.Partial(); p != "" {
+			kept = fmt.Sprintf(" (the packets written until then are in %s)", p)
+		}
+		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("-w %s: %w%s", o.Write, explainWriteError(l.werr), kept)}
 	case runErr != nil && !errors.Is(runErr, l.werr):
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: runErr}
 	case l.printErr != nil:
@@ -454,6 +460,10 @@ func (l *liveRun) record(r *flow.Record) bool {
 			l.printErr = err
 			return false
 		}
+	}
+	if l.display != nil && l.display.Err() != nil {
+		l.printErr = l.display.Err() // a -Y budget ran out: stop, and say so
+		return false
 	}
 	return true
 }
@@ -523,7 +533,7 @@ func byteRate(b float64) string {
 // counts on stderr.
 func (l *liveRun) final(sum flow.Summary, frames int) {
 	if l.o.Quiet {
-		if l.src.Lost() > 0 || l.src.Unwritten() > 0 {
+		if l.src.Lost() > 0 || (l.rw != nil && l.src.Frames() > l.rw.Written()) {
 			l.kernelLine(l.err) // a loss is worth a line even when quiet
 			l.err.Flush()
 		}
@@ -574,8 +584,14 @@ func (l *liveRun) kernelLine(w *bufio.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
-	if n := src.Unwritten(); n > 0 && l.rw != nil {
-		fmt.Fprintf(w, "bcwire live: %d captured packets NOT WRITTEN to %s (writing failed)\n", n, l.o.Write)
+	if l.rw != nil {
+		if n := src.Frames() - l.rw.Written(); n > 0 {
+			fmt.Fprintf(w, "bcwire live: %d captured packets NOT WRITTEN to %s (writing failed)", n, l.o.Write)
+			if p := l.rw.Partial(); p != "" {
+				fmt.Fprintf(w, "; the file being written is kept as %s", p)
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	if n := src.Undecoded(); n > 0 {
 		fmt.Fprintf(w, "bcwire live: %d captured packets not decoded (output failed)\n", n)

@@ -291,7 +291,7 @@ func TestDurationStopsIdleCapture(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 15*time.Second { // a hang, not a loaded machine
 		t.Errorf("took %v", d)
 	}
 	for _, w := range []string{"0 packets captured", "datagrams/s", "kernel drops", "kernel: "} {
@@ -382,8 +382,8 @@ func TestAutoLearnsServerPort(t *testing.T) {
 		select {
 		case err := <-done:
 			return err
-		case <-time.After(5 * time.Second):
-			t.Fatal("live did not stop within 5s of its context ending")
+		case <-time.After(15 * time.Second): // the drain takes ~100 ms; more is a hang
+			t.Fatal("live did not stop within 15s of its context ending")
 			return nil
 		}
 	}

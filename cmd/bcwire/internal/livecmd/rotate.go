@@ -59,6 +59,7 @@ type captureFile interface {
 	io.Writer
 	Commit() error
 	Abort()
+	Keep() // close, and leave the temporary file where it is
 	Name() string
 }
 
@@ -87,6 +88,15 @@ type ringWriter struct {
 	counter int
 	done    []string // completed files, oldest first (for files:N)
 	err     error    // the first error; nothing is written after it
+
+	// ends are the end offsets in the current file of its frames not yet
+	// known to be in it (still in the writer's buffer), oldest first;
+	// written counts the frames known to be in files.
+	ends    []int64
+	written int
+	// partial is the temporary file kept after a write failed: it holds
+	// the frames written until then.
+	partial string
 }
 
 type countingWriter struct {
@@ -125,9 +135,42 @@ func (r *ringWriter) open(now time.Time) error {
 		f.Abort()
 		return err
 	}
-	r.f, r.w, r.start, r.size, r.frames = f, w, now, r.counted.n, 0
+	r.f, r.w, r.start, r.size, r.frames, r.ends = f, w, now, r.counted.n, 0, r.ends[:0]
 	return nil
 }
+
+// settle drops the frames the file now holds whole from ends.
+func (r *ringWriter) settle() {
+	n := 0
+	for n < len(r.ends) && r.ends[n] <= r.counted.n {
+		n++
+	}
+	r.written += n
+	r.ends = r.ends[:copy(r.ends, r.ends[n:])]
+}
+
+// fail records the first error and keeps the current file's temporary
+// name with what reached it: after a full disk, the packets written until
+// then are not thrown away with the rest.
+func (r *ringWriter) fail(err error) error {
+	if r.err == nil {
+		r.err = err
+	}
+	if r.f != nil {
+		r.settle()
+		r.partial = r.f.Name()
+		r.f.Keep()
+		r.f = nil
+	}
+	return r.err
+}
+
+// Written is the number of frames known to be in the files: completed,
+// or in the temporary file kept after a failure.
+func (r *ringWriter) Written() int { return r.written }
+
+// Partial is the temporary file kept after a write failed ("" if none).
+func (r *ringWriter) Partial() string { return r.partial }
 
 // Start opens the first file, so that a bad path fails before capturing.
 func (r *ringWriter) Start(now time.Time) error {
@@ -153,11 +196,14 @@ func (r *ringWriter) WriteFrame(now time.Time, ts time.Time, frame []byte) error
 		return r.err
 	}
 	if err := r.w.WriteRaw(ts, frame); err != nil {
-		r.err = err
-		return err
+		return r.fail(err)
 	}
 	r.size += int64(32 + len(frame) + (-len(frame) & 3)) // an enhanced packet block
 	r.frames++
+	r.ends = append(r.ends, r.size)
+	if r.counted.n >= r.ends[0] {
+		r.settle()
+	}
 	return nil
 }
 
@@ -183,8 +229,9 @@ func (r *ringWriter) Tick(now time.Time) error {
 		return r.err
 	}
 	if err := r.w.Flush(); err != nil {
-		r.err = err
+		return r.fail(err)
 	}
+	r.settle()
 	return r.err
 }
 
@@ -199,15 +246,16 @@ func (r *ringWriter) next() error {
 
 func (r *ringWriter) finish() error {
 	if err := r.w.Flush(); err != nil {
-		r.f.Abort()
-		r.f = nil
-		return err
+		return r.fail(err)
 	}
 	target := r.name(r.start)
-	if err := r.f.Commit(); err != nil {
-		r.f = nil
+	if err := r.f.Commit(); err != nil { // the file is gone
+		r.written -= r.frames - len(r.ends)
+		r.f, r.ends = nil, r.ends[:0]
 		return err
 	}
+	r.written += len(r.ends) // flushed: all of them are in it
+	r.ends = r.ends[:0]
 	if r.onSwitch != nil {
 		r.onSwitch(target, r.frames)
 	}

@@ -219,6 +219,7 @@ func (f *fullDisk) Write(p []byte) (int, error) {
 }
 func (f *fullDisk) Commit() error { return nil }
 func (f *fullDisk) Abort()        {}
+func (f *fullDisk) Keep()         {}
 func (f *fullDisk) Name() string  { return f.name }
 
 // TestRingFullDisk checks that a full disk is an error that says so, with

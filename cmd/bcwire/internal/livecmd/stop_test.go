@@ -248,14 +248,18 @@ func TestWriteErrorKeepsDecoding(t *testing.T) {
 	needRoot(t)
 	rp := prepareReplay(t, filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "battle.pcap"))
 	budget := 300_000
+	var disk *fullDisk
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	ready := make(chan struct{})
 	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, JSON: true, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) },
-		Write:  filepath.Join(t.TempDir(), "full.pcapng"),
-		create: func(path string) (captureFile, error) { return &fullDisk{budget: &budget, name: path}, nil }}
+		Write: filepath.Join(t.TempDir(), "full.pcapng"),
+		create: func(path string) (captureFile, error) {
+			disk = &fullDisk{budget: &budget, name: path}
+			return disk, nil
+		}}
 	done := make(chan error, 1)
 	go func() { done <- Run(o) }()
 	select {
@@ -290,6 +294,28 @@ func TestWriteErrorKeepsDecoding(t *testing.T) {
 	}
 	if unwritten <= 0 || unwritten >= captured {
 		t.Errorf("%d of %d not written", unwritten, captured)
+	}
+	// The file kept holds exactly the others, whole, and names them.
+	if !strings.Contains(errText, "the file being written is kept as "+disk.name) || !strings.Contains(err.Error(), disk.name) {
+		t.Errorf("the kept file %s is not named:\n%v\n%s", disk.name, err, errText)
+	}
+	rd, rerr := capture.NewReader(bytes.NewReader(disk.buf.Bytes()))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	inFile := 0
+	for {
+		p, err := rd.Next()
+		if err != nil {
+			break
+		}
+		if sent := rp.packets[inFile]; !bytes.Equal(p.Payload, sent.payload) {
+			t.Fatalf("kept frame %d is not datagram %d", inFile+1, inFile+1)
+		}
+		inFile++
+	}
+	if inFile != captured-unwritten {
+		t.Errorf("the kept file holds %d frames; %d captured, %d said not written", inFile, captured, unwritten)
 	}
 	wantCounts := opcodeCounts(t, decodeLines(t, rp.prefixFile(t, captured), []netip.AddrPort{rp.Server}))
 	if got := opcodeCounts(t, splitLines(stdout.String())); !maps.Equal(got, wantCounts) {

@@ -53,6 +53,7 @@ func TestInterruptedCommands(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "fleet")
+	cut := filepath.Join(t.TempDir(), "cut.pcapng")
 	for _, tc := range []struct {
 		args             []string
 		wantOut, wantErr string
@@ -61,6 +62,8 @@ func TestInterruptedCommands(t *testing.T) {
 		{[]string{"decode", "-q", "-"}, "StateUpdate", "interrupted: the summary above"},
 		{[]string{"decode", "-"}, "", " records, "},
 		{[]string{"export", "-q", "-o", out, "-"}, "", "interrupted: nothing exported"},
+		// -w: the partial being written goes, the target is not made.
+		{[]string{"decode", "-q", "-Y", `name == "StateUpdate"`, "-w", cut, "-"}, "", cut + " not written"},
 	} {
 		cmd := exec.Command(bin, tc.args...)
 		in, err := cmd.StdinPipe()
@@ -103,5 +106,8 @@ func TestInterruptedCommands(t *testing.T) {
 	})
 	if len(left) > 0 {
 		t.Errorf("export left %v", left)
+	}
+	if left, _ := os.ReadDir(filepath.Dir(cut)); len(left) > 0 {
+		t.Errorf("decode -w left %v", left)
 	}
 }
