@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # Reproduces bcwire's speed and memory figures side by side with tshark.
 #
-#   bench/compare.sh [COPIES]      (default 100: ~951,000 datagrams, 97 MB)
+#   bench/compare.sh [COPIES]      (default 100: ~540,000 datagrams, 62 MB)
 #
-# It builds bcwire, makes a large capture of COPIES time-shifted copies of
-# the bundled 4-player battle (bench/repeat), then times on that one file:
+# It builds bcwire (and bcwire-full, for export) and makes two large
+# captures: COPIES time-shifted copies of the bundled 4-player battle, and
+# 40 copies of OpenBC's networked battle test (testdata/openbc, a real
+# peer's traffic: OPENBC_COPIES). On each it times:
 #   - tshark -n -r FILE -T fields -e udp.length   (a bare UDP pass, no BC decoding)
 #   - bcwire stats --json --no-measures FILE (full decode: decrypt, split, reassemble,
 #                                        decode every opcode, build sessions)
 #   - the same pinned to one core with taskset (the Go runtime, its garbage
 #     collector included, then shares that core)
-#   - bcwire stats --json --no-measures --workers 2 FILE
 #   - bcwire stats FILE                 (the text tables)
-#   - bcwire decode --json FILE > /dev/null
-# and prints datagrams per second, the speed ratio to tshark and the peak
-# resident memory of each (GNU time -v). Each timing is the best of RUNS
-# (default 3) runs. tshark and GNU time are installed from Debian if missing.
+#   - bcwire decode --json FILE > /dev/null, and text decode
+#   - bcwire export -o DIR FILE         (Parquet)
+# and prints wall and CPU (user+sys) seconds, datagrams per second, the
+# peak resident memory (GNU time -v) and the ratios to tshark in wall time
+# and in CPU. Each row is the run of best wall time of RUNS (default 3).
+# tshark and GNU time are installed from Debian if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COPIES=${1:-100}
+OPENBC_COPIES=${OPENBC_COPIES:-40}
 RUNS=${RUNS:-3}
 WORK=${WORK:-$(mktemp -d)}
 
@@ -31,39 +35,46 @@ if ! need tshark || [ ! -x /usr/bin/time ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tshark time >/dev/null
 fi
 
-go build -o "$WORK/bcwire" ./cmd/bcwire
-FILE="$WORK/battle-x$COPIES.pcap"
-[ -f "$FILE" ] || go run ./bench/repeat -n "$COPIES" -o "$FILE" testdata/pcaps/battle.pcap
-DGRAMS=$("$WORK/bcwire" stats --json "$FILE" 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) Bridge Commander datagrams.*/\1/p')
-# Speeds are in UDP datagrams (Bridge Commander and GameSpy), as tshark sees them.
-UDP=$(tshark -n -r "$FILE" -T fields -e udp.length 2>/dev/null | wc -l)
-echo "capture: $FILE ($(du -h "$FILE" | cut -f1), $UDP UDP datagrams, $DGRAMS Bridge Commander)"
+go build -o "$WORK/" ./cmd/bcwire ./cmd/bcwire/bcwire-full # export runs in bcwire-full
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
 
-# measure NAME CMD... : best wall time (s) and the peak RSS (KiB) of that run
+# measure NAME CMD... : the run of best wall time: wall (s), CPU (s), peak RSS (KiB)
 measure() {
   local name=$1; shift
-  local best="" rss=""
+  local best="" cpu="" rss=""
   for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f '%e %M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
-    read -r t m < "$WORK/time.out"
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; rss=$m; fi
+    /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
+    read -r t u s m < <(tail -n 1 "$WORK/time.out") # after "Command exited with non-zero status 1" (damage)
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; cpu=$(awk "BEGIN{print $u+$s}"); rss=$m; fi
   done
-  printf '%-34s %8.2f s %12.0f dgram/s %8.1f MiB\n' "$name" "$best" "$(awk "BEGIN{print $UDP/$best}")" "$(awk "BEGIN{print $rss/1024}")"
-  eval "T_${name//[^A-Za-z0-9]/_}=$best"
+  printf '%-28s %8.2f s %8.2f s %12.0f dgram/s %8.1f MiB\n' "$name" "$best" "$cpu" "$(awk "BEGIN{print $UDP/$best}")" "$(awk "BEGIN{print $rss/1024}")"
+  eval "T_${name//[^A-Za-z0-9]/_}=$best C_${name//[^A-Za-z0-9]/_}=$cpu"
 }
 
-printf '%-34s %10s %20s %12s\n' "run" "wall" "speed" "peak RSS"
-measure "tshark" tshark -n -r "$FILE" -T fields -e udp.length
-measure "bcwire_stats_json" "$WORK/bcwire" stats --json --no-measures -q "$FILE"
-measure "bcwire_stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json --no-measures -q "$FILE"
-measure "bcwire_stats_json_workers2" "$WORK/bcwire" stats --json --no-measures -q --workers 2 "$FILE"
-measure "bcwire_stats_text" "$WORK/bcwire" stats -q "$FILE"
-measure "bcwire_stats_text_workers2" "$WORK/bcwire" stats -q --workers 2 "$FILE"
-measure "bcwire_decode_json" "$WORK/bcwire" decode --json -q "$FILE"
-echo
-for v in bcwire_stats_json bcwire_stats_json_one_core bcwire_stats_json_workers2 bcwire_stats_text bcwire_stats_text_workers2 bcwire_decode_json; do
-  eval "t=\$T_$v"
-  printf '%-34s %6.1fx faster than tshark\n' "$v" "$(awk "BEGIN{print $T_tshark/$t}")"
-done
+# compare FILE: every run on FILE, then the ratios to tshark
+compare() {
+  FILE=$1
+  UDP=$(tshark -n -r "$FILE" -T fields -e udp.length 2>/dev/null | wc -l) # speeds count UDP datagrams, as tshark sees them
+  echo
+  echo "capture: $FILE ($(du -h "$FILE" | cut -f1), $UDP UDP datagrams), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '%-28s %10s %10s %20s %12s\n' "run" "wall" "cpu" "speed" "peak RSS"
+  measure "tshark" tshark -n -r "$FILE" -T fields -e udp.length
+  measure "stats_json" "$WORK/bcwire" stats --json --no-measures -q "$FILE"
+  measure "stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json --no-measures -q "$FILE"
+  measure "stats_text" "$WORK/bcwire" stats -q "$FILE"
+  # not -q: decode -q prints no packets (as tshark's -q); measure sends stdout to /dev/null
+  measure "decode_json" "$WORK/bcwire" decode --json "$FILE"
+  measure "decode_text" "$WORK/bcwire" decode "$FILE"
+  measure "export" sh -c 'rm -rf "$1" && exec "$2" export -q -o "$1" "$3"' sh "$WORK/export" "$WORK/bcwire" "$FILE"
+  for v in stats_json stats_json_one_core stats_text decode_json decode_text export; do
+    eval "t=\$T_$v c=\$C_$v"
+    printf '%-28s %6.1fx tshark in wall time, %6.1fx in CPU\n' "$v" "$(awk "BEGIN{print $T_tshark/$t}")" "$(awk "BEGIN{print $C_tshark/($c>0?$c:0.01)}")"
+  done
+}
+
+BATTLE="$WORK/battle-x$COPIES.pcap"
+[ -f "$BATTLE" ] || go run ./bench/repeat -n "$COPIES" -o "$BATTLE" testdata/pcaps/battle.pcap
+OPENBC="$WORK/openbc-battle-x$OPENBC_COPIES.pcap"
+[ -f "$OPENBC" ] || go run ./bench/repeat -n "$OPENBC_COPIES" -o "$OPENBC" testdata/openbc/networked-battle.pcap
+compare "$BATTLE"
+compare "$OPENBC"

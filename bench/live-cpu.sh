@@ -16,7 +16,7 @@ CAP=${CAP:-/tmp/p16.pcap}
 RUNS=${RUNS:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bcwire" ./cmd/bcwire
+go build -o "$tmp/" ./cmd/bcwire ./cmd/bcwire/bcwire-full # live runs in bcwire-full
 go build -o "$tmp/pace" ./bench/pace
 [ -s "$CAP" ] || "$tmp/bcwire" synth --players 16 --duration 62s -w "$CAP" >/dev/null
 hz=$(getconf CLK_TCK)

@@ -66,23 +66,40 @@ func countDatagrams(tb testing.TB) int {
 	}
 }
 
-// BenchmarkPipelineSteady runs the second half of the battle (four players
-// in game) through a Tracker and a session Builder, over and over with the
+// steadyCorpus are the captures the steady-state benchmarks replay: the
+// project's own battle, and OpenBC's networked battle test recorded against
+// OpenBC's server (interop/record-openbc-battle.sh), a real peer's traffic
+// whose mix of opcodes and sizes differs from the generated one.
+var steadyCorpus = []struct{ name, path string }{
+	{"battle", filepath.Join("testdata", "pcaps", "battle.pcap")},
+	{"openbc-battle", filepath.Join("testdata", "openbc", "networked-battle.pcap")},
+}
+
+// BenchmarkPipelineSteady runs the middle third of each battle (players in
+// game) through a Tracker and a session Builder, over and over with the
 // clock moved on each pass so that the sessions simply continue. One op is
 // one pass; steady state allocates nothing (the strings of the chat,
 // ship-creation and player-leave messages come from the game Decoder's
 // intern table).
-func BenchmarkPipelineSteady(b *testing.B) { pipelineSteady(b, false) }
+func BenchmarkPipelineSteady(b *testing.B) {
+	for _, c := range steadyCorpus {
+		b.Run(c.name, func(b *testing.B) { pipelineSteady(b, c.path, false) })
+	}
+}
 
 // BenchmarkPipelineSteadyMetrics is BenchmarkPipelineSteady with what
 // --metrics adds: every record observed by a metrics.Dissector, and a
 // snapshot taken every 200 passes (about once a second of decoding, as
 // live takes it once a second of traffic). Compare the two with benchstat
 // (see README, Metrics).
-func BenchmarkPipelineSteadyMetrics(b *testing.B) { pipelineSteady(b, true) }
+func BenchmarkPipelineSteadyMetrics(b *testing.B) {
+	for _, c := range steadyCorpus {
+		b.Run(c.name, func(b *testing.B) { pipelineSteady(b, c.path, true) })
+	}
+}
 
-func pipelineSteady(b *testing.B, withMetrics bool) {
-	all := testutil.LoadBattle(b)
+func pipelineSteady(b *testing.B, path string, withMetrics bool) {
+	all := testutil.LoadCapture(b, path)
 	dgs := all[len(all)/3 : 2*len(all)/3]
 	span := dgs[len(dgs)-1].Time.Sub(dgs[0].Time) + 100*time.Millisecond
 	n := 0

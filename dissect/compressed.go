@@ -81,12 +81,10 @@ func (c CF16) AppendJSON(b []byte) []byte { return appendJSONFloat(b, c.Float())
 // MarshalJSON is AppendJSON for encoding/json.
 func (c CF16) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 
-func (c CF16) String() string { return strconv.FormatFloat(float64(c.Float()), 'f', 3, 32) }
+func (c CF16) String() string { return string(c.AppendString(nil)) }
 
-// AppendString appends the String form.
-func (c CF16) AppendString(b []byte) []byte {
-	return strconv.AppendFloat(b, float64(c.Float()), 'f', 3, 32)
-}
+// AppendString appends the String form: three decimals.
+func (c CF16) AppendString(b []byte) []byte { return AppendFixed(b, c.Float(), 3) }
 
 // ReadCF16 reads a CompressedFloat16.
 func (r *Reader) CF16(what string) CF16 { return CF16(r.U16(what)) }
@@ -102,9 +100,9 @@ func (v Vec3) String() string { return string(v.AppendString(nil)) }
 // AppendString appends the String form, "(x, y, z)" with two decimals, as
 // fmt's %.2f of a float32 would write each.
 func (v Vec3) AppendString(b []byte) []byte {
-	b = strconv.AppendFloat(append(b, '('), float64(v.X), 'f', 2, 32)
-	b = strconv.AppendFloat(append(b, ", "...), float64(v.Y), 'f', 2, 32)
-	b = strconv.AppendFloat(append(b, ", "...), float64(v.Z), 'f', 2, 32)
+	b = AppendFixed(append(b, '('), v.X, 2)
+	b = AppendFixed(append(b, ", "...), v.Y, 2)
+	b = AppendFixed(append(b, ", "...), v.Z, 2)
 	return append(b, ')')
 }
 
@@ -149,10 +147,24 @@ func clampI8(f float32) int8 {
 	return int8(f) // truncates toward zero, as the game's ftol does
 }
 
-func (d Dir3) String() string { return d.Vec().String() }
+func (d Dir3) String() string { return string(d.AppendString(nil)) }
 
 // AppendString appends the String form.
-func (d Dir3) AppendString(b []byte) []byte { return d.Vec().AppendString(b) }
+func (d Dir3) AppendString(b []byte) []byte {
+	b = append(append(b, '('), dirComponentText[uint8(d[0])]...)
+	b = append(append(b, ", "...), dirComponentText[uint8(d[1])]...)
+	b = append(append(b, ", "...), dirComponentText[uint8(d[2])]...)
+	return append(b, ')')
+}
+
+// dirComponentText is the text of each direction byte's component, as
+// Vec().AppendString writes it, formatted once.
+var dirComponentText = func() (t [256]string) {
+	for i := range t {
+		t[i] = string(AppendFixed(nil, float32(int8(i))/127, 2))
+	}
+	return t
+}()
 
 // AppendJSON appends the direction as floats, as Vec().AppendJSON does.
 func (d Dir3) AppendJSON(b []byte) []byte {

@@ -3,6 +3,8 @@ package dissect
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Error is a decoding failure at a byte offset. Offset counts from the start
@@ -27,3 +29,27 @@ var (
 	// ErrBadValue means a field holds a value the format does not allow.
 	ErrBadValue = errors.New("invalid value")
 )
+
+// shortErrors holds recent truncation errors for shortError, in slots
+// chosen by a hash of the offset and the field name.
+var shortErrors [256]atomic.Pointer[Error]
+
+// shortError returns the error of a read of what that ran short at offset
+// off. A peer's message form that the dissector does not know is usually
+// cut at the same field of every message (OpenBC's SubsystemStatus in its
+// networked battle: once a packet), and an allocation for each of them
+// was all that a damaged message added to the steady-state decode: the
+// same *Error is handed out again for the same offset and field. An
+// Error is never changed once made, so sharing one is safe, across
+// goroutines too (the slots are atomic).
+//
+//go:noinline
+func shortError(off int, what string) *Error {
+	h := (uint(off)*0x9E3779B1 ^ uint(uintptr(unsafe.Pointer(unsafe.StringData(what))))>>3) % uint(len(shortErrors))
+	if e := shortErrors[h].Load(); e != nil && e.Offset == off && e.What == what {
+		return e
+	}
+	e := &Error{Offset: off, What: what, Err: ErrShort}
+	shortErrors[h].Store(e)
+	return e
+}

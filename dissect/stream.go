@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -27,7 +28,12 @@ type Reader struct {
 	bits   BitGroup
 	strict bool // see StrictBits
 
-	err error
+	// err is the first error, or errShortPending when it is a short read
+	// at shortAt of shortWhat, whose *Error Err makes (see shortError).
+	// Making it there keeps has, which every field read inlines, small.
+	err       error
+	shortAt   int
+	shortWhat string
 }
 
 // NewReader returns a Reader over b.
@@ -50,7 +56,16 @@ func (r *Reader) Len() int { return len(r.buf) - r.off }
 func (r *Reader) Rest() []byte { return r.buf[r.off:] }
 
 // Err returns the first error met, or nil.
-func (r *Reader) Err() error { return r.err }
+func (r *Reader) Err() error {
+	if r.err == errShortPending {
+		r.err = shortError(r.shortAt, r.shortWhat)
+	}
+	return r.err
+}
+
+// errShortPending marks a Reader's short read whose error Err has not made
+// yet; it never leaves the Reader.
+var errShortPending = errors.New("short read (internal)")
 
 // Fail records a decoding error at the current offset unless one is already
 // recorded. Opcode decoders use it for values that are readable but invalid.
@@ -76,7 +91,7 @@ func (r *Reader) has(n int, what string) bool {
 		return true
 	}
 	if r.err == nil {
-		r.err = &Error{Offset: r.base + r.off, What: what, Err: ErrShort}
+		r.err, r.shortAt, r.shortWhat = errShortPending, r.base+r.off, what
 	}
 	return false
 }

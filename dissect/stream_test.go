@@ -342,3 +342,37 @@ func FuzzCF16(f *testing.F) {
 func cf16Tolerance(v float32) float64 {
 	return math.Abs(float64(v))*9/4095*1.001 + 2.5e-7
 }
+
+// A short read's error is shared by every read that runs short at the
+// same offset and field, so that a peer's unknown form met in message
+// after message costs no allocation; other places or fields get their own.
+func TestShortReadErrorIsShared(t *testing.T) {
+	msg := []byte{1, 2, 3}
+	read := func(base int, what string) error {
+		var r Reader
+		r.ResetAt(msg, base)
+		r.U16("a")
+		r.U32(what)
+		return r.Err()
+	}
+	first := read(1, "source object")
+	var e *Error
+	if !errors.As(first, &e) || e.Offset != 3 || e.What != "source object" || !errors.Is(first, ErrShort) {
+		t.Fatalf("error %#v", first)
+	}
+	if got := first.Error(); got != "offset 3: source object: truncated" {
+		t.Errorf("Error() = %q", got)
+	}
+	if again := read(1, "source object"); again != first {
+		t.Errorf("the same short read made a new error")
+	}
+	if other := read(2, "source object"); other == first || other.Error() != "offset 4: source object: truncated" {
+		t.Errorf("another offset: %v", other)
+	}
+	if other := read(1, "target object"); other == first || other.Error() != "offset 3: target object: truncated" {
+		t.Errorf("another field: %v", other)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = read(1, "source object") }); n != 0 {
+		t.Errorf("a repeated short read allocates %.1f times", n)
+	}
+}

@@ -43,6 +43,8 @@ func (t TransportType) String() string {
 	switch {
 	case t == TypeData:
 		return "data"
+	case t == TypeDisconnect06:
+		return "disconnect-0x06"
 	case int(t) < len(transportNames):
 		return transportNames[t]
 	}
@@ -113,6 +115,11 @@ type Message struct {
 	// LegacyFlags keeps that flags byte as sent.
 	Legacy      bool
 	LegacyFlags uint8
+
+	// NonStock names the registry's form when the message is intact but
+	// not in stock's form (the legacy framing, a type 0x06 disconnect);
+	// FormUnknown (0) otherwise.
+	NonStock FormID
 }
 
 // AckChannel is the channel an ACK refers to.
@@ -213,7 +220,7 @@ func (m *Message) parseAck(rest []byte, off int) (int, error) {
 	m.Reliable, m.Ordered, m.Fragment, m.FragIndex, m.FragTotal = false, false, false, 0, 0
 	m.Seq, m.Payload = binary.LittleEndian.Uint16(rest[1:]), nil
 	m.AckFlags, m.AckFragIndex = rest[3], frag
-	m.Legacy, m.LegacyFlags = false, 0
+	m.Legacy, m.LegacyFlags, m.NonStock = false, 0, FormUnknown
 	return n, nil
 }
 
@@ -256,7 +263,7 @@ func (m *Message) parseData(rest []byte, off int) (int, error) {
 		}
 	}
 	m.Payload = rest[p:n:n]
-	m.AckFlags, m.AckFragIndex, m.Legacy, m.LegacyFlags = 0, 0, false, 0
+	m.AckFlags, m.AckFragIndex, m.Legacy, m.LegacyFlags, m.NonStock = 0, 0, false, 0, FormUnknown
 	return n, nil
 }
 
@@ -266,6 +273,11 @@ func (m *Message) parseData(rest []byte, off int) (int, error) {
 func (m *Message) parseControl(rest []byte, off int) (int, error) {
 	*m = Message{Offset: off, Type: TransportType(rest[0])}
 	if !m.Type.Known() {
+		if m.Type == TypeDisconnect06 {
+			if n, ok := m.parseDisconnect06(rest, off); ok {
+				return n, nil
+			}
+		}
 		return 0, &Error{Offset: off, What: "transport type",
 			Err: fmt.Errorf("%w: unknown type byte %#02x", ErrBadValue, rest[0])}
 	}
@@ -308,13 +320,33 @@ func (m *Message) parseLegacy(rest []byte, off int) (int, error) {
 	if n < hdr || n > len(rest) {
 		return 0, errLen(rest, off, n, hdr, "legacy "+m.Type.String())
 	}
-	*m = Message{Offset: off, Type: m.Type, Legacy: true, LegacyFlags: flags, Reliable: flags&0x80 != 0, Ordered: flags&0x40 != 0}
+	*m = Message{Offset: off, Type: m.Type, Legacy: true, LegacyFlags: flags, Reliable: flags&0x80 != 0, Ordered: flags&0x40 != 0,
+		NonStock: FormLegacyConnect}
 	if m.Reliable {
 		m.Seq = binary.LittleEndian.Uint16(rest[3:])
 	}
 	m.Raw = rest[:n:n]
 	m.Payload = rest[hdr:n:n]
 	return n, nil
+}
+
+// TypeDisconnect06 is the transport type a third-party client sends its
+// disconnect as (the registry's FormDisconnect06); stock's is 0x05.
+const TypeDisconnect06 TransportType = 0x06
+
+// parseDisconnect06 reads a type 0x06 disconnect, [0x06][len:u8] and
+// len-2 payload bytes, when its length fits the datagram; it is not a
+// stock type, so nothing else is accepted under it.
+func (m *Message) parseDisconnect06(rest []byte, off int) (int, bool) {
+	if len(rest) < 2 {
+		return 0, false
+	}
+	n := int(rest[1])
+	if n < 2 || n > len(rest) {
+		return 0, false
+	}
+	*m = Message{Offset: off, Type: TypeDisconnect06, Raw: rest[:n:n], Payload: rest[2:n:n], NonStock: FormDisconnect06}
+	return n, true
 }
 
 // errLen is the error for a header whose total length n is shorter than
@@ -333,6 +365,8 @@ func (m *Message) HeaderLen() int {
 	switch {
 	case m.Type == TypeAck:
 		return 0
+	case m.Type == TypeDisconnect06:
+		return 2
 	case m.Legacy:
 		if m.Reliable {
 			return 5
@@ -376,6 +410,9 @@ func (m *Message) Append(b []byte) []byte {
 		return b
 	}
 	n := m.Len()
+	if m.Type == TypeDisconnect06 {
+		return append(append(b, byte(m.Type), byte(n)), m.Payload...)
+	}
 	b = append(b, byte(m.Type))
 	if m.Legacy {
 		flags := m.LegacyFlags &^ 0xC0

@@ -76,7 +76,7 @@ echo "== starting the master"
 sleep 3
 grep -q 'listening for TCP' "$work"/master.log || { cat "$work"/master.log; exit 2; }
 
-go build -o "$work"/bcwire ./cmd/bcwire || exit 2
+go build -o "$work"/ ./cmd/bcwire ./cmd/bcwire/bcwire-full || exit 2 # serve runs in bcwire-full
 list() { go run ./interop/masterlist -master 127.0.0.1:28900; }
 rows=()
 row() { rows+=("$(printf '| %s | %s | %s |' "$1" "$2" "$3")"); }

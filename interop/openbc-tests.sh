@@ -18,7 +18,7 @@
 #      sources in a temporary directory; the assertions are untouched), and
 #      runs each from OPENBC_DIR, as OpenBC's Makefile does.
 #
-# Environment: BCWIRE (a bcwire binary; default: built from this
+# Environment: BCWIRE (a bcwire binary, bcwire-full beside it; default: built from this
 # repository), OPENBC_PORT_BASE (default: the tests' own ports),
 # KEEP_LOGS=1 (keep the temporary directory with the server and test logs).
 # Exit status: 0 when every test binary passed, 1 when one failed, 2 on a
@@ -54,7 +54,7 @@ bcwire=${BCWIRE:-}
 if [ -z "$bcwire" ]; then
   echo "== building bcwire" >&2
   bcwire="$work/bcwire"
-  (cd "$repo" && go build -o "$bcwire" ./cmd/bcwire) || exit 2
+  (cd "$repo" && go build -o "$work/" ./cmd/bcwire ./cmd/bcwire/bcwire-full) || exit 2 # serve runs in bcwire-full
 fi
 
 echo "== building the test binaries" >&2

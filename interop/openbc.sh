@@ -37,7 +37,7 @@ trap cleanup EXIT
 echo "== building OpenBC $(git -C "$OBC" log -1 --format='%h %cs' 2>/dev/null || echo '(not a git checkout)')"
 make -C "$OBC" -j2 >"$WORK/openbc-make.log" 2>&1 || { tail -20 "$WORK/openbc-make.log"; exit 1; }
 echo "== building bcwire"
-(cd "$REPO" && go build -o "$WORK/bcwire" ./cmd/bcwire)
+(cd "$REPO" && go build -o "$WORK/" ./cmd/bcwire ./cmd/bcwire/bcwire-full) # live runs in bcwire-full
 BC="$WORK/bcwire"
 MANIFEST="$OBC/tests/fixtures/manifest.json"
 

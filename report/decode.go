@@ -176,6 +176,7 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 	p.line = append(p.line, '\n')
 	if p.format == DecodeVerbose {
 		p.line = p.appendFields(p.line, r)
+		p.line = appendNonStockLines(p.line, r.NonStock)
 	}
 	if p.hexDump && p.newDatagram(r) {
 		p.line = AppendHexDump(p.line, r.Datagram)
@@ -252,15 +253,36 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 	default:
 		b = p.appendMessage(b, r)
 	}
+	if r.NonStock != nil {
+		b = append(b, "  "...)
+		b = append(b, p.pal.warn("("+r.NonStock.String()+")")...)
+	}
 	if r.Warning != "" {
 		b = append(b, "  "...)
-		b = append(b, p.pal.warn("warning: "+r.Warning)...)
+		b = p.appendStyled(b, p.pal.warn, "warning: ", r.Warning)
 	}
 	if r.Err != nil {
 		b = append(b, "  "...)
-		b = append(b, p.pal.err("error: "+r.Err.Error())...)
+		b = p.appendStyled(b, p.pal.err, "error: ", r.Err.Error())
 	}
 	return b
+}
+
+// stringAppender is a message whose String form can be appended to a
+// buffer without making the string (the common StateUpdate).
+type stringAppender interface{ AppendString([]byte) []byte }
+
+// appendStyled appends the concatenation of parts, through style when the
+// output is colored; plain output skips style's fmt.Sprint, which cost an
+// allocation per line.
+func (p *DecodePrinter) appendStyled(b []byte, style func(a ...interface{}) string, parts ...string) []byte {
+	if !p.color {
+		for _, s := range parts {
+			b = append(b, s...)
+		}
+		return b
+	}
+	return append(b, style(strings.Join(parts, ""))...)
 }
 
 func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
@@ -300,8 +322,13 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 	case r.Game != nil:
 		g := r.Game.Msg
 		b = append(b, "  "...)
-		b = append(b, p.pal.name(g.Opcode().String())...)
-		if s := g.String(); s != "" {
+		b = p.appendStyled(b, p.pal.name, g.Opcode().String())
+		if a, ok := g.(stringAppender); ok {
+			n := len(b)
+			if b = a.AppendString(append(b, ' ')); len(b) == n+1 {
+				b = b[:n] // an empty String form: no separator
+			}
+		} else if s := g.String(); s != "" {
 			b = append(b, ' ')
 			b = append(b, s...)
 		}
@@ -343,6 +370,21 @@ func (p *DecodePrinter) appendFields(b []byte, r *flow.Record) []byte {
 		return append(b, fmt.Sprintf("         (fields: %v)\n", err)...)
 	}
 	return appendMembers(b, p.fields)
+}
+
+// appendNonStockLines writes -V's lines for a non-stock mark: the
+// registry's name and what it is, and the stock evidence.
+func appendNonStockLines(b []byte, n *dissect.NonStock) []byte {
+	if n == nil {
+		return b
+	}
+	f := n.Entry()
+	b = append(append(append(append(b, "         nonstock: "...), f.Name...), " - "...), f.What...)
+	b = append(append(append(b, "\n         evidence: "...), f.Evidence...), '\n')
+	if f.By != "" {
+		b = append(append(append(b, "         by: "...), f.By...), '\n')
+	}
+	return b
 }
 
 // appendMembers writes each top-level member of the JSON object obj as an
@@ -525,6 +567,9 @@ func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes, gameJSON []b
 		}
 	case flow.KindMessage:
 		b = appendMessageJSON(b, r, gameJSON)
+	}
+	if r.NonStock != nil {
+		b = r.NonStock.AppendJSON(append(b, `,"nonstock":`...))
 	}
 	if r.Warning != "" {
 		b = appendGoQuoted(append(b, `,"warning":`...), r.Warning)

@@ -32,6 +32,7 @@ type page struct {
 	Opcodes   []opcodeRow
 	Transport []transportRow
 	GameSpy   []session.GameSpyRow
+	NonStock  []session.NonStockRow
 	Chat      []chatRow
 	ChatLost  int
 }
@@ -105,6 +106,9 @@ func (h *HTMLReport) page(files []string, c *session.Counts) *page {
 		{"Game bytes", humanBytes(float64(gb[0] + gb[1]))},
 		{"Damaged", thousands(c.Damaged[0] + c.Damaged[1] + c.Lost + c.Unplaced)},
 	}
+	if n := c.NonStockTotal(); n > 0 {
+		p.Cards = append(p.Cards, card{"Non-stock", thousands(n)})
+	}
 	if h.dropped > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%d sessions are left out of the session pages, the charts and the tables (only the first %d are kept); the Gantt chart's overview and the totals count them.",
 			h.dropped, h.opts.MaxSessions))
@@ -141,6 +145,7 @@ func (h *HTMLReport) page(files []string, c *session.Counts) *page {
 	p.Opcodes = opcodeRows(c)
 	p.Transport = transportRows(c)
 	p.GameSpy = c.GameSpyRows()
+	p.NonStock = c.NonStockRows()
 
 	sort.SliceStable(h.chat, func(i, j int) bool { return h.chat[i].t.Before(h.chat[j].t) })
 	p.Chat = dedupChat(h.chat)

@@ -31,12 +31,13 @@ import (
 // form is one object:
 //
 //	{"sessions":[{"file","server","client","slot","name","start","end","duration_s",
-//	              "opcodes":[…],"transport":[…]}, …],
+//	              "opcodes":[…],"transport":[…],"nonstock":[…] when any}, …],
 //	 "files":[…], "start", "end", "duration_s", "session_count",
 //	 "datagrams":[{"dir","count","damaged"}], "lost", "unplaced",
 //	 "opcodes":[{"dir","opcode","hex","name","count","bytes","share","byte_share","per_min","per_15min"}],
 //	 "transport":[{"dir","type","hex","name","count","bytes"}],
-//	 "gamespy":[{"kind","count"}]}
+//	 "gamespy":[{"kind","count"}],
+//	 "nonstock":[{"dir","name","count","what","evidence"}] (only when there are non-stock messages)}
 //
 // Rows come in a fixed order (direction, then opcode or type number; GameSpy
 // kinds by name), so the output of a capture never changes.
@@ -94,6 +95,7 @@ type sessionStatsJSON struct {
 	EndReason session.EndReason      `json:"end_reason"`
 	Opcodes   []session.OpcodeRow    `json:"opcodes"`
 	Transport []session.TransportRow `json:"transport"`
+	NonStock  []session.NonStockRow  `json:"nonstock,omitempty"`
 }
 
 type datagramsJSON struct {
@@ -115,6 +117,7 @@ type totalsJSON struct {
 	Transport    []session.TransportRow `json:"transport"`
 	GameSpy      []session.GameSpyRow   `json:"gamespy"`
 	Measures     []FileMeasures         `json:"measures,omitempty"`
+	NonStock     []session.NonStockRow  `json:"nonstock,omitempty"`
 }
 
 // FileMeasures are one capture's wire measures (session/measure), as
@@ -140,7 +143,7 @@ func (p *StatsPrinter) Session(file string, s *session.Session) error {
 		c := &s.Traffic
 		v := sessionStatsJSON{File: file, Server: s.Server.String(), Client: s.Client.String(), Slot: s.Slot,
 			Name: s.Name, Start: s.Start, End: sessionEnd(s), Duration: seconds(s.Duration()), EndReason: s.EndReason,
-			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows())}
+			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), NonStock: c.NonStockRows()}
 		b, ok := appendSessionStats(p.jsonBuf[:0], &v)
 		if !ok {
 			return p.writeJSON(v)
@@ -197,7 +200,8 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 		}
 		v := totalsJSON{Files: files, Duration: seconds(c.Duration()), SessionCount: sessions, Measures: p.measures,
 			Lost: c.Lost, Unplaced: c.Unplaced,
-			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), GameSpy: c.GameSpyRows()}
+			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), GameSpy: c.GameSpyRows(),
+			NonStock: c.NonStockRows()}
 		if !c.First.IsZero() {
 			v.Start, v.End = &c.First, &c.Last
 		}
@@ -226,6 +230,9 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 	}
 	if c.Unplaced > 0 {
 		fmt.Fprintf(p.w, "; %s", p.pal.err(fmt.Sprintf("%d damaged capture records", c.Unplaced)))
+	}
+	if n := c.NonStockTotal(); n > 0 {
+		fmt.Fprintf(p.w, "; non-stock (intact): %d messages", n)
 	}
 	p.w.WriteString("\n")
 	p.counts(c, "  ")
@@ -301,6 +308,24 @@ func (p *StatsPrinter) counts(c *session.Counts, indent string) {
 	}
 	p.table(indent, []string{"DIR", "TYPE", "NAME", "COUNT", "BYTES"},
 		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight}, cells)
+	p.nonStock(c, indent)
+}
+
+// nonStock writes the table of c's non-stock messages (intact, not in
+// stock's form), by direction and registry form; nothing when there are
+// none.
+func (p *StatsPrinter) nonStock(c *session.Counts, indent string) {
+	rows := c.NonStockRows()
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(p.w, "%sNon-stock messages (intact, not in stock's form; not damage)\n", indent)
+	var cells [][]string
+	for _, r := range rows {
+		cells = append(cells, []string{r.Dir, r.Name, strconv.Itoa(r.Count), r.What})
+	}
+	p.table(indent, []string{"DIR", "KIND", "COUNT", "WHAT"},
+		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignLeft}, cells)
 }
 
 func dirWords(dir string) string {

@@ -53,7 +53,27 @@ func appendSessionStats(b []byte, v *sessionStatsJSON) (_ []byte, ok bool) {
 		}
 		b = appendTransportRow(b, &v.Transport[i])
 	}
-	return append(b, "]}"...), true
+	b = append(b, ']')
+	if len(v.NonStock) > 0 {
+		b = append(b, `,"nonstock":[`...)
+		for i := range v.NonStock {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendNonStockRow(b, &v.NonStock[i])
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
+}
+
+func appendNonStockRow(b []byte, r *session.NonStockRow) []byte {
+	b = jsonenc.StringNoHTML(append(b, `{"dir":`...), r.Dir)
+	b = jsonenc.StringNoHTML(append(b, `,"name":`...), r.Name)
+	b = jsonenc.Int(append(b, `,"count":`...), int64(r.Count))
+	b = jsonenc.StringNoHTML(append(b, `,"what":`...), r.What)
+	b = jsonenc.StringNoHTML(append(b, `,"evidence":`...), r.Evidence)
+	return append(b, '}')
 }
 
 func appendOpcodeRow(b []byte, r *session.OpcodeRow) (_ []byte, ok bool) {

@@ -29,7 +29,12 @@ func TestAppendSessionStatsMatchesMarshal(t *testing.T) {
 	zero := base
 	zero.Start, zero.End = time.Time{}, time.Time{}
 
-	cases := map[string]sessionStatsJSON{"full": base, "empty rows": empty, "zone": zone, "zero times": zero}
+	nonStock := base
+	nonStock.NonStock = []session.NonStockRow{
+		{Dir: "C->S", Name: "event-length", Count: 3, What: "an event-forward message <short>", Evidence: `stock-payloads.json "StartFiring … (VDAY)" & more`},
+		{Dir: "S->C", Name: "unknown", Count: 1},
+	}
+	cases := map[string]sessionStatsJSON{"full": base, "empty rows": empty, "zone": zone, "zero times": zero, "non-stock": nonStock}
 	for name, v := range cases {
 		want, err := marshalJSON(v)
 		if err != nil {

@@ -178,6 +178,14 @@ func timelineLines(s *session.Session) []tlLine {
 			lines = append(lines, tlLine{t: e.Time, kind: e.Kind, text: e.Text, frame: e.Frame})
 		}
 	}
+	// One line per kind of non-stock message, however many there are.
+	for _, k := range s.NonStock {
+		text := fmt.Sprintf("non-stock %s: %s %s, %d from frame %d to %d", k.Name, k.Message, k.Dir, k.Count, k.FirstFrame, k.LastFrame)
+		if k.Count == 1 {
+			text = fmt.Sprintf("non-stock %s: %s %s", k.Name, k.Message, k.Dir)
+		}
+		lines = append(lines, tlLine{t: k.FirstTime, kind: kindNonStock, text: text, frame: k.FirstFrame})
+	}
 	for _, c := range s.Chat {
 		scope := "all"
 		if c.Team {
@@ -192,6 +200,9 @@ func timelineLines(s *session.Session) []tlLine {
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].t.Before(lines[j].t) })
 	return lines
 }
+
+// kindNonStock is the tlLine kind of a non-stock kind's line.
+const kindNonStock = "nonstock"
 
 func isEndEvent(kind string) bool {
 	switch kind {
@@ -211,7 +222,7 @@ func (p *TimelinePrinter) line(s *session.Session, l tlLine) {
 		text = "  " + p.chat(text)
 	case l.kind == session.EventDamaged || l.kind == session.EventChecksumFail:
 		text = "  " + p.pal.err(text)
-	case l.kind == session.EventRetransmitBurst:
+	case l.kind == session.EventRetransmitBurst || l.kind == kindNonStock:
 		text = "  " + p.pal.warn(text)
 	default:
 		text = "  " + text
@@ -315,5 +326,8 @@ func (p *TimelinePrinter) facts(s *session.Session) {
 	}
 	if s.Damaged > 0 {
 		fmt.Fprintf(p.w, "  %s\n", p.pal.err(fmt.Sprintf("%d damaged records", s.Damaged)))
+	}
+	if s.NonStockDropped > 0 {
+		fmt.Fprintf(p.w, "  %s\n", p.pal.warn(fmt.Sprintf("%d non-stock messages of kinds not listed", s.NonStockDropped)))
 	}
 }

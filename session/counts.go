@@ -18,13 +18,16 @@ import (
 type Counts struct {
 	First, Last time.Time // capture times of the first and last record counted
 
-	Datagrams [2]int         // by direction index (see DirIndex)
-	Transport [2][256]Tally  // by direction and transport type byte
-	Opcodes   [2][256]Tally  // by direction and game opcode
-	Damaged   [2]int         // damaged datagrams by direction
-	Lost      int            // fragment sets or IPv4 datagrams never completed
-	Unplaced  int            // damaged capture records with no direction
-	GameSpy   map[string]int // GameSpy datagrams by query kind ("reply" for replies)
+	Datagrams [2]int        // by direction index (see DirIndex)
+	Transport [2][256]Tally // by direction and transport type byte
+	Opcodes   [2][256]Tally // by direction and game opcode
+	Damaged   [2]int        // damaged datagrams by direction
+	// NonStock counts intact messages not in stock's form, by direction
+	// and registry form (dissect.FormUnknown for unknown ones).
+	NonStock [2][dissect.NumForms]int
+	Lost     int            // fragment sets or IPv4 datagrams never completed
+	Unplaced int            // damaged capture records with no direction
+	GameSpy  map[string]int // GameSpy datagrams by query kind ("reply" for replies)
 }
 
 // Tally is a count of messages and their bytes.
@@ -119,6 +122,8 @@ type tally struct {
 	game     bool
 	op       game.Opcode // when game
 	payload  int         // game message bytes, when game
+	nonStock bool        // the message is marked non-stock, in form
+	form     dissect.FormID
 }
 
 // of works out the tally of r; it is false when r is not a message or its
@@ -131,6 +136,9 @@ func (t *tally) of(r *flow.Record, payload []byte) bool {
 	*t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw)}
 	if r.Game != nil && len(payload) > 0 {
 		t.game, t.op, t.payload = true, r.Game.Msg.Opcode(), len(payload)
+	}
+	if r.NonStock != nil {
+		t.nonStock, t.form = true, r.NonStock.Form
 	}
 	return true
 }
@@ -148,6 +156,20 @@ func (c *Counts) countTally(t *tally) {
 		o.Count++
 		o.Bytes += t.payload
 	}
+	if t.nonStock {
+		c.NonStock[d][t.form%dissect.NumForms]++
+	}
+}
+
+// NonStockTotal is the number of non-stock messages counted.
+func (c *Counts) NonStockTotal() int {
+	n := 0
+	for d := range 2 {
+		for _, v := range c.NonStock[d] {
+			n += v
+		}
+	}
+	return n
 }
 
 // Merge adds o's counts to c.
@@ -166,6 +188,9 @@ func (c *Counts) mergeCounts(o *Counts) {
 	for d := range 2 {
 		c.Datagrams[d] += o.Datagrams[d]
 		c.Damaged[d] += o.Damaged[d]
+		for i := range c.NonStock[d] {
+			c.NonStock[d][i] += o.NonStock[d][i]
+		}
 		for i := range 256 {
 			c.Transport[d][i].Count += o.Transport[d][i].Count
 			c.Transport[d][i].Bytes += o.Transport[d][i].Bytes
@@ -381,4 +406,30 @@ func reencode(r *flow.Record, scratch *[]byte) []byte {
 		*scratch = append(*scratch, r.Game.Unparsed...)
 	}
 	return *scratch
+}
+
+// NonStockRow is one line of a non-stock table: the messages of one
+// registry form in one direction.
+type NonStockRow struct {
+	Dir      string `json:"dir"`
+	Name     string `json:"name"`
+	Count    int    `json:"count"`
+	What     string `json:"what"`
+	Evidence string `json:"evidence"`
+}
+
+// NonStockRows lists c's non-stock messages by direction and form, in
+// registry order; nil when there are none.
+func (c *Counts) NonStockRows() []NonStockRow {
+	var rows []NonStockRow
+	for d, dir := range Dirs {
+		for f, n := range c.NonStock[d] {
+			if n == 0 {
+				continue
+			}
+			e := &dissect.Forms[f]
+			rows = append(rows, NonStockRow{Dir: dir.String(), Name: e.Name, Count: n, What: e.What, Evidence: e.Evidence})
+		}
+	}
+	return rows
 }

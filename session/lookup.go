@@ -145,9 +145,13 @@ func (b *Builder) makeRoom(r *flow.Record) {
 
 // compactOpened drops the closed sessions (and the evicted head) from
 // opened once they make up most of it, so that it stays proportional to
-// the open sessions.
+// the open sessions. The slack is small: each closed session it holds
+// keeps its Session (18 KiB, most of it the opcode counts) from the
+// collector, and a capture of short sessions (a reconnect each time, as
+// in OpenBC battle x40) kept 64 of them, a third more live heap and
+// another collection.
 func (b *Builder) compactOpened() {
-	if len(b.opened)-b.head <= 2*b.live+64 && (b.head <= 64 || b.head <= len(b.opened)/2) {
+	if len(b.opened)-b.head <= 2*b.live+8 && (b.head <= 64 || b.head <= len(b.opened)/2) {
 		return
 	}
 	kept := b.opened[:0]

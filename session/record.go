@@ -105,6 +105,9 @@ func (l *live) add(r *flow.Record, now stamp) {
 	if uint(d) > 1 {
 		return // counted nowhere
 	}
+	if r.NonStock != nil {
+		l.nonStock(r, d)
+	}
 	// (s.Traffic only where it is used: taking its address checks s for
 	// nil, a load from a line of s the common records need not touch.)
 	cc, m := &l.common, r.Msg
@@ -166,6 +169,14 @@ func (l *live) add(r *flow.Record, now stamp) {
 	switch {
 	case r.Control != nil:
 		l.control(r)
+	case m.Type == dissect.TypeDisconnect06:
+		// The registry's disconnect-0x06: a third-party client's
+		// disconnect, which ends the session as stock's 0x05 does.
+		by := "client"
+		if r.Dir == game.ServerToClient {
+			by = "server"
+		}
+		l.end(EndDisconnect, r.Time, r.Frame, by, "disconnect from the "+by+" (as transport type 0x06, non-stock)")
 	case r.Game != nil:
 		if len(payload) == 0 {
 			op = r.Game.Msg.Opcode()
@@ -193,6 +204,38 @@ func (l *live) silent(now stamp, timeout time.Duration) bool {
 	// Add saturates rather than wraps: at worst an earlier bound.
 	l.quietUntil = stampOf(l.s.LastSeen.Add(timeout))
 	return false
+}
+
+// nonStock counts a non-stock message in the session's kinds: one entry
+// per form, message and direction, made on its first instance (the only
+// allocation); later instances move its count and last frame.
+func (l *live) nonStock(r *flow.Record, d int) {
+	s, ns := l.s, r.NonStock
+	s.Traffic.NonStock[d][ns.Form%dissect.NumForms]++
+	op := -1
+	if r.Game != nil {
+		op = int(r.Game.Msg.Opcode())
+	}
+	for i := range s.NonStock {
+		k := &s.NonStock[i]
+		if k.form == ns.Form && k.op == op && k.typ == r.Msg.Type && k.Dir == r.Dir.String() {
+			k.Count++
+			k.LastFrame, k.LastTime = r.Frame, r.Time
+			return
+		}
+	}
+	if len(s.NonStock) >= maxNonStockKinds {
+		s.NonStockDropped++
+		return
+	}
+	what := r.Msg.Type.String()
+	if op >= 0 {
+		what = game.Opcode(op).String()
+	}
+	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type,
+		Name: ns.Name(), Message: what, Dir: r.Dir.String(), Count: 1,
+		FirstFrame: r.Frame, FirstTime: r.Time, LastFrame: r.Frame, LastTime: r.Time,
+		Text: ns.String(), Evidence: ns.Entry().Evidence})
 }
 
 func (l *live) damaged(r *flow.Record) {

@@ -30,6 +30,7 @@ type ScanResult struct {
 	Peak     int    // most sessions open at once
 	Evicted  int    // sessions ended early by Options.MaxSessions
 	Damaged  int    // records that carried an error
+	NonStock int    // messages marked non-stock (intact, not damage)
 }
 
 // Scan reads src through a flow.Tracker into a Builder and hands emit every
@@ -51,6 +52,9 @@ func Scan(src flow.Source, o ScanOptions, emit func(*Session) error) (*ScanResul
 	each := func(r *flow.Record) bool {
 		if r.Err != nil {
 			res.Damaged++
+		}
+		if r.NonStock != nil {
+			res.NonStock++
 		}
 		if o.Keep == nil || o.Keep(r) {
 			b.Add(r)

@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 )
 
@@ -270,8 +271,35 @@ type Session struct {
 
 	Reliability Reliability `json:"reliability"`
 	Damaged     int         `json:"damaged"` // records of this session that carried an error
-	Traffic     Counts      `json:"-"`
+	// NonStock lists the kinds of intact messages not in stock's form,
+	// in the order first seen (see NonStockKind).
+	NonStock        []NonStockKind `json:"nonstock,omitempty"`
+	NonStockDropped int            `json:"nonstock_dropped,omitempty"` // messages of kinds beyond the list's cap
+	Traffic         Counts         `json:"-"`
 }
+
+// NonStockKind is one kind of non-stock message in a session: a registry
+// form (dissect.Forms) in one message and direction, counted from its
+// first to its last instance.
+type NonStockKind struct {
+	form dissect.FormID
+	op   int // game opcode, -1 for a transport message
+	typ  dissect.TransportType
+
+	Name       string    `json:"name"`    // the registry's name ("unknown" when no form fits)
+	Message    string    `json:"message"` // the game message or transport message it is
+	Dir        string    `json:"dir"`
+	Count      int       `json:"count"`
+	FirstFrame int       `json:"first_frame"`
+	FirstTime  time.Time `json:"first_time"`
+	LastFrame  int       `json:"last_frame"`
+	LastTime   time.Time `json:"last_time"`
+	Text       string    `json:"text"`     // the first instance's mark, as decode prints it
+	Evidence   string    `json:"evidence"` // the registry's stock evidence
+}
+
+// maxNonStockKinds caps a session's NonStock list.
+const maxNonStockKinds = 64
 
 // Duration is the time from Start to the end (or the last traffic).
 func (s *Session) Duration() time.Duration {

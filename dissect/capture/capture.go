@@ -110,6 +110,9 @@ type PacketError struct {
 	// (always -1 for frames fed to Decoder.Decode).
 	Offset int64
 	Err    error
+	// Time is the record's own time stamp when its header could be read
+	// (the damage is in the frame it holds); zero otherwise.
+	Time time.Time
 	// Packet is the datagram of a record that failed its UDP checksum
 	// (ErrChecksum), so that its addresses, time and bytes can still be
 	// shown; nil for any other damage. Like the Packet returned by Next,

@@ -141,7 +141,11 @@ func (d *Decoder) decode(rec *record) (*Packet, *PacketError) {
 // damage counts and wraps an error for the frame being decoded.
 func (d *Decoder) damage(err error) *PacketError {
 	d.stats.Damaged++
-	return &PacketError{Frame: d.stats.Records, Offset: -1, Err: err}
+	pe := &PacketError{Frame: d.stats.Records, Offset: -1, Err: err}
+	if d.rec != nil {
+		pe.Time = d.rec.time // the frame is damaged, not its record header
+	}
+	return pe
 }
 
 // What stripLink found in front of the network layer.

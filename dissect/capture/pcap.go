@@ -144,8 +144,8 @@ func (s *pcapSource) nextSlow() (pcapRecordHeader, []byte, int64, error) {
 			return hdr, nil, 0, err // io.EOF at a clean end, or an I/O error
 		}
 		in.discard(len(h))
-		return hdr, nil, 0, &recordError{off, true,
-			fmt.Errorf("%w: %d of %d record header bytes", ErrTruncated, len(h), pcapRecordHeaderLen)}
+		return hdr, nil, 0, &recordError{offset: off, isRecord: true,
+			err: fmt.Errorf("%w: %d of %d record header bytes", ErrTruncated, len(h), pcapRecordHeaderLen)}
 	}
 	hdr = s.order.pcapRecordHeader((*[pcapRecordHeaderLen]byte)(h))
 	caplen := hdr.caplen
@@ -154,8 +154,8 @@ func (s *pcapSource) nextSlow() (pcapRecordHeader, []byte, int64, error) {
 		// plausible header on the following call.
 		in.discard(1)
 		s.resync = true
-		return hdr, nil, 0, &recordError{off, true,
-			fmt.Errorf("%w: record length %d exceeds the limit of %d", ErrBadRecord, caplen, s.maxLen)}
+		return hdr, nil, 0, &recordError{offset: off, isRecord: true,
+			err: fmt.Errorf("%w: record length %d exceeds the limit of %d", ErrBadRecord, caplen, s.maxLen)}
 	}
 	in.discard(pcapRecordHeaderLen)
 	data, err := in.read(int(caplen))
@@ -163,7 +163,12 @@ func (s *pcapSource) nextSlow() (pcapRecordHeader, []byte, int64, error) {
 		if !isEOF(err) {
 			return hdr, nil, 0, err
 		}
-		return hdr, nil, 0, &recordError{off, true, fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
+		// The header is whole: the record keeps its time stamp.
+		re := &recordError{offset: off, isRecord: true, err: fmt.Errorf("%w: %d of %d bytes", ErrTruncated, len(data), caplen)}
+		if s.plausible(hdr.sec, hdr.frac, hdr.caplen, hdr.origLen) {
+			re.time = time.Unix(int64(hdr.sec), int64(hdr.frac)*s.fracUnit).UTC()
+		}
+		return hdr, nil, 0, re
 	}
 	return hdr, data, off, nil
 }

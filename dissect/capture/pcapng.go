@@ -119,7 +119,7 @@ func (s *ngSource) next(rec *record) error {
 			return err
 		}
 		damage := func(isRecord bool, err error) error {
-			return &recordError{off, isRecord, err}
+			return &recordError{offset: off, isRecord: isRecord, err: err}
 		}
 		body := block[8 : len(block)-4]
 
@@ -194,7 +194,7 @@ func (s *ngSource) blockSlow() (uint32, []byte, error) {
 	}
 	off := s.in.off
 	damage := func(isRecord bool, err error) (uint32, []byte, error) {
-		return 0, nil, &recordError{off, isRecord, err}
+		return 0, nil, &recordError{offset: off, isRecord: isRecord, err: err}
 	}
 	h, err := s.in.peek(12)
 	if len(h) < 8 {

@@ -41,10 +41,34 @@ func NewRecordWriter(w io.Writer, format Format, link LinkType) (*Writer, error)
 }
 
 // WriteRecord writes rec as it was captured: its bytes, time and original
-// length. Its link type must be the Writer's.
+// length. A pcap file holds one link type, the Writer's; a pcapng file
+// gets an interface for each link type written (its description block
+// comes before the first record of that type), as pcapng allows.
 func (w *Writer) WriteRecord(rec RawRecord) error {
 	if rec.LinkType != w.link {
-		return fmt.Errorf("capture: a %v record cannot go into a %v capture (the input mixes link types)", rec.LinkType, w.link)
+		if w.format != PCAPNG {
+			return fmt.Errorf("capture: a %v record cannot go into a pcap file of %v records: the inputs mix link types, which a pcap file cannot hold (write pcapng, which can)", rec.LinkType, w.link)
+		}
+		if err := w.useLink(rec.LinkType); err != nil {
+			return err
+		}
 	}
 	return w.writeRecord(rec.Time, rec.Data, max(rec.OrigLen, len(rec.Data)))
+}
+
+// useLink makes the pcapng interface of link the current one, describing
+// it first when it is new.
+func (w *Writer) useLink(link LinkType) error {
+	for i, l := range w.ifaces {
+		if l == link {
+			w.link, w.iface = link, uint32(i)
+			return nil
+		}
+	}
+	if _, err := w.bw.Write(appendNgIDB(nil, link, w.ifName)); err != nil {
+		return err
+	}
+	w.ifaces = append(w.ifaces, link)
+	w.link, w.iface = link, uint32(len(w.ifaces)-1)
+	return nil
 }

@@ -70,6 +70,7 @@ type recordError struct {
 	offset   int64
 	isRecord bool // the damaged thing was a packet record (so it gets a frame number)
 	err      error
+	time     time.Time // the record's time stamp, when its header was read and plausible
 }
 
 func (e *recordError) Error() string { return e.err.Error() }
@@ -279,7 +280,7 @@ func (r *Reader) Next() (*Packet, error) {
 					frame = r.dec.stats.Records
 				}
 				r.dec.stats.Damaged++
-				return nil, &PacketError{Frame: frame, Offset: re.offset, Err: re.err}
+				return nil, &PacketError{Frame: frame, Offset: re.offset, Err: re.err, Time: re.time}
 			}
 			return nil, err
 		}

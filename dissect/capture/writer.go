@@ -56,6 +56,11 @@ type Writer struct {
 
 	link   LinkType
 	format Format
+	// The pcapng interfaces, by index: the link type of each (a record of
+	// another link type adds one), their name, and the current one.
+	ifaces []LinkType
+	ifName string
+	iface  uint32
 	bw     *bufio.Writer
 	hdr    [32]byte // scratch: one record header
 	ipID   uint16   // last IP identification used
@@ -82,7 +87,7 @@ func NewWriterInterface(w io.Writer, format Format, link LinkType, ifName string
 }
 
 func newWriter(w io.Writer, format Format, link LinkType, ifName string) (*Writer, error) {
-	wr := &Writer{MTU: defaultMTU, link: link, format: format, bw: bufio.NewWriter(w)}
+	wr := &Writer{MTU: defaultMTU, link: link, format: format, bw: bufio.NewWriter(w), ifaces: []LinkType{link}, ifName: ifName}
 	var h []byte
 	switch format {
 	case PCAP:
@@ -105,16 +110,7 @@ func newWriter(w io.Writer, format Format, link LinkType, ifName string) (*Write
 			b = appendNgOption(b, 4, []byte("bcwire"))          // shb_userappl
 			return appendNgOption(b, 0, nil)
 		})
-		h = appendNgBlock(h, ngBlockIDB, func(b []byte) []byte {
-			b = binary.LittleEndian.AppendUint16(b, uint16(link))
-			b = binary.LittleEndian.AppendUint16(b, 0)
-			b = binary.LittleEndian.AppendUint32(b, writerSnapLen)
-			if ifName != "" {
-				b = appendNgOption(b, 2, []byte(ifName)) // if_name
-			}
-			b = appendNgOption(b, 9, []byte{9}) // if_tsresol: nanoseconds
-			return appendNgOption(b, 0, nil)
-		})
+		h = appendNgIDB(h, link, ifName)
 	default:
 		return nil, fmt.Errorf("capture: unknown format %v", format)
 	}
@@ -122,6 +118,21 @@ func newWriter(w io.Writer, format Format, link LinkType, ifName string) (*Write
 		return nil, err
 	}
 	return wr, nil
+}
+
+// appendNgIDB appends an interface description block: link, the
+// writer's snap length, the name and nanosecond time stamps.
+func appendNgIDB(h []byte, link LinkType, ifName string) []byte {
+	return appendNgBlock(h, ngBlockIDB, func(b []byte) []byte {
+		b = binary.LittleEndian.AppendUint16(b, uint16(link))
+		b = binary.LittleEndian.AppendUint16(b, 0)
+		b = binary.LittleEndian.AppendUint32(b, writerSnapLen)
+		if ifName != "" {
+			b = appendNgOption(b, 2, []byte(ifName)) // if_name
+		}
+		b = appendNgOption(b, 9, []byte{9}) // if_tsresol: nanoseconds
+		return appendNgOption(b, 0, nil)
+	})
 }
 
 // appendNgBlock appends a pcapng block of type typ whose body body appends.
@@ -178,7 +189,7 @@ func (w *Writer) writeRecord(t time.Time, data []byte, origLen int) error {
 	total := uint32(32 + len(data) + pad4(len(data)))
 	h = binary.LittleEndian.AppendUint32(h, ngBlockEPB)
 	h = binary.LittleEndian.AppendUint32(h, total)
-	h = binary.LittleEndian.AppendUint32(h, 0) // interface
+	h = binary.LittleEndian.AppendUint32(h, w.iface)
 	h = binary.LittleEndian.AppendUint32(h, uint32(ts>>32))
 	h = binary.LittleEndian.AppendUint32(h, uint32(ts))
 	h = binary.LittleEndian.AppendUint32(h, n)

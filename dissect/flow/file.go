@@ -14,7 +14,7 @@ type Summary struct {
 	Capture capture.Stats
 	Flow    Stats
 	// Damage counts records that carry an error: damaged packets, framing
-	// errors, game messages that failed to decode, lost fragments.
+	// errors, lost fragments. (Non-stock messages are Flow.NonStock.)
 	Damage int
 }
 
@@ -210,7 +210,7 @@ func (h *heldDatagram) hold(p *capture.Packet, kept bool) {
 // damaged datagram, but is not dissected: corrupted bytes would be taken
 // for sequence numbers and fragments and pollute the flow's state.
 func damagedRecord(pe *capture.PacketError, payload []byte, raw *[]byte) Record {
-	rec := Record{Kind: KindDamaged, Frame: pe.Frame, Err: fmt.Errorf("capture record: %w", pe)}
+	rec := Record{Kind: KindDamaged, Frame: pe.Frame, Time: pe.Time, Err: fmt.Errorf("capture record: %w", pe)}
 	if p := pe.Packet; p != nil {
 		if *raw == nil {
 			*raw = make([]byte, 0, 2048) // non-nil even for an empty payload: Raw nil means no datagram

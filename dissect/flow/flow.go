@@ -72,8 +72,12 @@ type Record struct {
 	// received for GameSpy), for hex dumps (decode -x); like the record,
 	// valid only during emit.
 	Datagram []byte
-	Err      error  // damage: framing error, game decode error, lost fragments
+	Err      error  // damage: framing error, lost fragments, a capture record that cannot be read
 	Warning  string // odd but decodable content
+	// NonStock is set on a message that is intact but not in stock's
+	// form: a form of the registry (dissect.Forms), or unknown. It is
+	// not damage. Like the record, valid only during emit.
+	NonStock *dissect.NonStock
 }
 
 // Options tune a Tracker. The zero value is usable.
@@ -110,7 +114,8 @@ type Stats struct {
 	Messages         int
 	GameMessages     int
 	Damaged          int // datagrams with a framing error
-	GameErrors       int // game messages that failed to decode
+	GameErrors       int // game messages that fit no stock layout (non-stock, not damage)
+	NonStock         int // messages marked non-stock (known forms and unknown)
 	Warnings         int
 	Reassembled      int // fragmented game messages completed
 	DuplicateFrags   int
@@ -192,6 +197,7 @@ type Tracker struct {
 	ctl  dissect.Control
 	gs   dissect.GameSpy
 	game game.Result
+	ns   dissect.NonStock // the mark of transport and datagram-context forms
 
 	master masterTracker // the GameSpy master's TCP connections
 	names  dissect.Names
@@ -312,6 +318,7 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
 	r.Datagram = plain
 	msgs := dg.Messages // a local, so that until cannot make it be read again
+	complete := false   // the datagram answered the final checksum round
 	for i := range msgs {
 		m := &msgs[i]
 		r.resetMessage(KindMessage, i)
@@ -319,7 +326,7 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 		// The usual messages, an ACK or a whole game message, are handled
 		// here as message would, without the call.
 		switch {
-		case m.Legacy:
+		case m.NonStock != dissect.FormUnknown:
 			t.message(fs, r, m)
 		case m.Type == dissect.TypeAck:
 		case m.Type == dissect.TypeData && !m.Fragment:
@@ -327,9 +334,15 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 		default:
 			t.message(fs, r, m)
 		}
+		if r.Game != nil && dir == game.ServerToClient {
+			complete = t.scoreInAnswer(r, m.Payload, complete)
+		}
 		t.stats.Messages++
 		if r.Warning != "" {
 			t.stats.Warnings++
+		}
+		if r.NonStock != nil {
+			t.stats.NonStock++
 		}
 		out.put(r)
 	}
@@ -348,16 +361,38 @@ func (r *Record) resetMessage(kind Kind, index int) {
 	r.Kind, r.MsgIndex = kind, index
 	r.Msg, r.Control, r.Game, r.GameSpy, r.Master = nil, nil, nil, nil, nil
 	r.Reassembled, r.DuplicateFragment = 0, false
-	r.Raw, r.Err, r.Warning = nil, nil, ""
+	r.Raw, r.Err, r.Warning, r.NonStock = nil, nil, "", nil
+}
+
+// scoreInAnswer marks a SCORE in a server datagram that also carries
+// ChecksumComplete (the registry's FormScoreInChecksumAnswer); complete
+// says whether the datagram's messages so far held a ChecksumComplete,
+// and the result whether they do now.
+func (t *Tracker) scoreInAnswer(r *Record, payload []byte, complete bool) bool {
+	switch op := r.Game.Msg.Opcode(); {
+	case op == game.OpChecksumComplete:
+		return true
+	case op == game.OpScore && complete && r.NonStock == nil:
+		t.ns = dissect.NonStock{Form: dissect.FormScoreInChecksumAnswer, Len: len(payload),
+			Stock: "Settings and GameInit after ChecksumComplete, no SCORE"}
+		r.NonStock = &t.ns
+	}
+	return complete
 }
 
 // message fills in the decoded content of one transport message.
 func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
-	if m.Legacy {
-		rec.Warning = "legacy [type][len:u8][flags:u8] header (a third-party client's framing, not stock)"
+	if m.NonStock != dissect.FormUnknown {
+		t.ns = dissect.NonStock{Form: m.NonStock, Len: len(m.Raw)}
+		if m.Legacy {
+			t.ns.Offset, t.ns.Stock, t.ns.Rest = 1, "a [flags_len:u16] header", m.Raw[1:min(3, len(m.Raw))]
+		}
+		rec.NonStock = &t.ns
 	}
 	switch {
 	case m.Type == dissect.TypeAck:
+		return
+	case m.Type == dissect.TypeDisconnect06:
 		return
 	case m.Type == dissect.TypeData:
 		payload := m.Payload
@@ -378,11 +413,22 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 		}
 		t.decodeGame(fs, rec, payload)
 	default:
-		ctl, err := dissect.ParseControlNames(m, &t.names)
-		t.ctl = ctl
+		if m.Legacy {
+			// The legacy framing's payload has no stock layout either: it
+			// is shown raw, without the parse (whose error would allocate).
+			t.ctl = dissect.Control{Kind: "raw", Extra: m.Payload}
+		} else {
+			ctl, err := dissect.ParseControlNames(m, &t.names)
+			t.ctl = ctl
+			if err != nil {
+				rec.Warning = joinWarn(rec.Warning, "control payload shown raw: "+err.Error())
+			}
+		}
 		rec.Control = &t.ctl
-		if err != nil {
-			rec.Warning = joinWarn(rec.Warning, "control payload shown raw: "+err.Error())
+		if rec.NonStock == nil && t.ctl.Kind == "peer-info" && t.ctl.Slot != nil && *t.ctl.Slot == 0 {
+			t.ns = dissect.NonStock{Form: dissect.FormPeerInfoSlot0, Len: len(m.Raw), Offset: m.HeaderLen(),
+				Stock: "the sender's wire slot (0x02 and up)"}
+			rec.NonStock = &t.ns
 		}
 		if IsConnectRequest(rec) {
 			t.newConnection(fs)
@@ -393,16 +439,19 @@ func (t *Tracker) message(fs *flowState, rec *Record, m *dissect.Message) {
 func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	t.stats.GameMessages++
 	if len(payload) == 0 {
-		// No opcode byte at all: nothing to name, only the damage.
+		// No opcode byte at all: an intact message that stock never sends.
 		t.stats.GameErrors++
-		rec.Err = fmt.Errorf("empty game message: %w", &dissect.Error{Offset: rec.Msg.HeaderLen(), What: "opcode", Err: dissect.ErrShort})
+		t.ns = dissect.NonStock{Form: dissect.FormUnknown, Offset: 0, Stock: "an opcode byte"}
+		rec.NonStock = &t.ns
 		return
 	}
 	t.game = fs.dec.Decode(payload, rec.Dir)
 	rec.Game = &t.game
 	if t.game.Err != nil {
 		t.stats.GameErrors++
-		rec.Err = fmt.Errorf("%v: %w", game.Opcode(payload[0]), t.game.Err)
+	}
+	if t.game.NonStock != nil {
+		rec.NonStock = t.game.NonStock
 	}
 	if t.game.Warning != "" {
 		rec.Warning = joinWarn(rec.Warning, t.game.Warning)

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -153,13 +154,43 @@ func TestEventForwardValueMeaning(t *testing.T) {
 }
 
 // A forward body shorter than an event header (and not the 4-byte bare
-// form) is an error, shown raw.
+// form) is non-stock: the event's fields as far as the bytes go, marked
+// event-length, without an error. One that holds the header but not its
+// class's body is an error, shown raw, and marked event-length too.
 func TestEventForwardTruncated(t *testing.T) {
-	for _, h := range []string{"07", "07 28 81", "07 28 81 00 00 D8 00 80 00 00 00 00 00 05 00 00 40 01 02",
-		"12 05 01 00 00 E0 00 80 00 FF FF FF 3F 00 00 00 00"} {
-		res := NewDecoder().Decode(testutil.Unhex(t, h), ClientToServer)
-		if res.Err == nil {
-			t.Errorf("%s: no error", h)
+	for _, c := range []struct {
+		hex    string
+		prefix string // the EventPrefix's text, "" for an error
+	}{
+		{"07", ""},
+		{"07 28 81", "rest=28 81"},
+		{"08 28 81 00 00 D8 00 80 00", "class=StartFiringEvent code=ET_START_FIRING_NOTIFY"},
+		{"0A FF FF FF 3F 01 00 B0 B8 45", "class=class(0x3FFFFFFF) code=0xB8B00001 rest=45"},
+		{"07 28 81 00 00 D8 00 80 00 00 00 00 00 05 00 00 40 01 02", "-"},
+		{"12 05 01 00 00 E0 00 80 00 FF FF FF 3F 00 00 00 00", "-"},
+	} {
+		p := testutil.Unhex(t, c.hex)
+		res := NewDecoder().Decode(p, ClientToServer)
+		if res.NonStock == nil || res.NonStock.Form != dissect.FormEventLength {
+			t.Errorf("%s: mark %v, want event-length", c.hex, res.NonStock)
+		}
+		switch c.prefix {
+		case "-":
+			if res.Err == nil {
+				t.Errorf("%s: no error", c.hex)
+			}
+		default:
+			m, ok := res.Msg.(*EventPrefix)
+			if res.Err != nil || !ok {
+				t.Errorf("%s: %T, error %v; want an EventPrefix", c.hex, res.Msg, res.Err)
+				continue
+			}
+			if got := m.String(); got != c.prefix && c.prefix != "" {
+				t.Errorf("%s: %q, want %q", c.hex, got, c.prefix)
+			}
+			if got := m.Append(nil); !bytes.Equal(got, p) {
+				t.Errorf("%s: re-encoded % X", c.hex, got)
+			}
 		}
 	}
 }

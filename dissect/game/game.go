@@ -89,8 +89,14 @@ type Result struct {
 	Unparsed []byte
 	Warning  string
 	// Err is set when the message could not be decoded as its opcode's
-	// layout; Msg is then a *Raw with every byte.
+	// layout; Msg is then a *Raw with every byte. (An event-forward
+	// message too short for any event is an *EventPrefix, marked
+	// non-stock, without an error.)
 	Err error
+	// NonStock is set when the message is not in stock's form: a form of
+	// the registry (dissect.Forms), or unknown when Err is set and no form
+	// fits. It points into the Decoder, like Msg.
+	NonStock *dissect.NonStock
 }
 
 // Decoder decodes game messages, reusing one value per message type.
@@ -104,6 +110,10 @@ type Decoder struct {
 	r    dissect.Reader
 	ctx  Context // kept here so passing it to decode does not allocate
 	strs internTable
+	ns   dissect.NonStock // Result.NonStock's value
+	// prefix is Result.Msg for an event-forward message too short for
+	// any event.
+	prefix EventPrefix
 }
 
 // decoderSlot is an opcode's reusable message and, when it has one, its
@@ -123,11 +133,13 @@ func NewDecoder() *Decoder {
 
 // Decode decodes the game message p (opcode byte first) sent in direction
 // dir. The returned message and slices alias p and d, and stay valid until
-// the next call.
+// the next call. A message that is not in stock's form is marked
+// (Result.NonStock).
 func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 	if len(p) == 0 {
 		d.raw = Raw{}
-		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}}
+		d.ns = dissect.NonStock{Form: dissect.FormUnknown, Stock: "an opcode byte"}
+		return Result{Msg: &d.raw, Err: &dissect.Error{Offset: 0, What: "opcode", Err: dissect.ErrShort}, NonStock: &d.ns}
 	}
 	op := Opcode(p[0])
 	// StateUpdate is most of the game traffic: its usual form is decoded
@@ -136,8 +148,28 @@ func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 	// quic-go's frame parser special-cases its common frames).
 	if op == OpStateUpdate && d.su != nil && d.su.decodeFast(p[1:], dir, &d.Ships) {
 		res.Msg, res.Warning = d.su, d.su.warning()
+		if d.su.openbc != 0 {
+			d.classify(p, dir, &res)
+		}
 		return res
 	}
+	if classifiedOps[op] && shortEvent(p) {
+		// The event decoder would only fail (and allocate its error): the
+		// message is read as the event's fields as far as they go.
+		d.prefix.read(p)
+		res.Msg = &d.prefix
+		d.classify(p, dir, &res)
+		return res
+	}
+	res = d.decode(p, op, dir)
+	if res.Err != nil || classifiedOps[op] || op == OpStateUpdate && d.su.openbc != 0 {
+		d.classify(p, dir, &res)
+	}
+	return res
+}
+
+// decode is Decode for the messages its fast paths leave.
+func (d *Decoder) decode(p []byte, op Opcode, dir Direction) (res Result) {
 	d.ctx.Dir = dir
 	d.r.ResetAt(p[1:], 1)
 	var warning string

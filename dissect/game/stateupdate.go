@@ -277,16 +277,50 @@ var fixedFieldSize = func() (t [256]uint8) {
 	return t
 }()
 
+// fastFieldSize is the byte size of the fields before the subsystem
+// states of body (the bytes after the opcode) when decodeFast reads them
+// by offset, and 0 when it does not; g is the packed-bit state after them.
+// Beyond fixedFieldSize's flags, it takes a position whose has-hash bit is
+// alone in its group (group byte 0x20 or 0x21) when no cloak bit follows:
+// OpenBC's clients send the position in nearly every StateUpdate. A group
+// byte of any other count (which the strict Reader rejects, or which would
+// leave bits for the cloak flag) is left to decode.
+func fastFieldSize(body []byte) (n int, g dissect.BitGroup) {
+	f := StateFlags(body[8])
+	if f&(StatePosition|StateCloak) != StatePosition {
+		return int(fixedFieldSize[f]), g
+	}
+	rest := int(fixedFieldSize[f&^StatePosition])
+	if rest == 0 || len(body) < 22 || body[21]&^1 != 0x20 {
+		return 0, g
+	}
+	g, _ = g.Opened(body[21])
+	_, g = g.Next()
+	return rest + 13 + 2*int(body[21]&1), g
+}
+
 // readFixed reads the fields before the subsystem states from b, which
-// holds exactly their fixedFieldSize bytes, into m as reset left it.
-// StateUpdate is most of the game traffic, and reading these by offset
-// costs a third of the checked reads (callgrind, BenchmarkPipelineSteady).
+// holds exactly their fixedFieldSize (or fastFieldSize) bytes, into m as
+// reset left it. StateUpdate is most of the game traffic, and reading
+// these by offset costs a third of the checked reads (callgrind,
+// BenchmarkPipelineSteady).
 func (m *StateUpdate) readFixed(b []byte) {
 	f := StateFlags(b[8])
 	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
 	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 	m.Flags = f
 	b = b[9:]
+	if f&StatePosition != 0 {
+		m.Position.X = math.Float32frombits(binary.LittleEndian.Uint32(b))
+		m.Position.Y = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
+		m.Position.Z = math.Float32frombits(binary.LittleEndian.Uint32(b[8:]))
+		m.HasHash = b[12]&1 != 0
+		b = b[13:]
+		if m.HasHash {
+			m.Hash = binary.LittleEndian.Uint16(b)
+			b = b[2:]
+		}
+	}
 	if f&StateDelta != 0 {
 		setDir3(&m.Delta.Dir, b)
 		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[3:]))
@@ -315,17 +349,18 @@ func setDir3(d *dissect.Dir3, b []byte) { d[0], d[1], d[2] = int8(b[0]), int8(b[
 
 // decodeFast is decode for the usual StateUpdate, body being the bytes
 // after the opcode, without the Reader: no packed bit before the states
-// (see fixedFieldSize), then subsystem states of a known class that fit
-// it, or an even number of weapon bytes, or nothing. Decoder.Decode tries
-// it first; it reports false for any other message, having perhaps
-// changed m, and Decode then decodes the message with decode. On true, m
-// is what decode makes of body (FuzzStateUpdateMatchesReference).
+// but a lone has-hash bit (see fastFieldSize), then subsystem states of a
+// known class that fit it, or an even number of weapon bytes, or nothing.
+// Decoder.Decode tries it first; it reports false for any other message,
+// having perhaps changed m, and Decode then decodes the message with
+// decode. On true, m is what decode makes of body
+// (FuzzStateUpdateMatchesReference).
 func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) bool {
 	if len(body) < 9 {
 		return false
 	}
 	f := StateFlags(body[8])
-	n := int(fixedFieldSize[f])
+	n, bits := fastFieldSize(body)
 	if n == 0 || n > len(body) {
 		return false
 	}
@@ -342,7 +377,7 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 	switch {
 	case f&StateSubsystems != 0:
 		m.Class = class.spec
-		_, ok := m.statesByClass(rest, dissect.BitGroup{}, class)
+		_, ok := m.statesByClass(rest, bits, class)
 		return ok
 	case f&StateWeapons != 0:
 		if len(rest)%2 != 0 {
@@ -456,12 +491,16 @@ func (m *StateUpdate) warning() string {
 
 func (m *StateUpdate) String() string { return string(m.appendString(make([]byte, 0, 256))) }
 
+// AppendString appends the String form, for printers that build a line in
+// a buffer of their own (decode) and need not make the string.
+func (m *StateUpdate) AppendString(b []byte) []byte { return m.appendString(b) }
+
 // appendString appends the String form. It runs for every StateUpdate that
 // `bcwire decode` prints (most of a battle's lines), so the common fields are
 // appended directly; fmt is left to the rare undecoded-subsystem case.
 func (m *StateUpdate) appendString(b []byte) []byte {
 	b = m.Object.AppendString(append(b, "object="...))
-	b = strconv.AppendFloat(append(b, " time="...), float64(m.GameTime), 'f', 3, 32)
+	b = dissect.AppendFixed(append(b, " time="...), m.GameTime, 3)
 	b = m.Flags.appendString(append(b, " flags="...))
 	f := m.Flags
 	if f&StatePosition != 0 {

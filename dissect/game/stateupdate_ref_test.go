@@ -279,3 +279,63 @@ func TestReadFixedMatchesByName(t *testing.T) {
 		}
 	}
 }
+
+// OpenBC's clients send the position in nearly every StateUpdate, its
+// has-hash bit alone in a group: decodeFast reads those by offset too
+// (with and without the hash, with subsystem states after the short
+// group), and agrees with the reference. The first message is one of
+// testdata/openbc/networked-battle.pcap (frame 117: POS|FWD|UP, no hash).
+func TestStateUpdateFastPathTakesLonePositionBit(t *testing.T) {
+	openbc := testutil.Unhex(t, "1c ff ff ff 3f cd cc cc 3d 0d a1 28 81 42 0e 79 47 42 b9 ae ee c1 20 b3 a8 d0 05 05 7e")
+	d := NewDecoder()
+	id := PlayerObjectID(2)
+	d.Ships.Add(id, ShipByName("Galaxy"))
+	msgs := [][]byte{openbc}
+	for _, flags := range []StateFlags{StatePosition, StatePosition | StateSpeed | StateUp, StatePosition | StateWeapons, StatePosition | StateSubsystems} {
+		for _, hash := range []bool{false, true} {
+			w := dissect.NewWriter([]byte{byte(OpStateUpdate)})
+			w.U32(uint32(id))
+			w.F32(2.5)
+			w.U8(uint8(flags))
+			w.F32(1)
+			w.F32(-2)
+			w.F32(3)
+			w.Bit(hash)
+			if hash {
+				w.U16(0xBEEF)
+			}
+			if flags&StateUp != 0 {
+				w.Dir3(dissect.Dir3{1, 2, 3})
+			}
+			if flags&StateSpeed != 0 {
+				w.CF16(7)
+			}
+			if flags&StateSubsystems != 0 {
+				w.U8(0)
+				w.U8(0xFF) // the first state's condition byte
+			}
+			if flags&StateWeapons != 0 {
+				w.U8(1)
+				w.U8(0xCC)
+			}
+			msgs = append(msgs, w.Bytes())
+		}
+	}
+	fast := 0
+	for _, msg := range msgs {
+		var su StateUpdate
+		if su.decodeFast(msg[1:], ClientToServer, &d.Ships) {
+			fast++
+		}
+		refCompare(t, d, msg, ClientToServer)
+	}
+	// All but the subsystem states, whose stock form needs a group of five
+	// bits before a new one, are read by offset.
+	if fast < len(msgs)-2 {
+		t.Errorf("decodeFast took %d of %d messages with a lone position bit", fast, len(msgs))
+	}
+	var su StateUpdate
+	if !su.decodeFast(openbc[1:], ClientToServer, &d.Ships) || su.Flags != StatePosition|StateForward|StateUp || su.HasHash {
+		t.Errorf("OpenBC's message: fast path not taken, or flags %v hash %v", su.Flags, su.HasHash)
+	}
+}

@@ -294,7 +294,7 @@ func (s *Source) Next() (*capture.Packet, error) {
 func (s *Source) Finish() {
 	s.stop()
 	for {
-		frame, ci, err := s.H.ReadFrame(nil)
+		frame, ci, err := s.H.ReadFrame(context.Background()) // after the cut the context no longer matters
 		if err != nil {
 			return
 		}

@@ -106,7 +106,14 @@ type Datagram struct {
 // (testdata/pcaps/battle.pcap at the repository root).
 func LoadBattle(tb testing.TB) []Datagram {
 	tb.Helper()
-	rd, err := capture.Open(filepath.Join(RepoRoot(tb), "testdata", "pcaps", "battle.pcap"))
+	return LoadCapture(tb, filepath.Join("testdata", "pcaps", "battle.pcap"))
+}
+
+// LoadCapture reads every UDP datagram of the capture at rel, a path from
+// the repository root, into memory.
+func LoadCapture(tb testing.TB, rel string) []Datagram {
+	tb.Helper()
+	rd, err := capture.Open(filepath.Join(RepoRoot(tb), rel))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -49,6 +49,9 @@ type MessageRow struct {
 	Speed    *float32 `parquet:"speed,optional"`
 	Warning  *string  `parquet:"warning,optional"`
 	Error    *string  `parquet:"error,optional"`
+	// NonStock is the registry name of a message that is intact but not
+	// in stock's form (dissect.Forms; "unknown" when no form fits).
+	NonStock *string `parquet:"nonstock,optional"`
 
 	// v holds the values the optional columns point to, so that filling
 	// a row in place allocates nothing for them (parquet-go skips
@@ -59,6 +62,7 @@ type MessageRow struct {
 		object                             int64
 		gameTime, x, y, z, speed           float32
 		name, fields, warning, err         string
+		nonStock                           string
 	}
 }
 
@@ -119,6 +123,9 @@ func (rs *Rows) MessageRowOf(row *MessageRow, file string, r *flow.Record) {
 	}
 	if r.Err != nil {
 		v.err, row.Error = r.Err.Error(), &v.err
+	}
+	if r.NonStock != nil {
+		v.nonStock, row.NonStock = r.NonStock.Name(), &v.nonStock
 	}
 	switch r.Kind {
 	case flow.KindGameSpy:

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/expr-lang/expr"
@@ -77,19 +76,23 @@ var guarded = map[string]bool{"<": true, ">": true, "<=": true, ">=": true}
 func Compile(src string) (*Filter, error) {
 	makeSmallInts()
 	f := &Filter{src: src, env: map[string]any{}}
-	text := src
+	tr, err := translate(src) // tshark's spelling (syntax.go)
+	if err != nil {
+		return nil, err
+	}
+	text := tr.text
 	// A lone field tests that the record has it, as in tshark (`-Y seq`).
-	if tree, err := parser.Parse(src); err == nil {
+	if tree, err := parser.Parse(text); err == nil {
 		if err := checkLimits(tree.Node); err != nil {
 			return nil, &Error{Expr: src, Column: 1, Msg: err.Error()}
 		}
 		switch n := tree.Node.(type) {
 		case *ast.IdentifierNode:
 			if id, ok := fieldByName[n.Value]; !ok || fieldDefs[id].typ != false {
-				text = src + " != nil"
+				text += " != nil"
 			}
 		case *ast.MemberNode:
-			text = src + " != nil"
+			text += " != nil"
 		}
 	}
 	// Compiled twice: once with every field's type, for the errors a user
@@ -108,7 +111,7 @@ func Compile(src string) (*Filter, error) {
 	repeat := expr.Function(repeatFunc, f.repeat, new(func(string, int) string))
 	noRepeat := expr.DisableBuiltin(repeatFunc)
 	if _, err := expr.Compile(text, expr.Env(types), expr.AsBool(), fn, noRepeat, repeat, expr.Patch(&patcher{})); err != nil {
-		return nil, compileError(src, err)
+		return nil, tr.compileError(err)
 	}
 	// For running, loops and + are counted (limits.go).
 	p := &patcher{}
@@ -116,7 +119,7 @@ func Compile(src string) (*Filter, error) {
 		expr.Function(tickFunc, f.tick, new(func(any) any)), expr.Function(addFunc, f.add, new(func(any, any) any)),
 		expr.Patch(p), expr.Patch(budgetPatcher{}))
 	if err != nil {
-		return nil, compileError(src, err)
+		return nil, tr.compileError(err)
 	}
 	f.prog = prog
 	f.machine.MemoryBudget = MaxElements
@@ -129,27 +132,9 @@ func Compile(src string) (*Filter, error) {
 // String is the expression as given.
 func (f *Filter) String() string { return f.src }
 
-func compileError(src string, err error) error {
-	e := &Error{Expr: src, Column: 1, Msg: err.Error()}
-	var fe *file.Error
-	if errors.As(err, &fe) {
-		e.Msg, e.Column = fe.Message, fe.Column+1
-		if e.Column > utf8.RuneCountInString(src)+1 {
-			e.Column = utf8.RuneCountInString(src) + 1
-		}
-	}
-	if strings.HasPrefix(e.Msg, "unexpected token EOF") {
-		e.Column = utf8.RuneCountInString(src) + 1 // where something is missing
-	}
-	if name, ok := strings.CutPrefix(e.Msg, "unknown name "); ok {
-		e.Msg = fmt.Sprintf("unknown field %q (fields: %s)", name, strings.Join(Names(), ", "))
-	}
-	return e
-}
-
-// Match reports whether r passes the filter. Comparing values of types
-// that do not compare (a number with a string, say) is a non-match; any
-// other failure, a budget of limits.go above all, is an error: Match
+// Match reports whether r passes the filter. Any failure - comparing
+// values of kinds that do not compare (a number with a string: tshark
+// refuses such a filter), a budget of limits.go - is an error: Match
 // returns false, and Err says what failed on which record. A Filter that
 // failed matches nothing more.
 func (f *Filter) Match(r *flow.Record, c *Context) bool {
@@ -164,15 +149,15 @@ func (f *Filter) Match(r *flow.Record, c *Context) bool {
 	out, err := f.machine.Run(f.prog, f.env)
 	f.rec = nil
 	if err != nil {
-		if !typeMismatch(err) {
-			var fe *file.Error
-			if errors.As(err, &fe) { // its message without the expression and caret
-				err = errors.New(fe.Message)
-			}
-			f.err = &RunError{Expr: f.src, Frame: r.Frame, Err: err}
-			if c != nil {
-				f.err.File = c.File
-			}
+		var fe *file.Error
+		if typeMismatch(err) {
+			err = errors.New(runtimeMessage(err)) // in a filter's words (syntax.go)
+		} else if errors.As(err, &fe) { // its message without the expression and caret
+			err = errors.New(fe.Message)
+		}
+		f.err = &RunError{Expr: f.src, Frame: r.Frame, Err: err}
+		if c != nil {
+			f.err.File = c.File
 		}
 		return false
 	}

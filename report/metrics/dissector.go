@@ -146,6 +146,7 @@ var (
 	descDamage          = desc("damage_total", "Damaged input, by kind.", "kind")
 	descRTT             = desc("ack_rtt_seconds", "Time from a reliable message to its ACK, as seen at the capture point (messages sent once).")
 	descGameSpy         = desc("gamespy_datagrams_total", "GameSpy datagrams, by query kind (reply for the server's replies).", "kind")
+	descNonStock        = desc("nonstock_messages_total", "Intact messages not in stock's form (not damage), by direction and the dissector's registry form (unknown when no form fits).", "dir", "form")
 )
 
 func desc(name, help string, labels ...string) *prometheus.Desc {
@@ -156,7 +157,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 func (d *Dissector) Describe(ch chan<- *prometheus.Desc) {
 	for _, x := range []*prometheus.Desc{descDatagrams, descBytes, descTransport, descMessages, descMessageBytes,
 		descSessionsOpen, descSessionsEnded, descPlayers, descRetransmissions, descReassembled, descLost,
-		descDamage, descRTT, descGameSpy} {
+		descDamage, descRTT, descGameSpy, descNonStock} {
 		ch <- x
 	}
 }
@@ -201,7 +202,6 @@ func (d *Dissector) Collect(ch chan<- prometheus.Metric) {
 		n    int
 	}{
 		{"framing", s.flow.Damaged},
-		{"game_decode", s.flow.GameErrors},
 		{"capture", s.capture.Damaged - s.capture.BadChecksums},
 		{"bad_checksum", s.capture.BadChecksums},
 		{"ip_fragments_lost", s.capture.FragmentsEvicted},
@@ -217,6 +217,13 @@ func (d *Dissector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstHistogram(descRTT, s.rttCount, s.rttSum, buckets)
 	for k, v := range s.counts.GameSpy {
 		counter(descGameSpy, float64(v), k)
+	}
+	for d, dir := range dirNames {
+		for f, n := range s.counts.NonStock[d] {
+			if n > 0 {
+				counter(descNonStock, float64(n), dir, dissect.Forms[f].Name)
+			}
+		}
 	}
 }
 

@@ -23,7 +23,10 @@ type Limits struct {
 	Read       time.Duration // to read a whole request (10s)
 	Write      time.Duration // to write a reply, from the end of the request's header (10s)
 	Idle       time.Duration // a kept-alive connection waiting for its next request (30s)
-	MaxConns   int           // connections at once; more are closed at once (64)
+	// MaxConns is the most connections at once (64): one more takes the
+	// place of the connection idle longest, or, when none is idle, is
+	// closed at once.
+	MaxConns int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -76,9 +79,10 @@ func ListenWith(addr string, lim Limits, cs ...prometheus.Collector) (*Endpoint,
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	e := &Endpoint{ln: &capListener{Listener: ln, max: int64(lim.MaxConns)}, err: make(chan error, 1),
+	cl := &capListener{Listener: ln, max: int64(lim.MaxConns), idle: map[net.Conn]time.Time{}}
+	e := &Endpoint{ln: cl, err: make(chan error, 1),
 		srv: &http.Server{Handler: mux, ReadHeaderTimeout: lim.ReadHeader, ReadTimeout: lim.Read,
-			WriteTimeout: lim.Write, IdleTimeout: lim.Idle, MaxHeaderBytes: maxHeaderBytes}}
+			WriteTimeout: lim.Write, IdleTimeout: lim.Idle, MaxHeaderBytes: maxHeaderBytes, ConnState: cl.state}}
 	go func() { e.err <- e.srv.Serve(e.ln) }()
 	return e, nil
 }
@@ -101,8 +105,9 @@ func (e *Endpoint) Warning() string {
 }
 
 // Refused is how many connections were closed at once for the connection
-// cap.
-func (e *Endpoint) Refused() int64 { return e.ln.refused.Load() }
+// cap; Displaced how many idle ones were closed to make room.
+func (e *Endpoint) Refused() int64   { return e.ln.refused.Load() }
+func (e *Endpoint) Displaced() int64 { return e.ln.displaced.Load() }
 
 // Close stops serving, letting a scrape under way finish (up to 2 s).
 func (e *Endpoint) Close() error {
@@ -115,15 +120,21 @@ func (e *Endpoint) Close() error {
 	return err
 }
 
-// capListener closes, as soon as it accepts it, a connection beyond max at
-// once: the client hears of it at once, and the descriptors held stay
-// bounded (a listener that stops accepting leaves connections waiting in
-// the kernel's queue instead).
+// capListener holds at most max connections: one beyond takes the place
+// of the connection idle longest (kept alive between requests), so that
+// idle connections cannot keep a scrape out, or, when none is idle, is
+// closed as soon as it is accepted: the client hears of it at once, and
+// the descriptors held stay bounded (a listener that stops accepting
+// leaves connections waiting in the kernel's queue instead).
 type capListener struct {
 	net.Listener
-	max     int64
-	open    atomic.Int64
-	refused atomic.Int64
+	max       int64
+	open      atomic.Int64
+	refused   atomic.Int64
+	displaced atomic.Int64
+
+	mu   sync.Mutex
+	idle map[net.Conn]time.Time // since when, from http.Server's ConnState
 }
 
 func (l *capListener) Accept() (net.Conn, error) {
@@ -132,7 +143,7 @@ func (l *capListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.open.Add(1) > l.max {
+		if l.open.Add(1) > l.max && !l.closeIdlest() {
 			l.open.Add(-1)
 			l.refused.Add(1)
 			c.Close()
@@ -142,13 +153,48 @@ func (l *capListener) Accept() (net.Conn, error) {
 	}
 }
 
+// state follows each connection's state, to know the idle ones.
+func (l *capListener) state(c net.Conn, st http.ConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if st == http.StateIdle {
+		l.idle[c] = time.Now()
+	} else {
+		delete(l.idle, c)
+	}
+}
+
+// closeIdlest closes the connection idle longest and reports whether there
+// was one; its place is the caller's.
+func (l *capListener) closeIdlest() bool {
+	l.mu.Lock()
+	var oldest net.Conn
+	var at time.Time
+	for c, t := range l.idle {
+		if oldest == nil || t.Before(at) {
+			oldest, at = c, t
+		}
+	}
+	delete(l.idle, oldest)
+	l.mu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	l.displaced.Add(1)
+	oldest.(*cappedConn).release() // its place goes to the new connection now
+	oldest.Close()
+	return true
+}
+
 type cappedConn struct {
 	net.Conn
 	l    *capListener
 	once sync.Once
 }
 
+func (c *cappedConn) release() { c.once.Do(func() { c.l.open.Add(-1) }) }
+
 func (c *cappedConn) Close() error {
-	c.once.Do(func() { c.l.open.Add(-1) })
+	c.release()
 	return c.Conn.Close()
 }

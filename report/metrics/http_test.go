@@ -88,34 +88,53 @@ func TestEndpointBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer e.Close()
+		// 8 kept-alive connections, idle after a scrape each: a ninth
+		// takes the place of the one idle longest and is served.
 		held := make([]net.Conn, lim.MaxConns)
 		for i := range held {
 			held[i] = dialT(t, e)
-			if !scrape(t, held[i]) { // accepted and served: within the cap
+			if !scrape(t, held[i]) {
 				t.Fatalf("connection %d within the cap not served", i)
 			}
 		}
-		before := e.Refused()
+		ninth := dialT(t, e)
+		if !scrape(t, ninth) {
+			t.Fatal("a connection beyond the cap, with 8 idle ones, was not served")
+		}
+		if !closedWithin(held[0], 10*time.Second) {
+			t.Error("the connection idle longest was not closed for the new one")
+		}
+		if e.Displaced() != 1 || e.Refused() != 0 {
+			t.Errorf("displaced %d, refused %d; want 1, 0", e.Displaced(), e.Refused())
+		}
+		for _, c := range append(held[1:], ninth) {
+			c.Close()
+		}
+
+		// 8 connections that have sent nothing yet (none idle): a ninth is
+		// closed at once.
+		deadline := time.Now().Add(10 * time.Second)
+		for e.ln.open.Load() > 0 && time.Now().Before(deadline) { // the closes above, seen
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := e.ln.open.Load(); n != 0 {
+			t.Fatalf("%d connections still counted open after their clients closed them", n)
+		}
+		for i := range held {
+			held[i] = dialT(t, e)
+		}
+		for e.ln.open.Load() < int64(lim.MaxConns) && time.Now().Before(deadline) { // accepted
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := e.ln.open.Load(); n != int64(lim.MaxConns) {
+			t.Fatalf("%d connections open, want %d", n, lim.MaxConns)
+		}
 		over := dialT(t, e)
 		if !closedWithin(over, 10*time.Second) {
-			t.Fatal("a connection beyond the cap was not closed")
+			t.Fatal("a connection beyond the cap, with none idle, was not closed")
 		}
-		if e.Refused() != before+1 {
-			t.Errorf("refused %d, want %d", e.Refused(), before+1)
-		}
-		held[0].Close()
-		time.Sleep(50 * time.Millisecond)
-		var c net.Conn
-		for try := 0; try < 100; try++ { // until the server has seen the close
-			c = dialT(t, e)
-			if scrape(t, c) {
-				break
-			}
-			c = nil
-			time.Sleep(20 * time.Millisecond)
-		}
-		if c == nil {
-			t.Fatal("no scrape after a connection within the cap closed")
+		if e.Refused() != 1 {
+			t.Errorf("refused %d, want 1", e.Refused())
 		}
 	})
 }

@@ -25,29 +25,32 @@ import (
 //     least 1: it takes four addresses to hold every slot of a server), and
 //     Limits.HalfOpen in all; silent ones hold at most MaxPeers-1 slots,
 //     so one is always left for a peer that answers;
-//   - when a bound is reached, a new connect takes the place of the oldest
-//     silent connection that has been silent at least Limits.EvictAfter
-//     (250ms, longer than a real client's round trip), or, at most
-//     RepliesPerSecond times a second, of the oldest one silent at least
-//     minSilence (50ms, longer than a client on the same LAN takes to
-//     answer, so that friends joining at once from one address do not
-//     displace each other);
-//   - when the server is full and no silent connection can give its place
-//     up, a new connect takes the place of the half-open connection that
-//     has waited longest: first those that have answered no checksum
-//     request at all, then the others, each by the time of its last step
-//     (its connect, or its last checksum answer). A client going through
-//     the rounds at a real client's pace leaves the first group within a
-//     round trip of its connect and answers each round within another, so
-//     it is not the one displaced while others stall; a player, who has
-//     finished the rounds, never is. Each source address displaces at
-//     most one such connection a second (stallEvictInterval; a real
-//     client sends its connect again only after 1s), so a few addresses
-//     cannot churn through the slots. The connection displaced hears a
-//     "server full" boot (it acknowledged, so its address is real);
-//   - otherwise the connect is dropped without a reply (a real client
-//     sends it again after 1s), or refused (server full) when every slot
-//     is a player's;
+//   - at the per-address bound, a new connect from that address takes the
+//     place of its oldest silent connection that has been silent at least
+//     Limits.EvictAfter (250ms, longer than a real client's round trip),
+//     or, at most RepliesPerSecond times a second, of the oldest one silent
+//     at least minSilence (50ms, longer than a client on the same LAN takes
+//     to answer, so that friends joining at once from one address do not
+//     displace each other); otherwise it is dropped;
+//   - when the server is full, a new connect takes the place of the
+//     answering half-open connection that has waited longest: first those
+//     that have answered no checksum request at all, then the others, each
+//     by the time of its last step (its connect, or its last checksum
+//     answer); a player, who has finished the rounds, never. A client going
+//     through the rounds at a real client's pace leaves the first group
+//     within a round trip of its connect and answers each round within
+//     another, so it is not the one displaced while others stall. The
+//     connection displaced hears a "server full" boot (it acknowledged, so
+//     its address is real). When no answering connection can give way (or
+//     the new connect would make MaxPeers silent ones), a silent one does,
+//     by the rules of the per-address bound;
+//   - while answering half-open connections are there, each source address
+//     displaces at most one connection a second (stallEvictInterval; a
+//     real client sends its connect again only after 1s), so a few
+//     addresses cannot churn through the slots;
+//   - a connect that finds no place is dropped without a reply while
+//     half-open connections exist (a real client sends it again after 1s),
+//     and refused (server full) when every slot is a player's;
 //   - a silent connection is dropped after Limits.SilentTimeout (3s), long
 //     before HandshakeTimeout; one that answers but has not finished the
 //     checksum rounds Limits.HandshakeLimit (10s) after its connect is
@@ -57,7 +60,8 @@ import (
 // So a flood of connects, whatever its rate, draws at most (MaxPeers-1)
 // replies every EvictAfter plus RepliesPerSecond: 78 a second on an
 // 8-player server; connects that displace an answering connection add one
-// reply each, and each such reply needs an address that acknowledged. A
+// reply each, and each needs an answering connection to displace, which
+// only a real address can make (and one a second per source address). A
 // stock client ACKs the connect reply at once, so it leaves the silent set
 // within one round trip and is not displaced by a flood that starts after
 // it.
@@ -138,32 +142,40 @@ func (s *Server) makeRoom(now time.Time, from netip.AddrPort) (ok, refuse bool) 
 	ip := from.Addr().Unmap()
 	sameIP := func(p *peer) bool { return p.addr.Addr().Unmap() == ip }
 	evicted := false
-	evict := func(match func(*peer) bool) bool {
-		if evicted {
-			return false
-		}
-		old := func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= s.lims.EvictAfter }
-		young := func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= minSilence }
-		evicted = s.evictOldest(now, old) || (s.countPeers(young) > 0 && s.youngEvictions.take(now) && s.evictOldest(now, young))
-		return evicted
+	old := func(match func(*peer) bool) func(*peer) bool {
+		return func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= s.lims.EvictAfter }
 	}
-	if s.countPeers(func(p *peer) bool { return halfOpen(p) && sameIP(p) }) >= s.lims.HalfOpenPerIP &&
-		!evict(func(p *peer) bool { return silent(p) && sameIP(p) }) {
-		s.dropDatagram(now, from, DropHalfOpen, "bound", "per address")
-		return false, false
+	young := func(match func(*peer) bool) bool {
+		m := func(p *peer) bool { return match(p) && now.Sub(p.connectedAt) >= minSilence }
+		return s.countPeers(m) > 0 && s.youngEvictions.take(now) && s.evictOldest(now, m)
+	}
+	sameIPSilent := func(p *peer) bool { return silent(p) && sameIP(p) }
+	if s.countPeers(func(p *peer) bool { return halfOpen(p) && sameIP(p) }) >= s.lims.HalfOpenPerIP {
+		if evicted = s.evictOldest(now, old(sameIPSilent)) || young(sameIPSilent); !evicted {
+			s.dropDatagram(now, from, DropHalfOpen, "bound", "per address")
+			return false, false
+		}
 	}
 	maxSilent := max(1, s.o.MaxPeers-1) // one slot is left for a peer that answers
 	room := func() bool { return len(s.peers) < s.o.MaxPeers && s.countPeers(halfOpen) < s.lims.HalfOpen }
-	if room() && s.countPeers(silent) < maxSilent {
-		return true, false
+	if evicted || (room() && s.countPeers(silent) < maxSilent) {
+		return room(), evicted
 	}
-	if evict(silent) {
-		return room(), true
+	// No room. The answering connection that has waited longest for its
+	// next step gives its place up, as long as the new connect (silent
+	// until it answers) stays within the silent bound; else a silent one,
+	// silent long (EvictAfter) or, at the young-eviction rate, a little
+	// (minSilence). While answering connections are there (stalling
+	// clients), every eviction counts against the connect's address (one
+	// a second), so that a few stalling hosts churn through no more than a
+	// few places a second, whichever kind.
+	answering := s.countPeers(func(p *peer) bool { return halfOpen(p) && !silent(p) }) > 0
+	budget := func(match func(*peer) bool) bool {
+		return s.countPeers(match) > 0 && (!answering || s.stallEvictions.allow(now, netip.AddrPortFrom(ip, 0)))
 	}
-	// No silent connection can give its place up: the answering one that
-	// has waited longest for its next step does, as long as the new
-	// connect (silent until it answers) stays within the silent bound.
-	if !evicted && s.countPeers(silent) < maxSilent && s.evictStalled(now, from) {
+	if (s.countPeers(silent) < maxSilent && s.evictStalled(now, from)) ||
+		(budget(old(silent)) && s.evictOldest(now, old(silent))) ||
+		(budget(func(p *peer) bool { return silent(p) && now.Sub(p.connectedAt) >= minSilence }) && young(silent)) {
 		return room(), true
 	}
 	if s.countPeers(halfOpen) > 0 {

@@ -180,7 +180,10 @@ func (s *Server) checksumResponse(now time.Time, p *peer, payload []byte) {
 			fail.Op = game.OpSystemChecksumFail
 		}
 		s.stats.ChecksumFailures++
-		s.log.Warn("checksum mismatch: booting client", "client", p.addr, "slot", p.slot, "round", req.Round, "reply", fail.Op)
+		// The message is the cause, so that an operator reading the log
+		// sees which hash differed and what was sent.
+		s.log.Warn("checksum boot: "+checksumCause(want, payload, fail.Op), "client", p.addr, "slot", p.slot,
+			"round", req.Round, "reply", fail.Op)
 		s.queueGame(p, fail)
 		s.boot(now, p, stock.BootChecksum, "checksum")
 		return

@@ -3,7 +3,9 @@ package native_test
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -334,7 +336,8 @@ func TestChecksumManifest(t *testing.T) {
 		fail game.Opcode
 	}{{"good", good, 0}, {"round 2 differs", bad2, game.OpVersionMismatch}, {"version differs", bad0, game.OpSystemChecksumFail}} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := newSim(t, native.Options{Manifest: tc.m})
+			var logs bytes.Buffer
+			n := newSim(t, native.Options{Manifest: tc.m, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			c, _ := n.addClient("A")
 			n.run(time.Second)
 			s := c.Snapshot()
@@ -349,6 +352,14 @@ func TestChecksumManifest(t *testing.T) {
 			}
 			if !s.Booted || s.BootReason != stock.BootChecksum || s.Lobby {
 				t.Errorf("booted %v reason %d lobby %v", s.Booted, s.BootReason, s.Lobby)
+			}
+			// The log says why: which hash, what was expected, what was sent.
+			cause := "round 2 response differs from the manifest's"
+			if tc.fail == game.OpSystemChecksumFail {
+				cause = "round 0 reference hash 0x7E0CE243, the manifest expects 0x7E0CE343: 0x23 sent"
+			}
+			if !strings.Contains(logs.String(), "checksum boot: "+cause) {
+				t.Errorf("the boot's log does not say %q:\n%s", cause, logs.String())
 			}
 			n.run(4 * time.Second)
 			if ps := n.srv.Players(n.now); len(ps) != 0 {

@@ -124,6 +124,9 @@ type Capture struct {
 	// file (capture.ErrUnreadable), or "".
 	GaveUp       string
 	unattributed int // damaged records of flows past maxDamagedFlows
+	// NonStock counts the messages marked non-stock, by registry form
+	// (see nonstock.go): intact, replayed as captured, not damage.
+	NonStock [dissect.NumForms]int
 }
 
 // LoadOptions tune script extraction.
@@ -251,6 +254,9 @@ func Extract(src flow.Source, opts LoadOptions) (*Capture, error) {
 			if r.Err != nil {
 				c.addDamage(tally, DamagedRecord{Frame: r.Frame, Src: r.Src.String(), Dst: r.Dst.String(),
 					Error: r.Err.Error(), server: r.Server, client: r.Client})
+			}
+			if r.NonStock != nil {
+				c.NonStock[r.NonStock.Form%dissect.NumForms]++
 			}
 		})
 		if !got || !rec.Server.IsValid() || !rec.Client.IsValid() {

@@ -261,6 +261,9 @@ type Result struct {
 	Summary  Summary          `json:"summary"`
 	// Damage is the capture's damage (nil when clean): see damage.go.
 	Damage *DamageReport `json:"capture_damage,omitempty"`
+	// NonStock is the capture's non-stock messages (nil when none): see
+	// nonstock.go. They are not damage.
+	NonStock *NonStockReport `json:"capture_nonstock,omitempty"`
 
 	// Judged is the verdict (adaptive mode): the diff engine's differences
 	// between the live exchange and the capture, and the live-only ones

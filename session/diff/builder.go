@@ -108,14 +108,15 @@ func (b *Builder) Add(r *flow.Record) {
 	}
 	s.End = r.Time
 	if r.Kind == flow.KindDamaged || r.Kind == flow.KindLost {
-		if !b.damagedDeviation(s, r) {
-			b.anomaly(s, r, "damaged", "damaged datagrams or lost fragments", Major, Minor)
-		}
+		b.anomaly(s, r, "damaged", "damaged datagrams or lost fragments", Major, Minor)
 		return
 	}
 	m := r.Msg
 	if m == nil {
 		return
+	}
+	if b.disconnect06(s, r) {
+		return // its own finding; no stock message to compare
 	}
 	if m.Legacy && !b.legacyConnect(s, r) {
 		b.anomaly(s, r, "legacy-framing", "messages in the legacy [type][len:u8][flags:u8] framing", Major, Minor)
@@ -124,7 +125,7 @@ func (b *Builder) Add(r *flow.Record) {
 		b.anomaly(s, r, fmt.Sprintf("unknown-transport-0x%02X", uint8(m.Type)),
 			fmt.Sprintf("messages of unknown transport type 0x%02X", uint8(m.Type)), Major, Minor)
 	}
-	if !b.eventLengthDeviation(s, r) && r.Game != nil && r.Game.Err != nil {
+	if !b.eventLengthDeviation(s, r) && !b.registryDeviation(s, r) && r.Game != nil && r.Game.Err != nil {
 		b.anomaly(s, r, "decode-error", "game messages that do not decode as their opcode's layout", Major, Minor)
 	}
 	if r.Dir == game.ServerToClient && r.Control != nil && r.Control.Kind == "peer-info" {
@@ -172,8 +173,13 @@ func (b *Builder) anomaly(s *Session, r *flow.Record, kind, what string, serverS
 }
 
 func errText(r *flow.Record) string {
-	if r.Err != nil {
+	switch {
+	case r.Err != nil:
 		return fmt.Sprintf("frame %d: %v", r.Frame, r.Err)
+	case r.Game != nil && r.Game.Err != nil:
+		// A game message that fits no stock layout: non-stock, not damage,
+		// but the layout's failure is what the finding shows.
+		return fmt.Sprintf("frame %d: %v: %v", r.Frame, r.Game.Msg.Opcode(), r.Game.Err)
 	}
 	return ""
 }

@@ -2,8 +2,10 @@ package diff
 
 // Named protocol deviations: traffic that breaks a stock rule in a way
 // that has a name, reported as one finding each that quotes the first
-// instance's frame and bytes, instead of as decode damage. Each rule cites
-// where the stock behaviour is documented.
+// instance's frame and bytes, instead of as decode damage. What a
+// deviation is, how it is recognised and the stock evidence are the
+// dissector's registry (dissect.Forms): the records arrive marked
+// (flow.Record.NonStock), and these rules only rank them.
 
 import (
 	"fmt"
@@ -12,31 +14,6 @@ import (
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 )
-
-// transportDisconnectLegacy is the transport type some third-party peers
-// send as their disconnect. Stock sends a graceful disconnect as 0x05
-// (DisconnectMessage): OpenBC's docs/network-flows/disconnect-flow.md,
-// "Transport type is 0x05, not 0x06 (corrected from earlier
-// documentation)", verified in a stock-dedicated loopback trace.
-const transportDisconnectLegacy = 0x06
-
-// stockEventLength is the whole game message length (opcode included) of
-// the event-forward opcodes whose stock event class has a fixed size:
-// OpenBC's docs/wire-formats/event-forward-wire-format.md (base event 17
-// bytes: opcode, class, code, source, related object; SubsystemControlEvent
-// 0x0104 and CharEvent 0x0105 one value byte more, ObjPtrEvent 0x010C an
-// object id more, StartFiringEvent 0x8128 eight bytes more).
-var stockEventLength = map[game.Opcode]struct {
-	n     int
-	class string
-}{
-	game.OpStartFiring:        {25, "StartFiringEvent 0x8128: class, code, source, related object, 8 more bytes"},
-	game.OpStopFiring:         {17, "SubsystemEvent 0x0101: class, code, source, related object"},
-	game.OpSubsystemStatus:    {18, "SubsystemControlEvent 0x0104: class, code, source, related object, value"},
-	game.OpRepairListPriority: {21, "ObjPtrEvent 0x010C: class, code, source, related object, object id"},
-	game.OpSetPhaserLevel:     {18, "CharEvent 0x0105: class, code, source, related object, level"},
-	game.OpTorpTypeChange:     {18, "CharEvent 0x0105: class, code, source, related object, torpedo type"},
-}
 
 // quote is the first instance of a deviation: its frame and bytes.
 func quote(frame int, b []byte) string {
@@ -54,14 +31,13 @@ func sideOf(r *flow.Record) string {
 	return "server"
 }
 
-// damagedDeviation reports a damaged datagram that is a named deviation:
-// a disconnect sent as transport type 0x06. It reports whether it was one.
-func (b *Builder) damagedDeviation(s *Session, r *flow.Record) bool {
-	p := r.Raw
-	// [peer][count][type]...: the first message's type.
-	if r.Kind != flow.KindDamaged || len(p) < 3 || p[2] != transportDisconnectLegacy {
+// disconnect06 reports a disconnect sent as transport type 0x06 (the
+// registry's disconnect-0x06). It reports whether r was one.
+func (b *Builder) disconnect06(s *Session, r *flow.Record) bool {
+	if !marked(r, dissect.FormDisconnect06) {
 		return false
 	}
+	p := r.Datagram
 	if r.Dir == game.ClientToServer && s.LegacyDisconnect == 0 {
 		s.LegacyDisconnect = r.Frame
 		if s.Disconnect.IsZero() {
@@ -80,27 +56,33 @@ func (b *Builder) damagedDeviation(s *Session, r *flow.Record) bool {
 }
 
 // eventLengthDeviation reports an event-forward message whose length is
-// not its stock event class's. It reports whether it was one.
+// not its stock event class's (the registry's event-length). It reports
+// whether r was one.
 func (b *Builder) eventLengthDeviation(s *Session, r *flow.Record) bool {
-	if r.Game == nil || r.Msg == nil || r.Msg.Type != dissect.TypeData || r.Msg.Fragment || len(r.Msg.Payload) == 0 {
+	if !marked(r, dissect.FormEventLength) || r.Game == nil || r.Msg.Type != dissect.TypeData || r.Msg.Fragment || len(r.Msg.Payload) == 0 {
 		return false
 	}
 	p := r.Msg.Payload
 	op := game.Opcode(p[0])
-	want, ok := stockEventLength[op]
-	if !ok || len(p) == want.n {
+	want, ok := game.StockEventOf(op)
+	if !ok {
 		return false
 	}
 	rel := "shorter"
-	if len(p) > want.n {
+	if len(p) > want.Len {
 		rel = "longer"
 	}
 	b.find(s, Finding{Key: fmt.Sprintf("event-length %s %d %s", op, len(p), r.Dir), Kind: "event-length", Phase: s.PhaseAt(r.Time),
 		Severity: Major,
 		Summary: fmt.Sprintf("%s (0x%02X) event-forward messages of %d bytes from the %s (%s), %s than stock's %d (%s)",
-			op, uint8(op), len(p), sideOf(r), r.Dir, rel, want.n, want.class)},
+			op, uint8(op), len(p), sideOf(r), r.Dir, rel, want.Len, want.Fields)},
 		r.Frame, quote(r.Frame, p))
 	return true
+}
+
+// marked reports whether r carries the registry's form f.
+func marked(r *flow.Record, f dissect.FormID) bool {
+	return r.NonStock != nil && r.NonStock.Form == f && r.Msg != nil
 }
 
 // legacyConnect reports a connect in the legacy [type][len:u8][flags:u8]
@@ -109,7 +91,7 @@ func (b *Builder) eventLengthDeviation(s *Session, r *flow.Record) bool {
 // one.
 func (b *Builder) legacyConnect(s *Session, r *flow.Record) bool {
 	m := r.Msg
-	if m == nil || !m.Legacy || r.Dir != game.ClientToServer || r.Peer != 0xFF ||
+	if !marked(r, dissect.FormLegacyConnect) || r.Dir != game.ClientToServer || r.Peer != 0xFF ||
 		(m.Type != dissect.TypeConnect && m.Type != dissect.TypeConnectAck) {
 		return false
 	}
@@ -122,5 +104,34 @@ func (b *Builder) legacyConnect(s *Session, r *flow.Record) bool {
 	b.find(s, Finding{Key: "legacy-connect", Kind: "legacy-connect", Phase: PhaseHandshake, Severity: Major,
 		Summary: fmt.Sprintf("the client connects in the legacy [type][len:u8][flags:u8] framing (a %s message), so its session has no stock connect request", m.Type)},
 		r.Frame, quote(r.Frame, m.Append(nil)))
+	return true
+}
+
+// registryDeviation reports a message marked with one of the registry's
+// forms that the rules above do not rank themselves: one finding per form
+// and direction, quoting the first instance, ranked as other protocol
+// anomalies are (major from the server, minor from a client). It reports
+// whether r was one.
+func (b *Builder) registryDeviation(s *Session, r *flow.Record) bool {
+	ns := r.NonStock
+	if ns == nil || r.Msg == nil {
+		return false
+	}
+	switch ns.Form {
+	case dissect.FormUnknown, dissect.FormDisconnect06, dissect.FormLegacyConnect, dissect.FormEventLength:
+		return false
+	}
+	f := ns.Entry()
+	sev := Major
+	if r.Dir == game.ClientToServer {
+		sev = Minor
+	}
+	p := r.Msg.Raw
+	if r.Game != nil && len(r.Msg.Payload) > 0 && !r.Msg.Fragment {
+		p = r.Msg.Payload
+	}
+	b.find(s, Finding{Key: "nonstock " + f.Name + " " + r.Dir.String(), Kind: f.Name, Phase: s.PhaseAt(r.Time), Severity: sev,
+		Summary: fmt.Sprintf("%s, from the %s (%s) (non-stock %s; its stock evidence: bcwire decode -V)", f.What, sideOf(r), r.Dir, f.Name)},
+		r.Frame, quote(r.Frame, p))
 	return true
 }

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -38,7 +37,9 @@ func TestNamedDeviations(t *testing.T) {
 	// A connect in the legacy [type][len][flags] framing.
 	c := rec(game.ClientToServer, 0)
 	c.Peer = 0xFF
-	c.Msg = &dissect.Message{Type: dissect.TypeConnectAck, Legacy: true, LegacyFlags: 0x01, Payload: []byte{0, 0, 0, 0x7F, 0}}
+	c.Msg = &dissect.Message{Type: dissect.TypeConnectAck, Legacy: true, LegacyFlags: 0x01, Payload: []byte{0, 0, 0, 0x7F, 0},
+		NonStock: dissect.FormLegacyConnect}
+	c.NonStock = &dissect.NonStock{Form: dissect.FormLegacyConnect}
 	b.Add(c)
 	// Keepalives, every one under sequence number 0 of the control
 	// channel, which the connect answer used too.
@@ -59,17 +60,21 @@ func TestNamedDeviations(t *testing.T) {
 	ss.Msg = &dissect.Message{Type: dissect.TypeData, Reliable: true, Seq: 7, Payload: ssBytes}
 	dec := game.NewDecoder()
 	res := dec.Decode(ssBytes, game.ClientToServer)
-	if res.Err == nil {
-		t.Fatal("a 10-byte SubsystemStatus decodes: the test's premise is gone")
+	if res.NonStock == nil || res.NonStock.Form != dissect.FormEventLength {
+		t.Fatalf("a 10-byte SubsystemStatus is not marked event-length: %+v", res.NonStock)
 	}
 	ss.Game = &res
-	ss.Err = res.Err
+	ss.NonStock = res.NonStock
 	b.Add(ss)
-	// A disconnect as transport type 0x06.
+	// A disconnect as transport type 0x06, as the dissector splits it.
 	dc := rec(game.ClientToServer, 5*time.Second)
-	dc.Kind, dc.Msg = flow.KindDamaged, nil
-	dc.Raw = []byte{0x02, 0x01, 0x06, 0x02}
-	dc.Err = errors.New("offset 2: transport type: invalid value: unknown type byte 0x06")
+	dc.Datagram = []byte{0x02, 0x01, 0x06, 0x02}
+	var dg dissect.Datagram
+	if err := dg.Parse(dc.Datagram); err != nil || len(dg.Messages) != 1 || dg.Messages[0].NonStock != dissect.FormDisconnect06 {
+		t.Fatalf("the 0x06 disconnect does not split as disconnect-0x06: %v %+v", err, dg.Messages)
+	}
+	dc.Msg = &dg.Messages[0]
+	dc.NonStock = &dissect.NonStock{Form: dissect.FormDisconnect06}
 	b.Add(dc)
 
 	capt := b.Finish()
@@ -153,5 +158,48 @@ func TestFragmentedTriggerAcks(t *testing.T) {
 			}
 			t.Errorf("%s: %d differences %q, want %d", c.name, len(col.diffs), got, c.want)
 		}
+	}
+}
+
+// TestRegistryDeviations: a message the dissector marked with another of
+// the registry's forms is one finding of that form's name, ranked major
+// from the server and minor from a client, not a decode error.
+func TestRegistryDeviations(t *testing.T) {
+	server := netip.MustParseAddrPort("127.0.0.1:22101")
+	client := netip.MustParseAddrPort("127.0.0.1:40000")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := DefaultRules()
+	b := NewBuilder("ours", &r)
+	dec := game.NewDecoder()
+	for i, c := range []struct {
+		dir     game.Direction
+		payload []byte
+	}{
+		// StateUpdate: position, forward, up and speed flagged; the speed cut off.
+		{game.ClientToServer, []byte{0x1C, 0xFF, 0xFF, 0xFF, 0x3F, 0x00, 0x00, 0x20, 0x41, 0x1E, 0x7F, 0x00, 0x00, 0x7F, 0x00, 0x00, 0x00, 0x7F, 0x50, 0x42, 0x00, 0x54}},
+		// DeletePlayerUI aimed at slot 0's ship.
+		{game.ServerToClient, []byte{0x17, 0x66, 0x08, 0x00, 0x00, 0xF1, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0x3F, 0x02}},
+	} {
+		res := dec.Decode(c.payload, c.dir)
+		if res.NonStock == nil {
+			t.Fatalf("% X is not marked", c.payload)
+		}
+		rec := &flow.Record{Kind: flow.KindMessage, Frame: i + 1, Time: t0.Add(time.Duration(i) * time.Second), Server: server, Client: client, Dir: c.dir,
+			Msg: &dissect.Message{Type: dissect.TypeData, Payload: c.payload, Raw: c.payload}, Game: &res, NonStock: res.NonStock}
+		b.Add(rec)
+	}
+	capt := b.Finish()
+	byKind := map[string]*Finding{}
+	for _, f := range capt.Findings {
+		byKind[f.Kind] = f
+	}
+	if f := byKind["decode-error"]; f != nil {
+		t.Errorf("a registry form filed as decode-error: %s", f.Summary)
+	}
+	if f := byKind["stateupdate-short"]; f == nil || f.Severity != Minor {
+		t.Errorf("stateupdate-short finding %+v, want minor (from a client)", f)
+	}
+	if f := byKind["deleteplayer-at-ship"]; f == nil || f.Severity != Major || len(f.Detail) == 0 || !strings.HasPrefix(f.Detail[0], "frame 2: 17 66 08") {
+		t.Errorf("deleteplayer-at-ship finding %+v, want major (from the server) quoting frame 2", f)
 	}
 }

@@ -46,8 +46,18 @@ func (c *Caps) Check() error {
 	switch {
 	case c.Workers < 0 || c.Workers > 256 || c.Workers == 0 && c.flags != nil && c.flags.Changed("workers"):
 		return Usage("--workers %d: use 1 to 256", c.Workers)
-	case c.FragmentSets < 0, c.FragmentBytes < 0, c.Flows < 0, c.Servers < 0, c.IPFragmentSets < 0, c.IPFragmentBytes < 0, c.Sessions < 0:
-		return Usage("the --max-* caps must be positive")
+	}
+	for _, cp := range []struct {
+		flag string
+		v    int
+	}{
+		{"--max-frag-sets", c.FragmentSets}, {"--max-frag-bytes", c.FragmentBytes}, {"--max-flows", c.Flows},
+		{"--max-servers", c.Servers}, {"--max-sessions", c.Sessions}, {"--max-ip-frag-sets", c.IPFragmentSets},
+		{"--max-ip-frag-bytes", c.IPFragmentBytes},
+	} {
+		if cp.v < 0 {
+			return Usage("%s %d: a cap cannot be negative (0 takes the default)", cp.flag, cp.v)
+		}
 	}
 	return nil
 }

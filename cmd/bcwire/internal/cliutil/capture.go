@@ -161,10 +161,33 @@ func CheckCapturePath(path string) error {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = &os.PathError{Op: "open", Path: pe.Path, Err: pe.Err} // the user asked to read it
+		}
 		return IOError(path, err)
 	}
 	if st.IsDir() {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
 	}
 	return nil
+}
+
+// ReadsPipe reports whether one of files is a pipe (or standard input that
+// is not a regular file): a capture that arrives as it is made, whose
+// lines should be printed as they come.
+func ReadsPipe(files []string) bool {
+	for _, path := range files {
+		var st os.FileInfo
+		var err error
+		if path == capture.Stdin {
+			st, err = os.Stdin.Stat()
+		} else {
+			st, err = os.Stat(path)
+		}
+		if err == nil && !st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }

@@ -99,6 +99,32 @@ func AddQuietFlag(f *pflag.FlagSet, quiet *bool) {
 	f.BoolVarP(quiet, "quiet", "q", false, QuietUsage)
 }
 
+// AddCountFlag registers -c, --count: read only the first N packets, as
+// tshark's -c, in every command that reads captures.
+func AddCountFlag(f *pflag.FlagSet, n *int) {
+	f.IntVarP(n, "count", "c", 0, "read only the first `N` packets (of all the files together)")
+}
+
+// CheckCount refuses a negative -c.
+func CheckCount(n int) error {
+	if n < 0 {
+		return Usage("-c %d: give the number of packets to read (0 for all)", n)
+	}
+	return nil
+}
+
+// CheckInputs refuses, before anything is read or written, an input that
+// is missing or a directory: a run that would fail on its second file then
+// prints nothing of its first.
+func CheckInputs(files []string) error {
+	for _, f := range files {
+		if err := CheckCapturePath(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // AddForceFlag registers --force for a command whose -w refuses to replace
 // an existing non-empty file (see Target.NoClobber).
 func AddForceFlag(f *pflag.FlagSet, force *bool) {

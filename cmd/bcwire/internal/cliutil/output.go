@@ -66,6 +66,9 @@ func (t Target) Check(inputs ...string) error {
 	if t.Path == "-" {
 		return nil
 	}
+	if err := t.checkDir(); err != nil {
+		return err
+	}
 	st, statErr := os.Stat(t.Path)
 	for _, in := range inputs {
 		if in == "-" && statErr == nil {

@@ -95,7 +95,7 @@ type PrintFlags struct {
 // AddPrintFlags registers -T, -e, -E and -x (-w is the command's, as every
 // command that writes a capture has it).
 func AddPrintFlags(f *pflag.FlagSet, p *PrintFlags) {
-	f.StringVarP(&p.Format, "output-format", "T", "", "fields: print the -e fields of each message on a line (json: as --json)")
+	f.StringVarP(&p.Format, "output-format", "T", "", "fields: print the -e fields of each message on a line; json: one JSON array of the messages, as tshark's (--json writes one object a line); text: the default")
 	f.StringArrayVarP(&p.Fields, "field", "e", nil, "with -T fields: print `FIELD` (repeatable; names as -Y takes them, e.g. frame, time, name, fields.text)")
 	f.StringArrayVarP(&p.Options, "fields-option", "E", nil, "with -T fields: header=y prints the field names first; separator=C (/t tab, /s space)")
 	f.BoolVarP(&p.Hex, "hex-dump", "x", false, "add each datagram's decrypted bytes in hex and ASCII under its first message shown")

@@ -42,6 +42,9 @@ type ScanOptions struct {
 	// Filter (-Y), when set, chooses the records the sessions are built
 	// from and Record sees, as --server does.
 	Filter *filter.Filter
+	// Count > 0 reads only the first Count packets of all the files
+	// together (-c).
+	Count int
 	// Interrupt (CatchInterrupt), when closed, stops reading: the file
 	// being read ends where it is, with its summary, and the files after
 	// it are not read (ScanResult.Interrupted).
@@ -53,6 +56,7 @@ type ScanResult struct {
 	Totals   session.Counts
 	Sessions int
 	Damaged  int // records that carried an error
+	NonStock int // messages marked non-stock (intact, not damage)
 	// BadChecksums counts, of Damaged, the packets that failed their
 	// IPv4 or UDP checksum.
 	BadChecksums int
@@ -66,6 +70,19 @@ func (r *ScanResult) Err() error {
 	if r.Damaged == 0 {
 		return nil
 	}
+	return r.damageErr()
+}
+
+// ErrFailOn is Err, and with --fail-on nonstock also exit 1 for non-stock
+// messages.
+func (r *ScanResult) ErrFailOn(f FailOn) error {
+	if r.Damaged == 0 {
+		return f.NonStockErr(r.NonStock)
+	}
+	return r.damageErr()
+}
+
+func (r *ScanResult) damageErr() error {
 	return &ExitError{Code: ExitDamaged,
 		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, ChecksumHint(r.BadChecksums))}
 }
@@ -94,19 +111,29 @@ func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*Sc
 		o.MaxDamageLines = 20
 	}
 	res := &ScanResult{}
+	if err := CheckCount(o.Count); err != nil {
+		return res, err
+	}
+	if err := CheckInputs(o.Files); err != nil {
+		return res, err
+	}
+	read := 0 // packets, for -c
 	for _, path := range o.Files {
 		if res.Interrupted = IsClosed(o.Interrupt); res.Interrupted {
 			break
 		}
-		if err := scanFile(o, path, res, emit); err != nil {
+		if err := scanFile(o, path, res, &read, emit); err != nil {
 			return res, err
+		}
+		if o.Count > 0 && read >= o.Count {
+			break
 		}
 	}
 	res.Interrupted = res.Interrupted || IsClosed(o.Interrupt)
 	return res, nil
 }
 
-func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *session.Session) error) error {
+func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func(string, *session.Session) error) error {
 	if o.File != nil {
 		o.File(path)
 	}
@@ -151,8 +178,12 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 		}
 		return true
 	}
+	var src flow.Source = cf.R
+	if o.Count > 0 {
+		src = FirstPackets(cf.R, o.Count-*read)
+	}
 	var emitErr error
-	sum, err := session.Scan(cf.R, sopts, func(s *session.Session) error {
+	sum, err := session.Scan(src, sopts, func(s *session.Session) error {
 		emitErr = emit(path, s)
 		return emitErr
 	})
@@ -169,9 +200,11 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 	if sum.Damaged > listed {
 		fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, sum.Damaged-listed)
 	}
+	*read += sum.Summary.Capture.Records
 	res.Totals.Merge(&sum.Totals)
 	res.Sessions += sum.Sessions
 	res.Damaged += sum.Damaged
+	res.NonStock += sum.NonStock
 	res.BadChecksums += sum.Summary.Capture.BadChecksums
 	if !o.Quiet {
 		c, fs := sum.Summary.Capture, sum.Summary.Flow
@@ -179,6 +212,9 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, emit func(string, *s
 			path, c.Records, fs.Datagrams, fs.GameSpy, sum.Sessions, sum.Peak)
 		if sum.Damaged > 0 {
 			fmt.Fprintf(o.IO.Err, "; %d DAMAGED", sum.Damaged)
+		}
+		if sum.NonStock > 0 {
+			fmt.Fprintf(o.IO.Err, "; %d non-stock messages (intact, not damage)", sum.NonStock)
 		}
 		if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
 			fmt.Fprintf(o.IO.Err, "; %s", ev)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 
 // Options of `bcwire decode`.
 type Options struct {
+	FailOn  cliutil.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Hex     string // decode this one datagram instead of files
@@ -32,8 +35,13 @@ type Options struct {
 	Peer    int // -1 = any
 	Servers []string
 	Count   int // 0 = all
-	Quiet   bool
-	Caps    cliutil.Caps
+	// Quiet (-q) prints no packet lines, as tshark's -q, and no summary;
+	// damage and errors still go to stderr, and -w still writes.
+	Quiet bool
+	// LineBuffered (-l) flushes the output after each packet, as tshark's
+	// -l; reading a pipe does so too.
+	LineBuffered bool
+	Caps         cliutil.Caps
 	// tshark's: -r, -Y, -t; -T fields -e -E, -x; -w.
 	Read  cliutil.ReadFlags
 	Print cliutil.PrintFlags
@@ -59,8 +67,9 @@ carries the game message. GameSpy queries and replies are decoded too.
 Nothing is dropped silently: a message that cannot be decoded is shown raw
 with the reason, and decoding goes on.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (the damage is in the output), 2 for usage or I/O
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (the damage is in the output), 2 for usage or I/O
 errors.`,
 		Example: `  bcwire decode testdata/pcaps/battle.pcap
   bcwire decode -V --opcode StateUpdate -c 100 capture.pcapng
@@ -101,14 +110,25 @@ errors.`,
 	f.IntVar(&o.Peer, "peer", -1, "only datagrams with this peer id (1 = server, 2 = first client, 255 = connecting)")
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print no packet lines (as tshark's -q) and no summary; damage and errors still go to stderr, -w still writes")
+	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
+	// The printing runs on the goroutine that decodes; with a second core,
+	// reading, decryption and splitting run beside it (RunParallel), so
+	// decode uses both by default. The output is the same.
+	o.Caps.Workers = DefaultWorkers()
+	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
-	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap)")
+	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")
 	cliutil.AddForceFlag(f, &o.Force)
 	return cmd
 }
+
+// DefaultWorkers is decode's --workers when not given: 2 where there are
+// two cores or more, else 1.
+func DefaultWorkers() int { return min(2, runtime.NumCPU()) }
 
 type filter struct {
 	opcodes map[game.Opcode]bool
@@ -184,6 +204,9 @@ const maxDamageLines = 20
 
 // Run decodes and prints.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	flt, servers, err := parseFilter(o)
 	if err != nil {
 		return err
@@ -191,8 +214,8 @@ func Run(o *Options) error {
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if o.Count < 0 {
-		return cliutil.Usage("-c %d: give the number of packets to read (0 for all)", o.Count)
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
 	}
 	yflt, err := o.Read.CompileFilter()
 	if err != nil {
@@ -206,11 +229,17 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	if o.Print.Format == "json" {
+	jsonArray := o.Print.Format == "json" // tshark's -T json: one array
+	if jsonArray {
 		o.JSON = true
 	}
 	if fields && (o.JSON || o.Verbose) {
 		return cliutil.Usage("-T fields prints the -e fields; do not also give --json or -V")
+	}
+	// Every input is checked before anything is printed or written, so
+	// that a missing second file does not come after all of the first.
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err
 	}
 	var cut *cliutil.FrameCutter
 	var cutFile *cliutil.AtomicFile
@@ -221,16 +250,27 @@ func Run(o *Options) error {
 		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
-		if cutFile, err = cliutil.Create(o.Write); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if o.Write == "-" { // tshark's habit: the capture on standard output
+			cut = cliutil.NewFrameCutter(o.IO.Out, capture.PCAP)
+		} else {
+			if cutFile, err = cliutil.Create(o.Write); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
+			defer cutFile.Abort()
+			cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 		}
-		defer cutFile.Abort()
-		cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
 	}
+	out := o.IO.Out
+	if jsonArray {
+		ja := newJSONArray(out)
+		defer ja.Close()
+		out = ja
+	}
+	lineFlush := o.LineBuffered || cliutil.ReadsPipe(o.Files)
 	var p recordPrinter
 	var dp *report.DecodePrinter
 	if fields {
-		if p, err = report.NewFieldsPrinter(o.IO.Out, fieldsOpts, tf); err != nil {
+		if p, err = report.NewFieldsPrinter(out, fieldsOpts, tf); err != nil {
 			return cliutil.Usage("%v", err)
 		}
 	} else {
@@ -241,7 +281,7 @@ func Run(o *Options) error {
 		case o.Verbose:
 			format = report.DecodeVerbose
 		}
-		dp = report.NewDecodePrinter(o.IO.Out, format, o.IO.Color && !o.JSON)
+		dp = report.NewDecodePrinter(out, format, o.IO.Color && !o.JSON)
 		dp.SetTimeFormat(tf)
 		dp.SetHexDump(o.Print.Hex)
 		p = dp
@@ -256,6 +296,7 @@ func Run(o *Options) error {
 	var werr error
 	var damage []string // of the current file, for stderr
 	damagedHere, seen := 0, 0
+	var srvSeen serverSeen // --server: whose traffic came
 	emit := func(r *flow.Record) bool {
 		if seen++; seen&1023 == 0 && cliutil.IsClosed(intr) {
 			return false
@@ -265,22 +306,26 @@ func Run(o *Options) error {
 				damage = append(damage, cliutil.DamageText(r))
 			}
 		}
+		srvSeen.note(servers, r)
 		p.Observe(r)
 		if ctx.Start.IsZero() && !r.Time.IsZero() {
 			ctx.Start = r.Time
 		}
 		if !flt.keep(r) || yflt != nil && !yflt.Match(r, ctx) {
 			if yflt != nil && yflt.Err() != nil {
-				werr = yflt.Err() // a -Y budget ran out
+				werr = yflt.Err() // a -Y budget ran out, or a comparison that cannot be made
 				return false
 			}
 			return true
 		}
 		if cut != nil {
 			if err := cut.Keep(r); err != nil {
-				werr = err
+				werr = fmt.Errorf("-w %s: %w", o.Write, err)
 				return false
 			}
+			return true
+		}
+		if o.Quiet {
 			return true
 		}
 		var err error
@@ -288,6 +333,9 @@ func Run(o *Options) error {
 			err = dp.PrintWithGameJSON(r, yflt.GameJSON())
 		} else {
 			err = p.Print(r)
+		}
+		if err == nil && lineFlush {
+			err = p.Flush()
 		}
 		if err != nil {
 			werr = err
@@ -300,7 +348,7 @@ func Run(o *Options) error {
 		return runHex(o, servers, emit)
 	}
 
-	damaged, badChecksums, read := 0, 0, 0
+	damaged, badChecksums, read, nonStock := 0, 0, 0, 0
 	link := capture.LinkType(0) // of the first file, for an empty -w capture
 	for _, path := range o.Files {
 		damage, damagedHere = damage[:0], 0
@@ -342,7 +390,9 @@ func Run(o *Options) error {
 		fopts.Servers = servers
 		tr := flow.New(fopts)
 		var sum flow.Summary
-		if o.Caps.Workers > 1 {
+		// -w copies the reader's current frame for each record kept, so it
+		// reads one frame at a time: no reading ahead on other goroutines.
+		if o.Caps.Workers > 1 && cut == nil {
 			sum, err = flow.RunParallel(rd, tr, o.Caps.Workers, emit)
 		} else {
 			sum, err = flow.Run(rd, tr, emit)
@@ -357,6 +407,7 @@ func Run(o *Options) error {
 			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: werr}
 		}
 		damaged += sum.Damage
+		nonStock += sum.Flow.NonStock
 		badChecksums += sum.Capture.BadChecksums
 		p.Flush()
 		if !o.Quiet {
@@ -388,6 +439,7 @@ func Run(o *Options) error {
 		}
 		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: %s", what)}
 	}
+	srvSeen.report(o.IO.Err, servers)
 	if cut != nil {
 		if link == 0 {
 			link = capture.Ethernet
@@ -395,17 +447,19 @@ func Run(o *Options) error {
 		if err := cut.Flush(link); err != nil {
 			return cliutil.IOError(o.Write, err)
 		}
-		if err := cutFile.Commit(); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if cutFile != nil {
+			if err := cutFile.Commit(); err != nil {
+				return cliutil.IOError(o.Write, err)
+			}
 		}
-		if !o.Quiet {
+		if !o.Quiet && cutFile != nil {
 			fmt.Fprintf(o.IO.Err, "wrote %d frames to %s\n", cut.Written, o.Write)
 		}
 	}
 	if damaged > 0 {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (listed above and in the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
 	}
-	return nil
+	return o.FailOn.NonStockErr(nonStock)
 }
 
 func printSummary(io *report.IO, path string, s flow.Summary, expansion string) {
@@ -422,8 +476,11 @@ func printSummary(io *report.IO, path string, s flow.Summary, expansion string) 
 		fmt.Fprintf(io.Err, "; %d fragmented game messages reassembled", f.Reassembled)
 	}
 	if s.Damage > 0 {
-		fmt.Fprintf(io.Err, "; %d DAMAGED (%d capture records, %d datagrams, %d game messages, %d lost fragment sets, %d fragment sets evicted)",
-			s.Damage, c.Damaged, f.Damaged, f.GameErrors, f.FragmentsLost+c.FragmentsIncomplete, f.FragmentsEvicted+c.FragmentsEvicted)
+		fmt.Fprintf(io.Err, "; %d DAMAGED (%d capture records, %d datagrams, %d lost fragment sets, %d fragment sets evicted)",
+			s.Damage, c.Damaged, f.Damaged, f.FragmentsLost+c.FragmentsIncomplete, f.FragmentsEvicted+c.FragmentsEvicted)
+	}
+	if f.NonStock > 0 {
+		fmt.Fprintf(io.Err, "; %d non-stock messages (intact, not damage)", f.NonStock)
 	}
 	if f.FlowsEvicted+f.ServersEvicted > 0 || (s.Damage == 0 && f.FragmentsEvicted+c.FragmentsEvicted > 0) {
 		fmt.Fprintf(io.Err, "; caps evicted %d fragment sets, %d IPv4 fragment sets, %d flows, %d servers",
@@ -452,10 +509,13 @@ func runHex(o *Options, servers []netip.AddrPort, emit func(*flow.Record) bool) 
 		src, dst = server, client
 	}
 	tr := flow.New(flow.Options{Servers: []netip.AddrPort{server}})
-	damaged := 0
+	damaged, nonStock := 0, 0
 	tr.Datagram(1, time.Time{}, src, dst, b, func(r *flow.Record) {
 		if r.Err != nil {
 			damaged++
+		}
+		if r.NonStock != nil {
+			nonStock++
 		}
 		emit(r)
 	})
@@ -463,5 +523,5 @@ func runHex(o *Options, servers []netip.AddrPort, emit func(*flow.Record) bool) 
 	if damaged > 0 {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("the datagram is damaged (see the output)")}
 	}
-	return nil
+	return o.FailOn.NonStockErr(nonStock)
 }

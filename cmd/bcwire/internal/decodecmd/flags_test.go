@@ -20,7 +20,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Count != 40 || !got.Verbose || !got.Quiet || !got.JSON || len(got.Servers) != 2 || got.Dir != "s2c" ||
-		len(got.Opcodes) != 2 || strings.Join(got.Files, ",") != "a.pcap,b.pcap" || got.Peer != -1 || got.Caps.Workers != 1 {
+		len(got.Opcodes) != 2 || strings.Join(got.Files, ",") != "a.pcap,b.pcap" || got.Peer != -1 || got.Caps.Workers != DefaultWorkers() {
 		t.Errorf("options %+v", got)
 	}
 	// --json takes no value: a file after it is an input.

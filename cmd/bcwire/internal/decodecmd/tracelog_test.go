@@ -38,8 +38,8 @@ func TestDecodeWritesPacketTraceLog(t *testing.T) {
 		}
 		return out
 	}
-	want, _, _ := decodeArgs(t, "-q", pcap)
-	got, _, code := decodeArgs(t, "-q", out)
+	want, _, _ := decodeArgs(t, pcap)
+	got, _, code := decodeArgs(t, out)
 	w, g := strip(want), strip(got)
 	if code != 0 || len(w) < 100 || strings.Join(w, "\n") != strings.Join(g, "\n") {
 		t.Errorf("exit %d; %d lines from the written capture, %d from the original", code, len(g), len(w))

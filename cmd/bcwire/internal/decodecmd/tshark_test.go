@@ -52,7 +52,7 @@ func lineFields(t *testing.T, line string) (frame, time string) {
 // CHAT lines, and each line's time is the one it has unfiltered (relative
 // to the capture's first packet, not the first CHAT).
 func TestDisplayFilterKeepsTheCaptureClock(t *testing.T) {
-	all, _, code := decodeArgs(t, "-q", battle)
+	all, _, code := decodeArgs(t, battle)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -61,8 +61,8 @@ func TestDisplayFilterKeepsTheCaptureClock(t *testing.T) {
 		f, tm := lineFields(t, l)
 		timeOf[f] = tm
 	}
-	y, _, code := decodeArgs(t, "-q", "-Y", `name == "CHAT" or name == "TEAM_CHAT"`, battle)
-	op, _, _ := decodeArgs(t, "-q", "--opcode", "CHAT,TEAM_CHAT", battle)
+	y, _, code := decodeArgs(t, "-Y", `name == "CHAT" or name == "TEAM_CHAT"`, battle)
+	op, _, _ := decodeArgs(t, "--opcode", "CHAT,TEAM_CHAT", battle)
 	if code != 0 || y != op || len(lines(y)) < 4 {
 		t.Fatalf("-Y gave %d lines (exit %d), --opcode %d", len(lines(y)), code, len(lines(op)))
 	}
@@ -76,7 +76,7 @@ func TestDisplayFilterKeepsTheCaptureClock(t *testing.T) {
 		t.Error("the first CHAT is at 0: the clock restarted at the filter")
 	}
 	// A filter on a game field, and one that keeps nothing.
-	sp, _, _ := decodeArgs(t, "-q", "-Y", "fields.speed > 7.4 and dir == \"C->S\"", battle)
+	sp, _, _ := decodeArgs(t, "-Y", "fields.speed > 7.4 and dir == \"C->S\"", battle)
 	if len(lines(sp)) < 10 {
 		t.Errorf("fields.speed > 7.4 kept %d lines", len(lines(sp)))
 	}
@@ -85,7 +85,7 @@ func TestDisplayFilterKeepsTheCaptureClock(t *testing.T) {
 			t.Fatalf("fields.speed > 7.4 kept %q", l)
 		}
 	}
-	if none, _, code := decodeArgs(t, "-q", "-Y", `name == "NoSuchThing"`, battle); none != "" || code != 0 {
+	if none, _, code := decodeArgs(t, "-Y", `name == "NoSuchThing"`, battle); none != "" || code != 0 {
 		t.Errorf("a filter that keeps nothing: %q exit %d", none, code)
 	}
 }
@@ -94,8 +94,8 @@ func TestDisplayFilterKeepsTheCaptureClock(t *testing.T) {
 // keeps is byte for byte that of plain --json (the filter's JSON of the
 // game message is reused).
 func TestDisplayFilterJSON(t *testing.T) {
-	all, _, _ := decodeArgs(t, "-q", "--json", battle)
-	kept, _, code := decodeArgs(t, "-q", "--json", "-Y", "fields.speed > 7.4 or fields.text contains \"gg\"", battle)
+	all, _, _ := decodeArgs(t, "--json", battle)
+	kept, _, code := decodeArgs(t, "--json", "-Y", "fields.speed > 7.4 or fields.text contains \"gg\"", battle)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -122,7 +122,7 @@ func TestDisplayFilterErrors(t *testing.T) {
 		`name == "CHAT" and`:  "column 19",
 		`nmae == "CHAT"`:      `unknown field "nmae"`,
 		`frame contains "x"`:  "column 7",
-		`fields.text ~ "x"`:   "column 13",
+		`fields.text ~ 5`:     "column 13",
 		`(opcode == 0x2C`:     "column 16",
 		`opcode == 0xZZ`:      "column",
 		`name == "CHAT" and `: "column 20",
@@ -137,7 +137,7 @@ func TestDisplayFilterErrors(t *testing.T) {
 // TestFieldsOutput: -T fields -e … prints the chosen fields, with -E
 // header=y and separator=, as tshark; the time follows -t.
 func TestFieldsOutput(t *testing.T) {
-	out, _, code := decodeArgs(t, "-q", "-Y", `name == "CHAT"`, "-T", "fields", "-E", "header=y", "-E", "separator=,",
+	out, _, code := decodeArgs(t, "-Y", `name == "CHAT"`, "-T", "fields", "-E", "header=y", "-E", "separator=,",
 		"-e", "frame", "-e", "time", "-e", "dir", "-e", "name", "-e", "fields.text", "-e", "seq", "-e", "file", battle)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -146,7 +146,7 @@ func TestFieldsOutput(t *testing.T) {
 	if ls[0] != "frame,time,dir,name,fields.text,seq,file" {
 		t.Errorf("header %q", ls[0])
 	}
-	text, _, _ := decodeArgs(t, "-q", "-Y", `name == "CHAT"`, battle)
+	text, _, _ := decodeArgs(t, "-Y", `name == "CHAT"`, battle)
 	tls := lines(text)
 	if len(ls)-1 != len(tls) {
 		t.Fatalf("%d field lines, %d text lines", len(ls)-1, len(tls))
@@ -163,7 +163,7 @@ func TestFieldsOutput(t *testing.T) {
 		}
 	}
 	// Tab by default, no header; -t e.
-	out, _, _ = decodeArgs(t, "-q", "-c", "3", "-t", "e", "-T", "fields", "-e", "frame", "-e", "time", battle)
+	out, _, _ = decodeArgs(t, "-c", "3", "-t", "e", "-T", "fields", "-e", "frame", "-e", "time", battle)
 	if l := lines(out)[0]; l != "1\t1768075200.543765" {
 		t.Errorf("-t e first line %q", l)
 	}
@@ -187,7 +187,7 @@ func TestHexDump(t *testing.T) {
 	if !strings.Contains(out, want) || strings.Count(out, "\n0000  ") != 1 {
 		t.Errorf("hex dump:\n%s\nwant\n%s", out, want)
 	}
-	js, _, _ := decodeArgs(t, "-q", "-x", "--json", "-c", "5", battle)
+	js, _, _ := decodeArgs(t, "-x", "--json", "-c", "5", battle)
 	n := 0
 	for _, l := range lines(js) {
 		var m map[string]any
@@ -207,7 +207,7 @@ func TestHexDump(t *testing.T) {
 // file, and each file's times start at 0.
 func TestSeveralFiles(t *testing.T) {
 	join := "../../../../testdata/pcaps/join.pcap"
-	out, _, code := decodeArgs(t, "-q", join, "-r", battle)
+	out, _, code := decodeArgs(t, join, "-r", battle)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -226,14 +226,14 @@ func TestSeveralFiles(t *testing.T) {
 	if seen[join] == 0 || seen[battle] == 0 {
 		t.Errorf("lines per file %v", seen)
 	}
-	js, _, _ := decodeArgs(t, "-q", "--json", join, battle)
+	js, _, _ := decodeArgs(t, "--json", join, battle)
 	for _, l := range lines(js) {
 		if !strings.HasPrefix(l, `{"file":"`) {
 			t.Fatalf("object without its file: %s", l)
 		}
 	}
 	// One file: no file names, as before.
-	one, _, _ := decodeArgs(t, "-q", "-c", "1", join)
+	one, _, _ := decodeArgs(t, "-c", "1", join)
 	if strings.Contains(one, join) {
 		t.Errorf("a single file names itself: %q", one)
 	}
@@ -246,7 +246,7 @@ func TestReadStdinAndCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, _ := decodeArgs(t, "-q", battle)
+	want, _, _ := decodeArgs(t, battle)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write(plain)
@@ -257,7 +257,7 @@ func TestReadStdinAndCompressed(t *testing.T) {
 	dir := t.TempDir()
 	zpath := filepath.Join(dir, "battle.pcap") // named like a plain capture
 	os.WriteFile(zpath, zst, 0o644)
-	if got, _, code := decodeArgs(t, "-q", "-r", zpath); got != want || code != 0 {
+	if got, _, code := decodeArgs(t, "-r", zpath); got != want || code != 0 {
 		t.Errorf("zstd file: exit %d, output differs", code)
 	}
 	pr, pw, err := os.Pipe()
@@ -268,7 +268,7 @@ func TestReadStdinAndCompressed(t *testing.T) {
 	os.Stdin = pr
 	defer func() { os.Stdin = old; pr.Close() }()
 	go func() { pw.Write(gz.Bytes()); pw.Close() }()
-	if got, _, code := decodeArgs(t, "-q", "-r", "-"); got != want || code != 0 {
+	if got, _, code := decodeArgs(t, "-r", "-"); got != want || code != 0 {
 		t.Errorf("gzip on stdin: exit %d, output differs", code)
 	}
 	if _, _, code := decodeArgs(t, "-r", "-", "-"); code != 2 {
@@ -303,8 +303,8 @@ func TestWriteCutsFrames(t *testing.T) {
 			}
 			return out
 		}
-		want, _, _ := decodeArgs(t, "-q", "-Y", expr, battle)
-		got, _, _ := decodeArgs(t, "-q", cut)
+		want, _, _ := decodeArgs(t, "-Y", expr, battle)
+		got, _, _ := decodeArgs(t, cut)
 		w, g := strip(want), strip(got)
 		if len(w) < 100 || strings.Join(w, "\n") != strings.Join(g, "\n") {
 			t.Errorf("%s: %d messages in the cut, %d kept from the capture", name, len(g), len(w))

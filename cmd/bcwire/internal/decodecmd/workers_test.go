@@ -27,12 +27,15 @@ func run(t *testing.T, o *Options) (string, int) {
 	return out.String() + "\x00" + errb.String(), code
 }
 
-// decode --workers N prints exactly what one worker prints.
+// decode --workers N, and decode with its default (two workers on two
+// cores), print exactly what one worker prints, on every bundled capture
+// and OpenBC's battle.
 func TestDecodeWorkersSameOutput(t *testing.T) {
 	files, err := filepath.Glob("../../../../testdata/pcaps/*.pcap*")
 	if err != nil {
 		t.Fatal(err)
 	}
+	files = append(files, "../../../../testdata/openbc/networked-battle.pcap")
 	var caps []string
 	for _, f := range files {
 		if !strings.HasSuffix(f, ".golden") && !strings.HasSuffix(f, ".gz") {
@@ -46,12 +49,14 @@ func TestDecodeWorkersSameOutput(t *testing.T) {
 		if len(want) < 1000 {
 			t.Fatalf("too little output: %q", want)
 		}
-		o2 := o
-		o2.Files = caps
-		o2.Caps.Workers = 3
-		got, gcode := run(t, &o2)
-		if got != want || gcode != wcode {
-			t.Errorf("%+v: --workers 3 output differs from one worker (exit %d vs %d)", o, gcode, wcode)
+		for _, n := range []int{3, 2, DefaultWorkers()} {
+			o2 := o
+			o2.Files = caps
+			o2.Caps.Workers = n
+			got, gcode := run(t, &o2)
+			if got != want || gcode != wcode {
+				t.Errorf("%+v: --workers %d output differs from one worker (exit %d vs %d)", o, n, gcode, wcode)
+			}
 		}
 	}
 }

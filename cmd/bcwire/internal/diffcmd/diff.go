@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +71,9 @@ is a difference, one both show is listed as shared. Named deviations are
 findings of their own, each quoting its first instance's frame and bytes:
 a disconnect sent as transport type 0x06 (stock 0x05), an event-forward
 message longer or shorter than its stock event class (SubsystemStatus 18
-bytes), a connect in the legacy [type][len][flags] framing; a server that
+bytes), a connect in the legacy [type][len][flags] framing, and every
+other form of the dissector's registry of non-stock forms (decode -V names
+each with its stock evidence); a server that
 keepalives only from some phase on is told apart from one that sends none.
 Differences in how a server is set up (Settings values, MISSION_INIT's
 match settings) are "config" at info severity.
@@ -153,6 +156,9 @@ func Run(o *Options) error {
 		return cliutil.Usage("--show: %v", err)
 	}
 	rules.Ignore = append(rules.Ignore, o.Ignore...)
+	if err := checkCompare(o.Compare, rules.Ignore); err != nil {
+		return err
+	}
 	rules.Strict(o.Compare...)
 	if o.LatencySet || o.RulesFile == "" {
 		rules.Latency = diff.Duration(o.Latency)
@@ -225,4 +231,15 @@ func Run(o *Options) error {
 
 func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) (*diff.Capture, error) {
 	return cliutil.LoadDiff(o.IO, path, servers, rules, o.Quiet, o.Checksums.Options())
+}
+
+// checkCompare refuses a --compare pattern that is none of the tolerated
+// ones: it would silently compare nothing more.
+func checkCompare(compare, ignored []string) error {
+	for _, c := range compare {
+		if !slices.Contains(ignored, c) {
+			return cliutil.Usage("--compare %q: not one of the tolerated fields; give one exactly as listed: %s", c, strings.Join(ignored, ", "))
+		}
+	}
+	return nil
 }

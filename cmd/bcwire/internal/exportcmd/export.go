@@ -17,11 +17,13 @@ import (
 
 // Options of `bcwire export`.
 type Options struct {
+	FailOn  cliutil.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Dir     string
 	Servers []string
 	Quiet   bool
+	Count   int // -c
 	Caps    cliutil.Caps
 }
 
@@ -41,7 +43,8 @@ that exports of many captures from many servers add up in one directory:
       file, frame, time, kind, server, client, src, dst, dir, peer, msg,
       type, type_name, reliable, seq, opcode, name, fields (decode --json's
       "fields" object as JSON text), the common StateUpdate fields typed
-      (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error
+      (object, game_time, flags, pos_x, pos_y, pos_z, speed), warning, error,
+      nonstock (the registry name of an intact message not in stock's form)
   DIR/sessions/capture=NAME/part-KEY.parquet
       one row per session: file, server, client, slot, name, team, ship,
       start, end, duration_s, reached, end_reason, mid_capture, connect,
@@ -59,10 +62,11 @@ that fails or is interrupted (SIGINT, SIGTERM) removes them and the
 folders it made. Rows stream to disk in row groups, so memory stays
 bounded whatever the capture's length.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr, and in the error column), 2 for
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr, and in the error column), 2 for
 usage or I/O errors, 130 when interrupted (nothing is left behind).`,
-		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap*
+		Example: `  bcwire export -o fleet testdata/pcaps/*.pcap testdata/pcaps/*.pcapng
   duckdb -c "SELECT server, date, count(DISTINCT client) AS players,
                     count(*) FILTER (name = 'StateUpdate') AS state_updates
              FROM read_parquet('fleet/messages/**/*.parquet', hive_partitioning = true)
@@ -84,7 +88,9 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Dir, "output", "o", "", "write the tables under `DIR` (created if needed)")
 	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
 	return cmd
 }
@@ -100,12 +106,21 @@ const memoryLimit = 40 << 20
 
 // Run exports.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
 	if err := o.Caps.Check(); err != nil {
 		return err
+	}
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
+	}
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err // before the directory is made
 	}
 	for _, in := range o.Files {
 		if t := (cliutil.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
@@ -145,7 +160,7 @@ func Run(o *Options) error {
 	)
 	intr, stop := cliutil.CatchInterrupt()
 	defer stop()
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
 		Record: func(r *flow.Record) {
@@ -177,7 +192,7 @@ func Run(o *Options) error {
 	if werr != nil {
 		return cliutil.IOError(o.Dir, werr)
 	}
-	return res.Err()
+	return res.ErrFailOn(o.FailOn)
 }
 
 func isDir(p string) bool {

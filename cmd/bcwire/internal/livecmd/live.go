@@ -128,7 +128,7 @@ retransmissions, fragments, damage, ACK round-trip times, GameSpy queries
 (see the README, Metrics for Prometheus). They are updated once a second.
 
 Capturing needs root or the CAP_NET_RAW capability
-(sudo setcap cap_net_raw+ep $(command -v bcwire)).
+(sudo setcap cap_net_raw+ep $(command -v bcwire-full); live runs in bcwire-full).
 
 Exit status: 0 when everything decoded cleanly, 1 when some packets or
 messages were damaged, 2 for usage errors, a missing interface or
@@ -151,7 +151,7 @@ permission, or an I/O error.`,
 	f.IntVar(&o.Port, "port", flow.DefaultPort, "the server's UDP port, for the default filter")
 	f.StringVarP(&o.Filter, "filter", "f", "", `kernel filter, tcpdump syntax (default "udp port PORT")`)
 	f.BoolVar(&o.Auto, "auto", false, "also find servers on other ports (see above)")
-	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to this pcapng file")
+	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to `FILE` (pcap when it ends in .pcap or .cap, else pcapng)")
 	cliutil.AddForceFlag(f, &o.Force)
 	f.StringArrayVarP(&o.Ring, "ring-buffer", "b", nil, "with -w, switch files: filesize:KB (1 kB = 1000 bytes, as dumpcap), duration:SEC, files:N (keep the last N); repeatable")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after COUNT captured packets")
@@ -232,6 +232,13 @@ func Run(o *Options) error {
 		create := o.create
 		if create == nil {
 			create = createAtomic
+		}
+		if o.Write == "-" { // tshark's habit: the capture on standard output
+			if ring.rotating() {
+				return cliutil.Usage("-w - writes one stream to standard output; -b switches files, give -w FILE")
+			}
+			create = func(string) (captureFile, error) { return stdoutCapture{o.IO.Out}, nil }
+			o.StatsOnly = true // standard output carries the capture; no lines in it
 		}
 		l.rw = &ringWriter{path: o.Write, ring: ring, link: h.LinkType(), iface: o.Iface, create: create}
 		if ring.rotating() && !o.Quiet {
@@ -462,7 +469,7 @@ func (l *liveRun) record(r *flow.Record) bool {
 		}
 	}
 	if l.display != nil && l.display.Err() != nil {
-		l.printErr = l.display.Err() // a -Y budget ran out: stop, and say so
+		l.printErr = l.display.Err() // a -Y budget ran out, or a comparison that cannot be made: stop, and say so
 		return false
 	}
 	return true

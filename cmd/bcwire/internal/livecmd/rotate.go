@@ -110,6 +110,24 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// format is the -w name's: pcap for .pcap and .cap, as decode -w and
+// synth -w choose; pcapng (dumpcap's default) for any other name.
+func (r *ringWriter) format() capture.Format {
+	if f, ok := cliutil.CaptureFormat(r.path); ok {
+		return f
+	}
+	return capture.PCAPNG
+}
+
+// recordSize is the bytes a frame takes in the file: a pcap record header,
+// or a pcapng enhanced packet block padded to 32 bits.
+func (r *ringWriter) recordSize(frame []byte) int64 {
+	if r.format() == capture.PCAP {
+		return int64(16 + len(frame))
+	}
+	return int64(32 + len(frame) + (-len(frame) & 3))
+}
+
 // name is the file the current counter writes.
 func (r *ringWriter) name(start time.Time) string {
 	if !r.ring.rotating() {
@@ -127,7 +145,7 @@ func (r *ringWriter) open(now time.Time) error {
 		return err
 	}
 	r.counted = &countingWriter{w: f}
-	w, err := capture.NewWriterInterface(r.counted, capture.PCAPNG, r.link, r.iface)
+	w, err := capture.NewWriterInterface(r.counted, r.format(), r.link, r.iface)
 	if err == nil {
 		err = w.Flush() // the header, so that its size is counted
 	}
@@ -186,7 +204,7 @@ func (r *ringWriter) WriteFrame(now time.Time, ts time.Time, frame []byte) error
 	if r.err != nil {
 		return r.err
 	}
-	if r.f != nil && r.frames > 0 && r.due(now, int64(32+len(frame)+(-len(frame)&3))) {
+	if r.f != nil && r.frames > 0 && r.due(now, r.recordSize(frame)) {
 		r.err = r.next()
 	}
 	if r.err == nil && r.f == nil {
@@ -198,7 +216,7 @@ func (r *ringWriter) WriteFrame(now time.Time, ts time.Time, frame []byte) error
 	if err := r.w.WriteRaw(ts, frame); err != nil {
 		return r.fail(err)
 	}
-	r.size += int64(32 + len(frame) + (-len(frame) & 3)) // an enhanced packet block
+	r.size += r.recordSize(frame)
 	r.frames++
 	r.ends = append(r.ends, r.size)
 	if r.counted.n >= r.ends[0] {
@@ -316,3 +334,12 @@ func explainWriteError(err error) error {
 // createAtomic creates a -w file: kept on SIGINT and SIGTERM, which end the
 // capture, and the file is then completed.
 func createAtomic(path string) (captureFile, error) { return cliutil.CreateKept(path) }
+
+// stdoutCapture is -w -: the capture goes to standard output as it is
+// written, and there is nothing to rename.
+type stdoutCapture struct{ io.Writer }
+
+func (stdoutCapture) Commit() error { return nil }
+func (stdoutCapture) Abort()        {}
+func (stdoutCapture) Keep()         {}
+func (stdoutCapture) Name() string  { return "standard output" }

@@ -16,6 +16,7 @@ import (
 
 // Options of `bcwire report`.
 type Options struct {
+	FailOn  cliutil.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Output  string // "-" for stdout
@@ -24,6 +25,7 @@ type Options struct {
 	Servers []string
 	Timeout time.Duration
 	Quiet   bool
+	Count   int // -c
 	// Checksums says whether IPv4 and UDP checksums are verified.
 	Checksums cliutil.Checksums
 	// MaxDamageLines caps the damaged records listed on stderr per file.
@@ -51,8 +53,9 @@ and charts inline, nothing fetched when it is opened) with:
   - the session list, the game-message counts by opcode and direction, the
     transport-message counts, and the chat log.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr; the report is written all the
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr; the report is written all the
 same), 2 for usage or I/O errors.`,
 		Example: `  bcwire report testdata/pcaps/battle.pcap -o battle.html
   bcwire report --title "Friday league" a.pcap b.pcapng -o league.html
@@ -78,7 +81,9 @@ same), 2 for usage or I/O errors.`,
 	f.StringVar(&o.Title, "title", "", "page title (default: the capture file names)")
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
@@ -86,6 +91,9 @@ same), 2 for usage or I/O errors.`,
 
 // Run reads the captures and writes the page.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -105,7 +113,7 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
 		Record: rep.Record, Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {
@@ -119,7 +127,7 @@ func Run(o *Options) error {
 	if err := write(o, rep, &totals); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	return res.Err()
+	return res.ErrFailOn(o.FailOn)
 }
 
 // write renders the page into a temporary file beside the output and

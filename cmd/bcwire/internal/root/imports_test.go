@@ -3,6 +3,7 @@ package root
 import (
 	"go/build"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,5 +45,24 @@ func TestCommandsImportNoOtherCommand(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Errorf("checked %d command packages; is the test in the right directory?", checked)
+	}
+}
+
+// bcwire links none of the large libraries that only export, live and
+// serve use (they are in bcwire-full, see full.go): any package a binary
+// links is initialised and paged in by every command. -Y's expression
+// library is small and stays.
+func TestBcwireLinksNoLargeLibraries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/bcwire/bcwire/cmd/bcwire").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, large := range []string{"github.com/parquet-go/parquet-go", "github.com/prometheus/client_golang/prometheus", "net/http"} {
+		if slices.Contains(strings.Fields(string(out)), large) {
+			t.Errorf("bcwire links %s", large)
+		}
 	}
 }

@@ -49,7 +49,9 @@ func TestInterruptedCommands(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bcwire")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/bcwire/bcwire/cmd/bcwire").CombinedOutput(); err != nil {
+	// export runs in bcwire-full, which bcwire finds beside itself.
+	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "github.com/bcwire/bcwire/cmd/bcwire",
+		"github.com/bcwire/bcwire/cmd/bcwire/bcwire-full").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "fleet")
@@ -59,8 +61,9 @@ func TestInterruptedCommands(t *testing.T) {
 		wantOut, wantErr string
 	}{
 		{[]string{"stats", "-"}, "Total: 1 file(s)", "interrupted: what is printed above covers the records read before the signal"},
-		{[]string{"decode", "-q", "-"}, "StateUpdate", "interrupted: the summary above"},
+		{[]string{"decode", "-"}, "StateUpdate", "interrupted: the summary above"},
 		{[]string{"decode", "-"}, "", " records, "},
+		{[]string{"decode", "-q", "-"}, "", "interrupted"}, // -q prints no packets, as tshark's
 		{[]string{"export", "-q", "-o", out, "-"}, "", "interrupted: nothing exported"},
 		// -w: the partial being written goes, the target is not made.
 		{[]string{"decode", "-q", "-Y", `name == "StateUpdate"`, "-w", cut, "-"}, "", cut + " not written"},

@@ -11,10 +11,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/diffcmd"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/exportcmd"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/livecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
@@ -48,11 +45,15 @@ Start with:
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetHelpCommand(newCmdHelp())
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
-		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), exportcmd.NewCmdExport(io, nil), synthcmd.NewCmdSynth(io, nil),
-		reportcmd.NewCmdReport(io, nil), livecmd.NewCmdLive(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
-	root.AddCommand(servecmd.NewCmdServe(io, nil), verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
+		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
+		reportcmd.NewCmdReport(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
+	root.AddCommand(verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
+	root.AddCommand(fullCommands(io)...) // export, live, serve (see full.go)
 	prof.addFlags(root)
+	root.AddCommand(newCmdMan())
+	addCompletions(root)
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
 			c.RunE = needSubcommand // bcwire cipher
@@ -108,6 +109,10 @@ func ExecuteIO(io *report.IO, args []string) int {
 	}
 	if err == nil {
 		return cliutil.ExitOK
+	}
+	var st exitStatus
+	if errors.As(err, &st) {
+		return int(st) // bcwire-full ran the command and said why
 	}
 	fmt.Fprintln(io.Err, "bcwire:", err)
 	var ee *cliutil.ExitError

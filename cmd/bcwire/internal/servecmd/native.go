@@ -125,6 +125,14 @@ func (o *NativeOptions) config() (native.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, cliutil.Usage("%v", err)
 	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--stop-after", o.StopAfter}, {"--end-after", o.EndAfter}, {"--restart-after", o.RestartAfter}} {
+		if d.v < 0 {
+			return cfg, cliutil.Usage("%s %s: give a positive duration (0, the default, for never)", d.flag, d.v)
+		}
+	}
 	return cfg, nil
 }
 
@@ -296,6 +304,9 @@ type captureFile struct {
 }
 
 func createCapture(path string) (*captureFile, error) {
+	if path == "-" {
+		return nil, cliutil.Usage("-w -: serve's standard output is its console; give the capture a file name (.pcap or .pcapng)")
+	}
 	format, ok := cliutil.CaptureFormat(path)
 	if !ok {
 		return nil, cliutil.Usage("-w %s: name the capture .pcap or .pcapng", path)

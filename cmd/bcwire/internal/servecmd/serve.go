@@ -225,8 +225,10 @@ type Report struct {
 	Ignored  int `json:"ignored"`
 	// Damage is the capture's damage (nil when clean); WaitedOut is set
 	// when --wait-limit ended a run with sessions left to play.
-	Damage    *replay.DamageReport `json:"capture_damage,omitempty"`
-	WaitedOut bool                 `json:"waited_out,omitempty"`
+	Damage *replay.DamageReport `json:"capture_damage,omitempty"`
+	// NonStock is the capture's non-stock messages (nil when none): not damage.
+	NonStock  *replay.NonStockReport `json:"capture_nonstock,omitempty"`
+	WaitedOut bool                   `json:"waited_out,omitempty"`
 }
 
 // RunReplay serves o.Replay until ctx ends (or every session is done with
@@ -262,6 +264,7 @@ func RunReplay(ctx context.Context, o *Options) error {
 		o.WaitLimit = time.Minute
 	}
 	fmt.Fprint(o.IO.Err, c.DamageSummary())
+	fmt.Fprint(o.IO.Err, c.NonStockSummary())
 	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
@@ -326,7 +329,7 @@ func RunReplay(ctx context.Context, o *Options) error {
 
 	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
 		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored(),
-		Damage: c.DamageReport(), WaitedOut: waitedOut}
+		Damage: c.DamageReport(), NonStock: c.NonStockReport(), WaitedOut: waitedOut}
 	switch {
 	case o.Output == "-": // the JSON is stdout
 	case o.JSON:

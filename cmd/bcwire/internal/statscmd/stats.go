@@ -13,6 +13,7 @@ import (
 
 // Options of `bcwire stats`.
 type Options struct {
+	FailOn     cliutil.FailOn // --fail-on nonstock
 	IO         *report.IO
 	Files      []string
 	JSON       bool
@@ -20,6 +21,7 @@ type Options struct {
 	NoMeasures bool // --json: leave the measures out (about half the CPU)
 	Servers    []string
 	Quiet      bool
+	Count      int // -c
 	Caps       cliutil.Caps
 	Read       cliutil.ReadFlags // -r, -Y
 }
@@ -45,6 +47,7 @@ output is piped. --json prints one object for programs:
    "files", "start", "end", "duration_s", "session_count", "datagrams",
    "opcodes":[{dir, opcode, hex, name, count, bytes, share, byte_share, per_min, per_15min}...],
    "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...],
+   "nonstock":[{dir, name, count, what, evidence}...] (sessions and totals, only when there are any),
    "measures":[{file, lanes, cadence, flag_families, relay_matrix,
      messages_per_datagram, object_ids, deaths}...]}
 "measures" are each capture's wire measures, as OpenBC's parity reports
@@ -60,8 +63,9 @@ millisecond offsets. 'bcwire diff' compares them with stock's.
 --no-measures leaves them out: they take about as much CPU as the rest.
 Rows are ordered by direction (C->S first), then opcode or type number.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr with file and packet number), 2 for
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr with file and packet number), 2 for
 usage or I/O errors.`,
 		Example: `  bcwire stats testdata/pcaps/battle.pcap
   bcwire stats --no-sessions a.pcap b.pcapng
@@ -86,7 +90,9 @@ usage or I/O errors.`,
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
 	f.BoolVar(&o.NoMeasures, "no-measures", false, "--json: leave out the measures (cadence, flag families, relay matrix, ...), which take about as much CPU as the rest")
 	cliutil.AddServerFlag(f, &o.Servers)
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Caps.AddFlags(f, true)
 	return cmd
@@ -94,6 +100,9 @@ usage or I/O errors.`,
 
 // Run counts and prints.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -108,7 +117,7 @@ func Run(o *Options) error {
 	}
 	intr, stop := cliutil.CatchInterrupt()
 	defer stop()
-	so := &cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	so := &cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		Interrupt: intr}
 	// --json: each capture's measures (cadence per ship lane, flag
@@ -135,5 +144,5 @@ func Run(o *Options) error {
 	if err := p.Totals(o.Files, &res.Totals, res.Sessions); err != nil {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
-	return res.InterruptedOr(res.Err())
+	return res.InterruptedOr(res.ErrFailOn(o.FailOn))
 }

@@ -13,12 +13,14 @@ import (
 
 // Options of `bcwire timeline`.
 type Options struct {
+	FailOn    cliutil.FailOn // --fail-on nonstock
 	IO        *report.IO
 	Files     []string
 	JSON      bool
 	Servers   []string
 	Timeout   time.Duration
 	Quiet     bool
+	Count     int // -c
 	Checksums cliutil.Checksums
 	Read      cliutil.ReadFlags // -r, -Y
 }
@@ -48,8 +50,9 @@ traffic shows; the phases before it are left out (null in JSON).
 
 Sessions are printed as they end, in the order they end.
 
-Exit status: 0 when everything decoded cleanly, 1 when some packets or
-messages were damaged (listed on stderr with file and packet number), 2 for
+Exit status: 0 when nothing was damaged (non-stock messages, intact but not
+in stock's form, are reported and exit 0 unless --fail-on nonstock), 1 when
+some packets or messages were damaged (listed on stderr with file and packet number), 2 for
 usage or I/O errors.`,
 		Example: `  bcwire timeline testdata/pcaps/battle.pcap
   bcwire timeline --json capture.pcapng | jq '.sessions[] | {name, phases}'
@@ -73,7 +76,9 @@ usage or I/O errors.`,
 	f.BoolVar(&o.JSON, "json", false, `print {"sessions":[...]} with every figure, one session per line`)
 	cliutil.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
+	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
+	cliutil.AddFailOnFlag(f, &o.FailOn)
 	cliutil.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
@@ -81,6 +86,9 @@ usage or I/O errors.`,
 
 // Run prints the timelines.
 func Run(o *Options) error {
+	if err := o.FailOn.Check(); err != nil {
+		return err
+	}
 	servers, err := cliutil.ParseServers(o.Servers)
 	if err != nil {
 		return err
@@ -88,12 +96,20 @@ func Run(o *Options) error {
 	if o.Timeout <= 0 {
 		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
+	// Checked before the printer exists: a missing file must not leave
+	// "no sessions" on stdout.
+	if err := cliutil.CheckInputs(o.Files); err != nil {
+		return err
+	}
+	if err := cliutil.CheckCount(o.Count); err != nil {
+		return err
+	}
 	p := report.NewTimelinePrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON)
 	yflt, err := o.Read.CompileFilter()
 	if err != nil {
 		return err
 	}
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: session.Options{Timeout: o.Timeout}, Capture: o.Checksums.Options()}, p.Session)
 	if cerr := p.Close(); err == nil && cerr != nil {
 		err = &cliutil.ExitError{Code: cliutil.ExitUsage, Err: cerr}
@@ -101,5 +117,5 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	return res.Err()
+	return res.ErrFailOn(o.FailOn)
 }

@@ -45,6 +45,9 @@ type Options struct {
 	Sources  []string
 	FailOn   []string
 	Write    string // -w: the live exchange as a capture
+	// Quiet (-q) is accepted as in every command; verify writes no
+	// summary, progress or log lines on stderr (only damage and errors).
+	Quiet bool
 
 	// Listen, when set, opens each session's socket (tests); the default
 	// listens on the local address that routes to the target.
@@ -191,6 +194,7 @@ the target never answers.`,
 	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
 	f.StringSliceVar(&o.FailOn, "fail-on", nil, "exit 1 on differences of this `SEVERITY` or worse (adaptive: info, minor (default), major, critical); add config to count configuration differences too")
 	f.StringVarP(&o.Write, "write", "w", "", "write the live exchange (every datagram the clients sent and received) as a pcap `FILE`")
+	cliutil.AddQuietFlag(f, &o.Quiet)
 	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
 }
@@ -250,6 +254,7 @@ func Run(ctx context.Context, o *Options) error {
 		return replayLoadError(o.IO, o.File, c, err)
 	}
 	fmt.Fprint(o.IO.Err, c.DamageSummary())
+	fmt.Fprint(o.IO.Err, c.NonStockSummary())
 	var cmp replay.Comparer
 	rules := diff.DefaultRules()
 	if o.Rules != "" {
@@ -296,6 +301,7 @@ func Run(ctx context.Context, o *Options) error {
 		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
 	}
 	res.Damage = c.DamageReport()
+	res.NonStock = c.NonStockReport()
 	failing := 0
 	if mode == replay.ModeAdaptive {
 		if failing, err = judge(o, c, res, target, &rules, failOn, failConfig); err != nil {

@@ -17,9 +17,15 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/root"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
 	"github.com/bcwire/bcwire/report"
+	"github.com/spf13/cobra"
 )
 
 const corpus = "../../../../testdata/pcaps/"
+
+// serve is linked in bcwire-full only: these tests run it in process.
+func init() {
+	root.Full = func(io *report.IO) []*cobra.Command { return []*cobra.Command{servecmd.NewCmdServe(io, nil)} }
+}
 
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
