@@ -19,6 +19,14 @@ const Window = 2 * time.Second
 
 // deathWindow is how long after ObjectExploding a death sequence runs;
 // maxDeathSteps the messages kept of it; maxDeaths the sequences kept.
+// maxLanes and maxIDs bound what a capture of months can make the
+// Builder hold: lanes (ship, direction, family, client) and distinct
+// object ids per owner block; past them new ones are counted, not kept.
+const (
+	maxLanes = 8192
+	maxIDs   = 4096
+)
+
 const (
 	deathWindow   = 5 * time.Second
 	maxDeathSteps = 24
@@ -68,15 +76,17 @@ type pending struct {
 // Builder computes Measures from flow records. Feed every record to Add,
 // then call Finish.
 type Builder struct {
-	lanes      []*Lane
-	lastShip   shipKey
-	lastSet    *laneSet
-	lastShipCS *clientState
-	lastCK     clientKey
-	lastCS     *clientState
-	families   [2][16]int
-	bytes      [2]ByteHistogram
-	bundling   [2]struct {
+	lanes        []*Lane
+	lastShip     shipKey
+	lastSet      *laneSet
+	lastShipCS   *clientState
+	lanesDropped int
+	full         laneSet // stands in for new ships once maxLanes are kept
+	lastCK       clientKey
+	lastCS       *clientState
+	families     [2][16]int
+	bytes        [2]ByteHistogram
+	bundling     [2]struct {
 		counts        map[int]int
 		n, sum        int
 		max, maxFrame int
@@ -259,6 +269,9 @@ func (b *Builder) laneSet(cs *clientState, k shipKey) *laneSet {
 		return b.lastSet
 	}
 	set := cs.ships[k]
+	if set == nil && len(b.lanes) >= maxLanes {
+		return &b.full // no room: its empty slots count the updates as dropped
+	}
 	if set == nil {
 		set = &laneSet{}
 		cs.ships[k] = set
@@ -271,6 +284,10 @@ func (b *Builder) laneSet(cs *clientState, k shipKey) *laneSet {
 // lane counts one update in *slot, the lane of family fam in set.
 func (b *Builder) lane(slot **Lane, set *laneSet, fam int, t time.Time) {
 	l := *slot
+	if l == nil && len(b.lanes) >= maxLanes {
+		b.lanesDropped++
+		return
+	}
 	if l == nil {
 		name := Family(fam).String()
 		switch fam {
@@ -301,6 +318,10 @@ func (b *Builder) id(id game.ObjectID) {
 		b.ids[slot] = r
 	}
 	if r.seen[id] {
+		return
+	}
+	if len(r.seen) >= maxIDs {
+		r.Dropped++
 		return
 	}
 	r.seen[id] = true
@@ -450,6 +471,7 @@ func (b *Builder) Finish() *Measures {
 	}
 	sort.Slice(m.ObjectIDs, func(i, j int) bool { return m.ObjectIDs[i].Slot < m.ObjectIDs[j].Slot })
 	m.Deaths = b.deaths
+	m.LanesDropped = b.lanesDropped
 	// Empty lists, not null, for programs reading the JSON.
 	nonNil(&m.Lanes)
 	nonNil(&m.Cadence)

@@ -117,6 +117,7 @@ type IDRange struct {
 	Objects   int           `json:"objects"`
 	MinOffset int64         `json:"min_offset"`
 	MaxOffset int64         `json:"max_offset"`
+	Dropped   int           `json:"ids_not_kept"` // ids past the 4096 kept per block
 	seen      map[game.ObjectID]bool
 }
 
@@ -140,8 +141,10 @@ type DeathStep struct {
 
 // Measures are one capture's measures.
 type Measures struct {
-	Lanes   []*Lane   `json:"lanes"`
-	Cadence []Cadence `json:"cadence"`
+	Lanes []*Lane `json:"lanes"`
+	// LanesDropped counts updates of lanes past the 8192 kept.
+	LanesDropped int       `json:"lanes_dropped"`
+	Cadence      []Cadence `json:"cadence"`
 	// FlagFamilies counts StateUpdates by direction and family.
 	FlagFamilies map[string]map[string]int `json:"flag_families"`
 	// SubsystemBytes is, per direction, how often each byte value occurs
