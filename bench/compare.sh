@@ -8,7 +8,7 @@
 # 40 copies of OpenBC's networked battle test (testdata/openbc, a real
 # peer's traffic: OPENBC_COPIES). On each it times:
 #   - tshark -n -r FILE -T fields -e udp.length   (a bare UDP pass, no BC decoding)
-#   - bcwire stats --json FILE          (full decode: decrypt, split, reassemble,
+#   - bcwire stats --json --no-measures FILE (full decode: decrypt, split, reassemble,
 #                                        decode every opcode, build sessions)
 #   - the same pinned to one core with taskset (the Go runtime, its garbage
 #     collector included, then shares that core)
@@ -59,8 +59,8 @@ compare() {
   echo "capture: $FILE ($(du -h "$FILE" | cut -f1), $UDP UDP datagrams), load $(cut -d' ' -f1-3 /proc/loadavg)"
   printf '%-28s %10s %10s %20s %12s\n' "run" "wall" "cpu" "speed" "peak RSS"
   measure "tshark" tshark -n -r "$FILE" -T fields -e udp.length
-  measure "stats_json" "$WORK/bcwire" stats --json -q "$FILE"
-  measure "stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json -q "$FILE"
+  measure "stats_json" "$WORK/bcwire" stats --json --no-measures -q "$FILE"
+  measure "stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json --no-measures -q "$FILE"
   measure "stats_text" "$WORK/bcwire" stats -q "$FILE"
   # not -q: decode -q prints no packets (as tshark's -q); measure sends stdout to /dev/null
   measure "decode_json" "$WORK/bcwire" decode --json "$FILE"

@@ -88,15 +88,14 @@ for f in join.pcap duel.pcapng battle.pcap; do
 		--source "${SOURCES[$f]}" "$REPO/testdata/pcaps/$f" >"$WORK/verify-$f.txt" 2>&1 || true
 	[ "$f" = battle.pcap ] && [ $root = 1 ] && stop_capture
 	stop_server
-	total=$(grep '^total:' "$WORK/verify-$f.txt" || echo "total: (verify failed: $(tail -1 "$WORK/verify-$f.txt"))")
-	joined=$(sed -n 's/^total: \([0-9]*\) sessions (\([0-9]*\) joined).*/\2 of \1/p' "$WORK/verify-$f.txt")
-	# The first divergence, and for an unexpected message what arrived.
-	first=$(grep -m1 -A2 'FIRST DIVERGENCE' "$WORK/verify-$f.txt" | awk '
-		NR == 1 { sub(/^ *FIRST DIVERGENCE: /, ""); line = $0 }
-		NR == 3 && line ~ /unexpected$/ { sub(/^.*\| */, ""); line = line ": " $0 }
-		END { print substr(line, 1, 130) }' || true)
-	ROWS+=("verify $f|${joined:-?} sessions joined|${first:-none}")
-	echo "   $total"
+	total=$(grep -E '^[0-9]+ differences|^no differences' "$WORK/verify-$f.txt" || echo "(verify failed: $(tail -1 "$WORK/verify-$f.txt"))")
+	joined="$(grep -cE '^session [0-9]+ .*  joined:' "$WORK/verify-$f.txt" || true) of $(grep -cE '^session [0-9]+ ' "$WORK/verify-$f.txt" || true)"
+	lines=$(wc -l <"$WORK/verify-$f.txt")
+	# The verdict's most severe difference (diff's ranking).
+	first=$(grep -m1 -E '^(critical|major) ' "$WORK/verify-$f.txt" | sed 's/  */ /g' | cut -c1-130 || true)
+	ROWS+=("verify $f|${joined:-?} sessions joined; $total; $lines lines|${first:-none}")
+	echo "   ${joined:-?} joined; $total ($lines lines of text)"
+	grep -E '^(critical|major) ' "$WORK/verify-$f.txt" | sed 's/  */ /g' | cut -c1-160 | head -12 | sed 's/^/   /' || true
 done
 
 if [ $root = 1 ]; then

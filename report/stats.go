@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/measure"
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twcache"
@@ -49,6 +50,7 @@ type StatsPrinter struct {
 	pal          palette
 	sectionColor func(a ...interface{}) string
 	jsonBuf      []byte // one session's JSON, reused
+	measures     []FileMeasures
 
 	// One table and its buffer serve every table printed: a new
 	// tablewriter.Table allocates a 10,240-entry cache map (about 1.2 MB),
@@ -114,8 +116,19 @@ type totalsJSON struct {
 	Opcodes      []session.OpcodeRow    `json:"opcodes"`
 	Transport    []session.TransportRow `json:"transport"`
 	GameSpy      []session.GameSpyRow   `json:"gamespy"`
+	Measures     []FileMeasures         `json:"measures,omitempty"`
 	NonStock     []session.NonStockRow  `json:"nonstock,omitempty"`
 }
+
+// FileMeasures are one capture's wire measures (session/measure), as
+// `stats --json` lists them.
+type FileMeasures struct {
+	File string `json:"file"`
+	*measure.Measures
+}
+
+// Measures sets the captures' measures the JSON totals list.
+func (p *StatsPrinter) Measures(m []FileMeasures) { p.measures = m }
 
 // Session writes one session's statistics (nothing in text mode without
 // perSession).
@@ -185,7 +198,7 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 		} else {
 			p.w.WriteString("\n")
 		}
-		v := totalsJSON{Files: files, Duration: seconds(c.Duration()), SessionCount: sessions,
+		v := totalsJSON{Files: files, Duration: seconds(c.Duration()), SessionCount: sessions, Measures: p.measures,
 			Lost: c.Lost, Unplaced: c.Unplaced,
 			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), GameSpy: c.GameSpyRows(),
 			NonStock: c.NonStockRows()}

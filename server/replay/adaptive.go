@@ -253,5 +253,36 @@ func (v *verifier) runAdaptive(ctx context.Context) error {
 	if err := a.await(ctx, floor); err != nil {
 		return err
 	}
-	return a.closeWindow(&silent)
+	if err := a.closeWindow(&silent); err != nil {
+		return err
+	}
+	return a.linger(ctx)
+}
+
+// linger keeps a session the capture does not disconnect receiving and
+// ACKing until every session's script has been played, and AnswerTimeout
+// after: a client still connected hears the others leave, and a server
+// running late is still answered, so that the live exchange holds what the
+// server's own capture of the run holds.
+func (a *adaptive) linger(ctx context.Context) error {
+	v := a.v
+	if v.scripted == nil {
+		return nil
+	}
+	v.scripted()
+	if _, leave := controlTimes(v.script); !leave.IsZero() || a.v.res.Abandoned != "" {
+		return nil
+	}
+	var until time.Time
+	return v.awaitAnswers(ctx, time.Time{}, func() (bool, time.Time) {
+		if until.IsZero() {
+			select {
+			case <-v.allScripted:
+				until = time.Now().Add(v.opts.AnswerTimeout)
+			default:
+				return true, time.Now().Add(100 * time.Millisecond)
+			}
+		}
+		return true, until
+	}, a.receive)
 }

@@ -104,10 +104,10 @@ func (a *adaptive) receive(data []byte) error {
 		for _, p := range a.acker.Flush(0) {
 			w := make([]byte, len(p))
 			dissect.Encrypt(w, p)
+			a.v.observe(a.v.local, a.v.opts.Target, w)
 			if _, err := a.v.pc.WriteTo(w, a.v.target); err != nil {
 				return err
 			}
-			a.v.observe(a.v.local, a.v.opts.Target, w)
 		}
 	}
 	return nil

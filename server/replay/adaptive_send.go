@@ -253,10 +253,10 @@ func (a *adaptive) send(i int) error {
 		}
 	}
 	for _, w := range append([][]byte{wire}, extra...) {
+		v.observe(v.local, v.opts.Target, w) // stamped before it can be answered
 		if _, err := v.pc.WriteTo(w, v.target); err != nil {
 			return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
 		}
-		v.observe(v.local, v.opts.Target, w)
 	}
 	st.AtMS = v.since()
 	v.res.Steps = append(v.res.Steps, st)

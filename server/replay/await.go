@@ -51,7 +51,21 @@ func (v *verifier) readAnswer(ctx context.Context, wake time.Time) ([]byte, erro
 	if err := v.pc.SetReadDeadline(wake); err != nil {
 		return nil, err
 	}
-	n, addr, err := v.pc.ReadFrom(v.buf)
+	var (
+		n     int
+		from  netip.AddrPort
+		stamp time.Time
+		err   error
+	)
+	if v.stamped {
+		n, from, stamp, err = readStamped(v.pc, v.buf, v.oob[:])
+	} else {
+		var addr net.Addr
+		n, addr, err = v.pc.ReadFrom(v.buf)
+		if ua, ok := addr.(*net.UDPAddr); ok {
+			from = ua.AddrPort()
+		}
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -62,13 +76,12 @@ func (v *verifier) readAnswer(ctx context.Context, wake time.Time) ([]byte, erro
 		}
 		return nil, fmt.Errorf("session %d: %w", v.script.Index+1, err)
 	}
-	ua, ok := addr.(*net.UDPAddr)
-	if !ok || !sameEndpoint(ua.AddrPort(), v.opts.Target) {
+	if !from.IsValid() || !sameEndpoint(from, v.opts.Target) {
 		return nil, nil
 	}
 	data := append([]byte(nil), v.buf[:n]...)
 	v.received++
-	v.observe(v.opts.Target, v.local, data)
+	v.observeAt(stamp, v.opts.Target, v.local, data)
 	return data, nil
 }
 

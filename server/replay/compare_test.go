@@ -65,3 +65,30 @@ func TestCompareDatagrams(t *testing.T) {
 		compareDatagrams(want[:n], want, game.ServerToClient, DefaultComparer{})
 	}
 }
+
+// A value longer than the column is never cut: it goes on over more rows,
+// so the field that differs stays visible (issue 29.3).
+func TestSideBySideCutsNothing(t *testing.T) {
+	long := "data seq=0  StateUpdate object=0x3FFFFFFF(slot 0) time=83.133 flags=DELTA|FWD|UP|SPEED|SUBSYS delta=(-8.38, 11.54, 0.00) speed=7.822"
+	other := "data seq=0  StateUpdate object=0x3FFFFFFF(slot 0) time=7.700 flags=DELTA|FWD|SUBSYS delta=(-8.38, 11.54, 0.00) fwd=(-0.68, 0.73, 0.00) up=(0.00, 0.30, 0.94) speed=7.822 subsystems@8 [\"Repair\"=255 power=100]"
+	out := SideBySide("captured", []string{long}, "received", []string{other})
+	if strings.Contains(out, "…") {
+		t.Errorf("a value was cut:\n%s", out)
+	}
+	var left, right strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n")[1:] {
+		a, b, ok := strings.Cut(l, " | ")
+		if !ok {
+			t.Fatalf("row without two columns: %q", l)
+		}
+		left.WriteString(strings.TrimRight(strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(a), "≠"), " "), " "))
+		right.WriteString(b)
+	}
+	squash := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+	if squash(left.String()) != squash(long) || squash(right.String()) != squash(other) {
+		t.Errorf("the columns do not hold the values in full:\n%s", out)
+	}
+	if !strings.HasPrefix(strings.Split(out, "\n")[1], "    ≠ ") {
+		t.Errorf("the first row of differing values is not marked:\n%s", out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
@@ -140,7 +141,7 @@ func gameString(payload []byte, dir game.Direction, dec *game.Decoder) string {
 func SideBySide(leftHead string, left []string, rightHead string, right []string) string {
 	w := len(leftHead)
 	for _, l := range left {
-		w = max(w, len(l))
+		w = max(w, utf8.RuneCountInString(l))
 	}
 	w = min(w, 70)
 	var sb strings.Builder
@@ -149,10 +150,21 @@ func SideBySide(leftHead string, left []string, rightHead string, right []string
 		if a != b {
 			mark = "≠ "
 		}
-		if len(a) > w {
-			a = a[:w-1] + "…"
+		// Nothing is cut: a long value goes on over more rows, each side
+		// in its own column, so the field that differs is always shown.
+		as, bs := wrap(a, w), wrap(b, max(w, 70))
+		for i := 0; i < max(len(as), len(bs)); i++ {
+			var x, y string
+			if i < len(as) {
+				x = as[i]
+			}
+			if i < len(bs) {
+				y = bs[i]
+			}
+			pad := w - utf8.RuneCountInString(x)
+			fmt.Fprintf(&sb, "    %s%s%s | %s\n", mark, x, strings.Repeat(" ", max(pad, 0)), y)
+			mark = "  "
 		}
-		fmt.Fprintf(&sb, "    %s%-*s | %s\n", mark, w, a, b)
 	}
 	fmt.Fprintf(&sb, "      %-*s | %s\n", w, leftHead, rightHead)
 	for i := 0; i < max(len(left), len(right)); i++ {
@@ -166,4 +178,26 @@ func SideBySide(leftHead string, left []string, rightHead string, right []string
 		row(a, b)
 	}
 	return sb.String()
+}
+
+// wrap splits s into rows of at most w characters, breaking after a space
+// when one falls in the row's second half.
+func wrap(s string, w int) []string {
+	r := []rune(s)
+	if len(r) <= w {
+		return []string{s}
+	}
+	var out []string
+	for len(r) > w {
+		cut := w
+		for i := w; i > w/2; i-- {
+			if r[i-1] == ' ' {
+				cut = i
+				break
+			}
+		}
+		out = append(out, string(r[:cut]))
+		r = r[cut:]
+	}
+	return append(out, string(r))
 }

@@ -102,10 +102,10 @@ func (v *verifier) runExact(ctx context.Context) error {
 		}
 		wire, plain, changed := Rewrite(d, v.local)
 		learnDatagram(v.liveDec, plain, game.ClientToServer)
+		v.observe(v.local, v.opts.Target, wire) // stamped before it can be answered
 		if _, err := v.pc.WriteTo(wire, v.target); err != nil {
 			return fmt.Errorf("session %d: sending frame %d to %s: %w", v.script.Index+1, d.Frame, v.opts.Target, err)
 		}
-		v.observe(v.local, v.opts.Target, wire)
 		st := Step{Step: i, Frame: d.Frame, Dir: "C->S", Status: StatusSent, AtMS: v.since()}
 		for _, c := range changed {
 			st.Rewritten = append(st.Rewritten, c.String())

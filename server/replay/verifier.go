@@ -21,6 +21,7 @@ import (
 type verifier struct {
 	opts    *VerifyOptions
 	listen  func() (net.PacketConn, error)
+	live    *liveRecorder // the run's datagrams, for the verdict
 	script  *Script
 	started func() // tells the next session it may start
 	first   bool   // the run's first session: silence means unreachable
@@ -45,6 +46,12 @@ type verifier struct {
 	slotted     func()
 	beforeLeave []chan struct{}
 	done        <-chan struct{} // the run's context is done
+	// scripted is called once the session's script has been played;
+	// allScripted is closed once every session's has (adaptive mode: a
+	// session the capture does not disconnect stays, receiving and
+	// ACKing, until then, as a client still connected would).
+	scripted    func()
+	allScripted <-chan struct{}
 	asked       map[game.ChecksumRound]bool
 	answered    map[game.ChecksumRound]bool
 	inFrame     map[game.Opcode]bool // server opcodes of the current datagram
@@ -52,6 +59,10 @@ type verifier struct {
 
 	buf      []byte
 	received int // datagrams received in the whole session
+	// stamped: the socket delivers the kernel's receive time stamps
+	// (stamp_linux.go), read with oob.
+	stamped bool
+	oob     [128]byte
 
 	// silence is where the current run of unanswered client datagrams
 	// began: the length of res.Steps then, and the last client step the
@@ -93,8 +104,19 @@ func (v *verifier) since() float64 {
 
 // observe feeds a live datagram to the phase tracker.
 func (v *verifier) observe(src, dst netip.AddrPort, wire []byte) {
+	v.observeAt(time.Time{}, src, dst, wire)
+}
+
+// observeAt is observe for a datagram that arrived at a known time (zero:
+// now).
+func (v *verifier) observeAt(at time.Time, src, dst netip.AddrPort, wire []byte) {
 	v.frame++
-	v.tracker.Datagram(v.frame, time.Now(), src, dst, wire, func(r *flow.Record) {
+	now := at
+	if now.IsZero() {
+		now = time.Now()
+	}
+	v.live.add(now, src, dst, wire)
+	v.tracker.Datagram(v.frame, now, src, dst, wire, func(r *flow.Record) {
 		if r.Game != nil && r.Game.Err == nil {
 			v.joinFacts(r)
 		}
@@ -199,6 +221,7 @@ func (v *verifier) setup() error {
 	v.local = netip.AddrPortFrom(la.Addr().Unmap(), la.Port())
 	v.target = net.UDPAddrFromAddrPort(v.opts.Target)
 	v.buf = make([]byte, 64<<10)
+	v.stamped = stampConn(pc)
 	v.tracker = flow.New(flow.Options{Servers: []netip.AddrPort{v.opts.Target}})
 	v.builder = session.NewBuilder(session.Options{}, func(s *session.Session) {
 		if v.built == nil {

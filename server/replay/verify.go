@@ -70,11 +70,15 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 		}
 	}
 	liveStart := make([]time.Time, len(c.Sessions))
+	allScripted := make(chan struct{})
+	var scriptedLeft sync.WaitGroup
+	scriptedLeft.Add(len(c.Sessions))
+	go func() { scriptedLeft.Wait(); close(allScripted) }()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	res := &Result{Target: opts.Target.String(), Mode: opts.Mode.String(), Timing: opts.Timing.String(),
-		Sessions: make([]*SessionResult, len(c.Sessions))}
+		Sessions: make([]*SessionResult, len(c.Sessions)), live: &liveRecorder{}}
 	errs := make([]error, len(c.Sessions))
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -89,6 +93,9 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 		wg.Add(1)
 		go func(i int, sc *Script, after <-chan struct{}, ready chan struct{}) {
 			defer wg.Done()
+			var scriptedOnce sync.Once
+			scripted := func() { scriptedOnce.Do(scriptedLeft.Done) }
+			defer scripted()
 			var once sync.Once
 			started := func() { once.Do(func() { close(ready) }) }
 			defer started()
@@ -115,7 +122,7 @@ func Verify(ctx context.Context, c *Capture, opts VerifyOptions) (*Result, error
 					}
 				}
 			}
-			v := &verifier{opts: &opts, script: sc, started: started, first: i == 0, others: others, listen: opts.Listen}
+			v := &verifier{opts: &opts, live: res.live, scripted: scripted, allScripted: allScripted, script: sc, started: started, first: i == 0, others: others, listen: opts.Listen}
 			if v.listen == nil {
 				ap := net.UDPAddrFromAddrPort(netip.AddrPortFrom(sources[i], 0))
 				v.listen = func() (net.PacketConn, error) { return net.ListenUDP("udp4", ap) }

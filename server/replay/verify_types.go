@@ -12,6 +12,7 @@ import (
 
 	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/diff"
 )
 
 // Mode is how Verify plays and compares.
@@ -263,4 +264,14 @@ type Result struct {
 	// NonStock is the capture's non-stock messages (nil when none): see
 	// nonstock.go. They are not damage.
 	NonStock *NonStockReport `json:"capture_nonstock,omitempty"`
+
+	// Judged is the verdict (adaptive mode): the diff engine's differences
+	// between the live exchange and the capture, and the live-only ones
+	// (see Verdict); nil until Verdict is called.
+	Judged *diff.Result `json:"verdict,omitempty"`
+	// ClockLeftOut counts the differences in rates and cadences an asap
+	// run left out of the verdict (see Verdict).
+	ClockLeftOut int `json:"clock_differences_left_out,omitempty"`
+
+	live *liveRecorder // every datagram of the run: WriteLive
 }

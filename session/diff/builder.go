@@ -13,6 +13,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/measure"
 )
 
 type flowKey struct{ server, client netip.AddrPort }
@@ -31,12 +32,13 @@ type Builder struct {
 	records  int
 	damaged  int
 	buf      []byte
+	measures *measure.Builder
 }
 
 // NewBuilder returns a Builder for the capture called name.
 func NewBuilder(name string, r *Rules) *Builder {
 	return &Builder{rules: r, name: name, flows: map[flowKey]*Session{},
-		servers: map[netip.AddrPort]*serverState{}, findings: map[string]*Finding{}}
+		servers: map[netip.AddrPort]*serverState{}, findings: map[string]*Finding{}, measures: measure.NewBuilder()}
 }
 
 // Read builds a Capture from src, running the flow tracker and the
@@ -84,6 +86,7 @@ func (b *Builder) newSession(k flowKey, at time.Time) *Session {
 // Add consumes one record. r is not retained.
 func (b *Builder) Add(r *flow.Record) {
 	b.records++
+	b.measures.Add(r)
 	if r.Err != nil {
 		b.damaged++
 	}
@@ -259,7 +262,7 @@ func (b *Builder) Finish() *Capture {
 		b.endSession(s, s.End)
 	}
 	b.pair()
-	c := &Capture{Name: b.name, Records: b.records, Damaged: b.damaged}
+	c := &Capture{Name: b.name, Records: b.records, Damaged: b.damaged, Measures: b.measures.Finish()}
 	for _, s := range b.all {
 		if s.Connect.IsZero() && !s.anyData && len(s.Steps) == 0 {
 			continue // stray packets of a session that ended before the capture

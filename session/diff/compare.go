@@ -164,6 +164,7 @@ func Compare(ours, stock *Capture, r *Rules) *Result {
 	x.compareRates(c)
 	x.compareStateUpdates(c)
 	x.compareRelay(c)
+	x.compareBundling(c)
 	x.compareRetransmissions(c)
 	if len(ours.Sessions) != len(stock.Sessions) {
 		c.add(Difference{Phase: PhaseHandshake, Severity: Info, Kind: "sessions", Key: "sessions",
@@ -174,8 +175,46 @@ func Compare(ours, stock *Capture, r *Rules) *Result {
 	for _, d := range c.diffs {
 		res.Differences = append(res.Differences, d)
 	}
-	sort.Slice(res.Differences, func(i, j int) bool {
-		a, b := res.Differences[i], res.Differences[j]
+	res.sort()
+	res.Summary = Summary{Ours: ours.Name, Stock: stock.Name, OursSessions: len(ours.Sessions),
+		StockSessions: len(stock.Sessions), Matched: n}
+	res.summarise()
+	return res
+}
+
+// Add puts differences found elsewhere (a live run's: no answer, a
+// failed join) among the rest, in the same order, and sums up again.
+func (r *Result) Add(ds ...*Difference) {
+	r.Differences = append(r.Differences, ds...)
+	r.sort()
+	r.summarise()
+}
+
+// Drop removes the differences of the given kinds and reports how many
+// went.
+func (r *Result) Drop(kinds ...string) int {
+	kept := r.Differences[:0]
+	n := 0
+	for _, d := range r.Differences {
+		drop := false
+		for _, k := range kinds {
+			drop = drop || d.Kind == k
+		}
+		if drop {
+			n++
+			continue
+		}
+		kept = append(kept, d)
+	}
+	r.Differences = kept
+	r.summarise()
+	return n
+}
+
+// sort orders the differences by phase, most severe first, then by key.
+func (r *Result) sort() {
+	sort.Slice(r.Differences, func(i, j int) bool {
+		a, b := r.Differences[i], r.Differences[j]
 		if a.Phase != b.Phase {
 			return a.Phase < b.Phase
 		}
@@ -184,10 +223,6 @@ func Compare(ours, stock *Capture, r *Rules) *Result {
 		}
 		return a.Key < b.Key
 	})
-	res.Summary = Summary{Ours: ours.Name, Stock: stock.Name, OursSessions: len(ours.Sessions),
-		StockSessions: len(stock.Sessions), Matched: n}
-	res.summarise()
-	return res
 }
 
 func (r *Result) summarise() {

@@ -93,7 +93,12 @@ func TestQuirksFindExactlyTheirDifference(t *testing.T) {
 			{PhaseLobby, Major, "opcode-missing", "our server never sends DeletePlayerUI (0x17) S->C"},
 		}},
 		{"halved StateUpdate rate", synth.Quirks{StateUpdateDivisor: 2}, []want{
-			{PhaseGameplay, Major, "stateupdate-rate", "StateUpdates S->C: 5.0 per ship per second, stock 10.0"},
+			// The same rule measures each ship lane's cadence, with both
+			// sides' figures and the published stock one (issue 29.4).
+			{PhaseGameplay, Major, "stateupdate-rate", "StateUpdates S->C: 5.0 per ship per second, stock 10.0 (ratio 0.50); " +
+				"0x20-bearing StateUpdates come every 0.200 s per ship lane (p50; p90 0.200 s), stock every 0.100 s (p90 0.100 s); " +
+				"all StateUpdates come every 0.200 s per ship lane (p50; p90 0.200 s), stock every 0.100 s (p90 0.100 s); " +
+				"published: stock S->C 0x20 updates per ship lane: avg 0.101 s, p50 0.100 s, p90 0.110 s; OpenBC's downstream 0.142 s"},
 		}},
 		{"no relay", synth.Quirks{NoRelay: true}, []want{
 			{PhaseGameplay, Major, "relay", "forwards clients' game messages to the other clients differently from stock"},

@@ -15,6 +15,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/measure"
 )
 
 // Phase is the part of a session a difference belongs to.
@@ -260,6 +261,11 @@ type Capture struct {
 	Findings []*Finding
 	Records  int
 	Damaged  int
+	// Measures are the capture's wire measures (cadence per ship lane,
+	// flag families, relay matrix, messages per datagram, ...), which the
+	// stateupdate-rate, stateupdate-flags, relay and datagram-size rules
+	// compare.
+	Measures *measure.Measures
 }
 
 // Finding is something a capture shows on its own, without a reference: a

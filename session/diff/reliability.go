@@ -10,6 +10,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/session"
 )
 
 type ackUseKey struct {
@@ -53,9 +54,20 @@ func (b *Builder) ack(s *Session, r *flow.Record, d int) {
 		u.frame[m.AckFlags] = r.Frame
 	}
 	u.flags[m.AckFlags]++
-	if r.Dir == game.ServerToClient && s.open != nil && s.open.trigRel && am.Channel == s.open.trigCh && m.Seq == s.open.trigSeq {
+	if r.Dir == game.ServerToClient && s.open != nil && s.open.trigRel && am.Channel == s.open.trigCh && m.Seq == s.open.trigSeq &&
+		!earlierFragment(am, m, &s.open.Trigger) {
 		b.answer(s, r)
 	}
+}
+
+// earlierFragment reports whether an ACK is of a fragment of the trigger
+// before its last: it answers the datagram that carried that fragment, not
+// the message, and whether it arrives before or after the message is
+// complete is a race between the client sending the next fragments and the
+// server answering - a capture at the client and one at the server see it
+// on different sides of the trigger.
+func earlierFragment(am session.AckMatch, m *dissect.Message, trig *Msg) bool {
+	return am.Fragment && trig.Fragment && m.AckFlags&dissect.AckFragment != 0 && m.AckFragIndex < trig.FragIndex
 }
 
 // reliable notes a reliable message with session.Delivery and reports

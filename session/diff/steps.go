@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
 )
 
@@ -218,6 +219,10 @@ func (x *context) compareStep(c *collector, pos int, o, s *Step) {
 				parts = append(parts, "ours adds "+strings.Join(extra, ", "))
 			}
 			c.add(mk("reply-content", sev, "", fmt.Sprintf("%s differs: %s", what, strings.Join(parts, "; "))), pos)
+			// The messages both answers carry still compare field by
+			// field: a missing SCORE must not hide a DeletePlayerUI
+			// aimed elsewhere.
+			x.compareCommon(c, pos, o, s, skipObj)
 		default:
 			c.add(mk("reply-order", Major, "", fmt.Sprintf("%s is in another order: ours %s, stock %s", what, no, ns)), pos)
 		}
@@ -387,4 +392,26 @@ func multisetDiff(o, s []run) (missing, extra []string) {
 		}
 	}
 	return missing, extra
+}
+
+// compareCommon compares the fields of the messages two answers both carry,
+// each of ours with the first unmatched one of the same name in stock's;
+// messages sent unprompted too (background) count here, since both sides
+// put them in this answer.
+func (x *context) compareCommon(c *collector, pos int, o, s *Step, skipObj bool) {
+	used := make([]bool, len(s.Reply))
+	for i := range o.Reply {
+		mo := &o.Reply[i]
+		if mo.Type == dissect.TypeAck || skipObj && mo.Game != nil &&
+			(mo.Game.Opcode() == game.OpObjCreate || mo.Game.Opcode() == game.OpObjCreateTeam) {
+			continue
+		}
+		for j := range s.Reply {
+			if !used[j] && s.Reply[j].Name() == mo.Name() {
+				used[j] = true
+				x.compareMsg(c, pos, o.Key, o.Phase, mo, &s.Reply[j])
+				break
+			}
+		}
+	}
 }

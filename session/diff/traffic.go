@@ -6,11 +6,13 @@ package diff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/measure"
 )
 
 // compareKeepaliveCadence compares the server's keepalive spacing.
@@ -143,18 +145,30 @@ func (x *context) compareStateUpdates(c *collector) {
 		dir := session.Dirs[d]
 		ro, no := perShip(x.ours, dir.String())
 		rs, ns := perShip(x.stock, dir.String())
+		sev := Major
+		if dir == game.ClientToServer {
+			sev = Minor
+		}
+		var summary []string
+		var ours, stock []string
 		if no > 0 && ns > 0 {
 			ratio := ro / rs
 			if ratio > x.r.RateRatio || ratio < 1/x.r.RateRatio {
-				sev := Major
-				if dir == game.ClientToServer {
-					sev = Minor
-				}
-				c.add(Difference{Phase: PhaseGameplay, Severity: sev, Kind: "stateupdate-rate", Key: "stateupdate rate " + dir.String(),
-					Summary: fmt.Sprintf("StateUpdates %s: %.1f per ship per second, stock %.1f (ratio %.2f)", dir, ro, rs, ratio),
-					Ours:    []string{fmt.Sprintf("%.2f/s per ship (%d ships)", ro, no)},
-					Stock:   []string{fmt.Sprintf("%.2f/s per ship (%d ships)", rs, ns)}}, 0)
+				summary = append(summary, fmt.Sprintf("%.1f per ship per second, stock %.1f (ratio %.2f)", ro, rs, ratio))
+				ours = append(ours, fmt.Sprintf("%.2f/s per ship (%d ships)", ro, no))
+				stock = append(stock, fmt.Sprintf("%.2f/s per ship (%d ships)", rs, ns))
 			}
+		}
+		// The cadence per ship lane (interval p50/p90), held against the
+		// published stock figure.
+		if text, o, s, csev, ok := x.cadence(dir.String()); ok {
+			summary, ours, stock = append(summary, text...), append(ours, o...), append(stock, s...)
+			sev = max(sev, csev)
+		}
+		if len(summary) > 0 {
+			c.add(Difference{Phase: PhaseGameplay, Severity: sev, Kind: "stateupdate-rate", Key: "stateupdate rate " + dir.String(),
+				Summary: fmt.Sprintf("StateUpdates %s: %s", dir, strings.Join(summary, "; ")),
+				Ours:    ours, Stock: stock}, 0)
 		}
 	}
 	for d := range StateStreams {
@@ -182,19 +196,47 @@ func (x *context) compareStateUpdates(c *collector) {
 		if uo < x.r.MinCount || us < x.r.MinCount {
 			continue
 		}
+		// One difference per stream, listing every flag whose share
+		// differs. The motion flags (0x01-0x10) say what changed in the
+		// flight, which a live run or another game never repeats: game
+		// state, compared as a shape (minor). Subsystems, cloak and
+		// weapons (0x20-0x80) are the protocol's split by direction:
+		// major.
+		var ours, stock, names []string
+		var fro, frs []int
+		sev := Minor
 		for b := 0; b < 8; b++ {
 			so, ss := float64(fo[b])/float64(uo), float64(fs[b])/float64(us)
 			if math.Abs(so-ss) <= x.r.FlagShare {
 				continue
 			}
 			flag := game.StateFlags(1 << b)
-			c.add(Difference{Phase: PhaseGameplay, Severity: Major, Kind: "stateupdate-flags",
-				Key:     fmt.Sprintf("stateupdate flags %s 0x%02X", StateStreams[d], uint8(flag)),
-				Summary: fmt.Sprintf("StateUpdates %s carry flag 0x%02X (%s) in %.0f%% of updates, stock in %.0f%%", StateStreams[d], uint8(flag), flag, 100*so, 100*ss),
-				Ours:    []string{fmt.Sprintf("%d of %d updates", fo[b], uo)}, Stock: []string{fmt.Sprintf("%d of %d updates", fs[b], us)},
-				Frames: Frames{Ours: nonZero(frO[b]), Stock: nonZero(frS[b])}}, 0)
+			if flag >= game.StateSubsystems {
+				sev = Major
+			}
+			names = append(names, fmt.Sprintf("0x%02X (%s) %.0f%%, stock %.0f%%", uint8(flag), flag, 100*so, 100*ss))
+			ours = append(ours, fmt.Sprintf("0x%02X %s: %d of %d updates", uint8(flag), flag, fo[b], uo))
+			stock = append(stock, fmt.Sprintf("0x%02X %s: %d of %d updates", uint8(flag), flag, fs[b], us))
+			fro, frs = addFrame(fro, frO[b]), addFrame(frs, frS[b])
 		}
+		if len(names) == 0 {
+			continue
+		}
+		c.add(Difference{Phase: PhaseGameplay, Severity: sev, Kind: "stateupdate-flags",
+			Key:     "stateupdate flags " + StateStreams[d],
+			Summary: fmt.Sprintf("StateUpdates %s carry flags in other shares of updates than stock: %s", StateStreams[d], strings.Join(names, "; ")),
+			Ours:    ours, Stock: stock, Frames: Frames{Ours: fro, Stock: frs}}, 0)
 	}
+	x.compareFamilies(c)
+	x.compareSubsystemBytes(c)
+}
+
+// addFrame adds frame f to fs unless it is 0 or there already.
+func addFrame(fs []int, f int) []int {
+	if f == 0 || slices.Contains(fs, f) {
+		return fs
+	}
+	return append(fs, f)
 }
 
 func nonZero(f int) []int {
@@ -236,12 +278,15 @@ func (x *context) compareRelay(c *collector) {
 		ours = append(ours, fmt.Sprintf("%s: %d of %d relayed (%.0f%%), %.0f%% of the copies due", name, a.Relayed, a.Messages, 100*sa, 100*fa))
 		stock = append(stock, fmt.Sprintf("%s: %d of %d relayed (%.0f%%), %.0f%% of the copies due", name, b.Relayed, b.Messages, 100*sb, 100*fb))
 	}
+	n2, o2, s2 := x.relayReceivers()
+	names, ours, stock = append(names, n2...), append(ours, o2...), append(stock, s2...)
 	if len(names) == 0 {
 		return
 	}
 	c.add(Difference{Phase: PhaseGameplay, Severity: Major, Kind: "relay", Key: "relay",
-		Summary: fmt.Sprintf("the server forwards clients' game messages to the other clients differently from stock: %s", strings.Join(names, ", ")),
-		Ours:    ours, Stock: stock}, 0)
+		Summary: fmt.Sprintf("the server forwards clients' game messages to the other clients differently from stock: %s; published: %s",
+			strings.Join(names, ", "), measure.StockRelay),
+		Ours: ours, Stock: stock}, 0)
 }
 
 func share(a, b int) float64 {

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/report"
-	"github.com/bcwire/bcwire/session"
 	"github.com/bcwire/bcwire/session/diff"
 	"github.com/spf13/cobra"
 )
@@ -232,14 +230,7 @@ func Run(o *Options) error {
 }
 
 func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) (*diff.Capture, error) {
-	b := diff.NewBuilder(filepath.Base(path), rules)
-	_, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Files: []string{path}, Servers: servers,
-		Quiet: o.Quiet, Record: b.Add, Session: session.Options{}, Capture: o.Checksums.Options()},
-		func(_ string, s *session.Session) error { b.AddSession(s); return nil })
-	if err != nil {
-		return nil, err
-	}
-	return b.Finish(), nil
+	return cliutil.LoadDiff(o.IO, path, servers, rules, o.Quiet, o.Checksums.Options())
 }
 
 // checkCompare refuses a --compare pattern that is none of the tolerated

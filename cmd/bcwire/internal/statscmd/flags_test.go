@@ -9,10 +9,10 @@ import (
 func TestFlags(t *testing.T) {
 	var got *Options
 	cmd := NewCmdStats(nil, func(o *Options) error { got = o; return nil })
-	if err := cliutil.ParseOnly(cmd, "--json", "-q", "--no-sessions", "--server", "10.0.0.1:22101", "--workers", "2", "a.pcap"); err != nil {
+	if err := cliutil.ParseOnly(cmd, "--json", "-q", "--no-sessions", "--no-measures", "--server", "10.0.0.1:22101", "--workers", "2", "a.pcap"); err != nil {
 		t.Fatal(err)
 	}
-	if !got.JSON || !got.Quiet || !got.NoSessions || len(got.Servers) != 1 || got.Caps.Workers != 2 || len(got.Files) != 1 {
+	if !got.JSON || !got.Quiet || !got.NoSessions || !got.NoMeasures || len(got.Servers) != 1 || got.Caps.Workers != 2 || len(got.Files) != 1 {
 		t.Errorf("options %+v", got)
 	}
 	if err := cliutil.ParseOnly(NewCmdStats(nil, func(*Options) error { return nil })); err == nil {

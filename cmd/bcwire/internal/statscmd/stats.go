@@ -4,8 +4,10 @@ package statscmd
 
 import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/measure"
 	"github.com/spf13/cobra"
 )
 
@@ -16,6 +18,7 @@ type Options struct {
 	Files      []string
 	JSON       bool
 	NoSessions bool // text: totals only
+	NoMeasures bool // --json: leave the measures out (about half the CPU)
 	Servers    []string
 	Quiet      bool
 	Count      int // -c
@@ -44,7 +47,20 @@ output is piped. --json prints one object for programs:
    "files", "start", "end", "duration_s", "session_count", "datagrams",
    "opcodes":[{dir, opcode, hex, name, count, bytes, share, byte_share, per_min, per_15min}...],
    "transport":[{dir, type, hex, name, count, bytes}...], "gamespy":[{kind, count}...],
-   "nonstock":[{dir, name, count, what, evidence}...] (sessions and totals, only when there are any)}
+   "nonstock":[{dir, name, count, what, evidence}...] (sessions and totals, only when there are any),
+   "measures":[{file, lanes, cadence, flag_families, relay_matrix,
+     messages_per_datagram, object_ids, deaths}...]}
+"measures" are each capture's wire measures, as OpenBC's parity reports
+compute them: StateUpdate cadence per ship lane (object, direction, flag
+family - the flags byte's high nibble, "0x20-bearing" and "all" - with the
+interval mean, p50 and p90 in ms) and pooled per direction and family;
+StateUpdates per flag family and direction; per client opcode, the messages
+sent, the copies back to the sender and to the other clients in the game
+(and the copies due); messages per datagram (distribution, p90, max and
+its frame); object ids per owner block (offsets into 0x3FFFFFFF + slot x
+0x40000); and each ship's death: what followed ObjectExploding, with
+millisecond offsets. 'bcwire diff' compares them with stock's.
+--no-measures leaves them out: they take about as much CPU as the rest.
 Rows are ordered by direction (C->S first), then opcode or type number.
 
 Exit status: 0 when nothing was damaged (non-stock messages, intact but not
@@ -72,6 +88,7 @@ usage or I/O errors.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
+	f.BoolVar(&o.NoMeasures, "no-measures", false, "--json: leave out the measures (cadence, flag families, relay matrix, ...), which take about as much CPU as the rest")
 	cliutil.AddServerFlag(f, &o.Servers)
 	cliutil.AddCountFlag(f, &o.Count)
 	cliutil.AddQuietFlag(f, &o.Quiet)
@@ -100,9 +117,26 @@ func Run(o *Options) error {
 	}
 	intr, stop := cliutil.CatchInterrupt()
 	defer stop()
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	so := &cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
-		Interrupt: intr}, p.Session)
+		Interrupt: intr}
+	// --json: each capture's measures (cadence per ship lane, flag
+	// families, relay matrix, messages per datagram, ...).
+	var measures []report.FileMeasures
+	var mb *measure.Builder
+	var file string
+	done := func() {
+		if mb != nil {
+			measures = append(measures, report.FileMeasures{File: file, Measures: mb.Finish()})
+		}
+	}
+	if o.JSON && !o.NoMeasures {
+		so.File = func(path string) { done(); mb, file = measure.NewBuilder(), path }
+		so.Record = func(r *flow.Record) { mb.Add(r) }
+	}
+	res, err := cliutil.Scan(so, p.Session)
+	done()
+	p.Measures(measures)
 	if err != nil {
 		p.Flush()
 		return err

@@ -88,6 +88,29 @@ func TestStatsJSON(t *testing.T) {
 			Opcodes []map[string]any
 		}
 		SessionCount int `json:"session_count"`
+		Measures     []struct {
+			File    string
+			Cadence []struct {
+				Dir, Family string
+				Intervals   int
+				P50         float64 `json:"interval_p50_ms"`
+				P90         float64 `json:"interval_p90_ms"`
+			}
+			FlagFamilies map[string]map[string]int `json:"flag_families"`
+			Relay        []struct {
+				Opcode   string
+				Messages int
+				ToOthers int `json:"to_others"`
+				ToSender int `json:"to_sender"`
+			} `json:"relay_matrix"`
+			Bundling []struct {
+				Dir       string
+				Datagrams int
+				Max       int
+				Counts    map[string]int `json:"distribution"`
+			} `json:"messages_per_datagram"`
+			Deaths []any `json:"deaths"`
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -119,6 +142,34 @@ func TestStatsJSON(t *testing.T) {
 	}
 	if acks == 0 || len(doc.GameSpy) != 2 || doc.GameSpy[1].Kind != "status" || doc.GameSpy[1].Count != 6 {
 		t.Errorf("transport %+v gamespy %+v", doc.Transport, doc.GameSpy)
+	}
+	// The capture's measures (issue 29.4): the fixture's clients send a
+	// position-only (0x0x) StateUpdate every 100 ms.
+	if len(doc.Measures) != 1 || doc.Measures[0].File != fixture {
+		t.Fatalf("measures: %+v", doc.Measures)
+	}
+	m := doc.Measures[0]
+	cadence := false
+	for _, c := range m.Cadence {
+		if c.Dir == "C->S" && c.Family == "all" {
+			cadence = c.Intervals == 182 && c.P50 == 100 && c.P90 == 100
+		}
+	}
+	if !cadence || m.FlagFamilies["C->S"]["0x0x"] != 185 {
+		t.Errorf("cadence %+v, families %v", m.Cadence, m.FlagFamilies)
+	}
+	if len(m.Bundling) != 2 || m.Bundling[1].Dir != "S->C" || m.Bundling[1].Max != 4 || m.Bundling[1].Counts["4"] == 0 {
+		t.Errorf("messages per datagram: %+v", m.Bundling)
+	}
+	chat := false
+	for _, r := range m.Relay {
+		chat = chat || r.Opcode == "CHAT" && r.Messages == 1 && r.ToOthers == 1 && r.ToSender == 0
+	}
+	if !chat || m.Deaths == nil {
+		t.Errorf("relay matrix %+v, deaths %v", m.Relay, m.Deaths)
+	}
+	if out, _, _ := run(t, &Options{Files: []string{fixture}, JSON: true, Quiet: true, NoMeasures: true}, false); strings.Contains(out, `"measures"`) {
+		t.Error("--no-measures: the measures are listed")
 	}
 	if doc.SessionCount != 2 || len(doc.Sessions) != 2 || doc.Sessions[0].Name != "Alice" || len(doc.Sessions[0].Opcodes) == 0 {
 		t.Errorf("sessions: %+v", doc.Sessions)

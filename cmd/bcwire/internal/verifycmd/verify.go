@@ -44,6 +44,7 @@ type Options struct {
 	Manifest string
 	Sources  []string
 	FailOn   []string
+	Write    string // -w: the live exchange as a capture
 	// Quiet (-q) is accepted as in every command; verify writes no
 	// summary, progress or log lines on stderr (only damage and errors).
 	Quiet bool
@@ -93,7 +94,21 @@ offset from the session's start; --timing asap sends it as soon as the
 answers before it have arrived. A server replaying a capture with
 'bcwire serve --replay' must use the same timing.
 
-Each server step is reported as identical (byte for byte), equivalent (same
+In adaptive mode the verdict is the one 'bcwire diff' gives: the live
+exchange - every datagram the clients sent and received, as a capture
+(-w FILE keeps it) - is compared with the replayed capture by the diff
+engine, as 'bcwire diff LIVE CAPTURE' would, and the differences are
+listed by phase, most severe first, with both sides' messages or figures.
+Game state (positions, directions, speeds, damage amounts) is compared
+only as shapes within the rules' tolerances; protocol facts (opcodes,
+order, bundling, flags, lengths, reliability, relay targets) exactly.
+Added to them is what only a live run shows: sessions the server refused
+(refused) or stopped answering (no-answer), joins that never reached the
+lobby (join-failed), and how long the join's answers took (answer-latency;
+a round trip, as the client saw it). --all-steps lists the per-step
+comparison as well.
+
+In exact mode each server step is reported as identical (byte for byte), equivalent (same
 decoded content; game time and addresses set aside), different (shown
 decoded side by side), missing (nothing arrived within --answer-timeout) or
 unexpected (arrived, but the capture has nothing like it). The first
@@ -126,15 +141,20 @@ session is "not reached".
 A damaged capture is named at the start (counts and the first frames) and
 in the JSON ("capture_damage").
 
-Exit status: 0 when every step was identical, equivalent or config, 1 when
-some differed or the replayed sessions' captured traffic was damaged, 2 for
-usage or I/O errors and when the target never answers.`,
+Exit status: in adaptive mode 0 when no difference reaches the --fail-on
+severity (info, minor - the default -, major, critical; add ",config" to
+count configuration differences too), in exact mode 0 when every step was
+identical, equivalent or config; 1 when some differed or the replayed
+sessions' captured traffic was damaged, 2 for usage or I/O errors and when
+the target never answers.`,
 		Example: `  # check a replay server (or any server) against the 4-player battle
   bcwire verify --target 127.0.0.1:22101 testdata/pcaps/battle.pcap
   # as fast as answers allow, against 'bcwire serve --replay lossy.pcap --timing asap'
   bcwire verify --target 127.0.0.1:22101 --timing asap testdata/pcaps/lossy.pcap
   # a server of your own: compare decoded messages, keep every step as JSON
-  bcwire verify --target 192.168.1.20:22101 --mode adaptive -o steps.json capture.pcap`,
+  bcwire verify --target 192.168.1.20:22101 --mode adaptive -o steps.json capture.pcap
+  # fail only on major differences, keep the live exchange for 'bcwire decode'
+  bcwire verify --target 127.0.0.1:22101 --mode adaptive --fail-on major -w live.pcap battle.pcap`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cliutil.Usage("give exactly one capture file (see --help)")
@@ -172,7 +192,8 @@ usage or I/O errors and when the target never answers.`,
 	f.BoolVar(&o.Verbose, "all-steps", false, "list every step in the text report")
 	f.StringVar(&o.Rules, "rules", "", "tolerances for --mode adaptive from a JSON rules `FILE`, as 'bcwire diff --rules' reads")
 	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
-	f.StringSliceVar(&o.FailOn, "fail-on", nil, "also count these `CLASSES` of difference in the exit status: config (how the server is set up)")
+	f.StringSliceVar(&o.FailOn, "fail-on", nil, "exit 1 on differences of this `SEVERITY` or worse (adaptive: info, minor (default), major, critical); add config to count configuration differences too")
+	f.StringVarP(&o.Write, "write", "w", "", "write the live exchange (every datagram the clients sent and received) as a pcap `FILE`")
 	cliutil.AddQuietFlag(f, &o.Quiet)
 	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
@@ -218,6 +239,12 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
+	if o.Write != "" {
+		out := cliutil.Target{Flag: "-w", Path: o.Write}
+		if err := out.Check(o.File, o.Rules, o.Manifest, o.Output); err != nil {
+			return err
+		}
+	}
 	if err := cliutil.CheckCapturePath(o.File); err != nil {
 		return err
 	}
@@ -229,6 +256,7 @@ func Run(ctx context.Context, o *Options) error {
 	fmt.Fprint(o.IO.Err, c.DamageSummary())
 	fmt.Fprint(o.IO.Err, c.NonStockSummary())
 	var cmp replay.Comparer
+	rules := diff.DefaultRules()
 	if o.Rules != "" {
 		if mode != replay.ModeAdaptive {
 			return cliutil.Usage("--rules applies to --mode adaptive")
@@ -237,6 +265,7 @@ func Run(ctx context.Context, o *Options) error {
 		if err != nil {
 			return cliutil.Usage("--rules: %v", err)
 		}
+		rules = r
 		cmp = replay.NewRulesComparer(r)
 	}
 	var mf manifest.Manifest
@@ -256,12 +285,9 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		sources = append(sources, a)
 	}
-	failConfig := false
-	for _, class := range o.FailOn {
-		if strings.TrimSpace(class) != "config" {
-			return cliutil.Usage("--fail-on %q: the only class is config", class)
-		}
-		failConfig = true
+	failOn, failConfig, err := parseFailOn(o.FailOn, mode)
+	if err != nil {
+		return err
 	}
 	res, err := replay.Verify(ctx, c, replay.VerifyOptions{FailOnConfig: failConfig, Target: target, Mode: mode, Timing: timing,
 		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp, Manifest: mf, Sources: sources})
@@ -276,6 +302,16 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	res.Damage = c.DamageReport()
 	res.NonStock = c.NonStockReport()
+	failing := 0
+	if mode == replay.ModeAdaptive {
+		if failing, err = judge(o, c, res, target, &rules, failOn, failConfig); err != nil {
+			return err
+		}
+	} else if o.Write != "" {
+		if err := cliutil.WriteFile(o.Write, nil, res.WriteLive); err != nil {
+			return cliutil.IOError(o.Write, err)
+		}
+	}
 	encode := func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
@@ -289,13 +325,17 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	default:
 		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
+		printVerdict(o.IO.Out, res, o.IO.Color)
 	}
 	if o.Output != "" {
 		if err := cliutil.WriteFile(o.Output, o.IO.Out, encode); err != nil {
 			return cliutil.IOError(o.Output, err)
 		}
 	}
-	if !res.Summary.OK {
+	if mode == replay.ModeAdaptive && failing > 0 {
+		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s: %d difference(s) of severity %s or worse", o.Target, o.File, failing, failOn)}
+	}
+	if mode != replay.ModeAdaptive && !res.Summary.OK {
 		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
 	}
 	if c.DamageAffects(len(res.Sessions)) {
@@ -323,6 +363,10 @@ func resolve(s string) (netip.AddrPort, error) {
 // Print writes the text report.
 func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose bool) {
 	fmt.Fprintf(w, "verify %s against %s (%s mode, %s timing)\n", file, r.Target, r.Mode, r.Timing)
+	if r.Judged != nil && !verbose {
+		printSessions(w, r)
+		return
+	}
 	for _, s := range r.Sessions {
 		if s == nil {
 			continue
@@ -352,7 +396,7 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 			}
 			continue
 		}
-		if s.First == nil {
+		if s.First == nil || r.Judged != nil { // the verdict below says what differs
 			continue
 		}
 		fmt.Fprint(w, "  FIRST DIVERGENCE: "+indent(s.First.Text())[2:])
@@ -371,6 +415,11 @@ func Print(w io.Writer, file string, r *replay.Result, maxShown int, verbose boo
 		}
 	}
 	sm := r.Summary
+	if r.Judged != nil {
+		fmt.Fprintf(w, "steps: %d sessions (%d joined), %d identical, %d equivalent, %d different, %d missing, %d unexpected%s%s (live game state never repeats the captured; the verdict below compares it as the diff rules do, --all-steps lists each step)\n",
+			sm.Sessions, sm.Joined, sm.Identical, sm.Equivalent, sm.Different, sm.Missing, sm.Unexpected, notDue(sm.NotDue), extraCounts(sm.Counts))
+		return
+	}
 	verdict := "all identical"
 	switch {
 	case !sm.OK:

@@ -235,7 +235,8 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"--manifest", "/nonexistent.json"}, "--manifest applies to --mode adaptive"},
 		{[]string{"--mode", "adaptive", "--manifest", "/nonexistent.json"}, "--manifest: open /nonexistent.json"},
 		{[]string{"--source", "127.0.0.2,nonsense"}, `--source "nonsense": want IPv4 addresses`},
-		{[]string{"--fail-on", "protocol"}, `--fail-on "protocol": the only class is config`},
+		{[]string{"--fail-on", "protocol"}, `--fail-on "protocol": want info, minor, major, critical or config`},
+		{[]string{"--fail-on", "major"}, `--fail-on major: severities apply to --mode adaptive`},
 	} {
 		args := append(append([]string{"verify", "--target", "127.0.0.1:1"}, c.args...), corpus+"join.pcap")
 		if _, errs, code := run(t, args...); code != 2 || !strings.Contains(errs, c.want) {
