@@ -31,11 +31,13 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(sec, -1) {
 		rows[m[1]] = true
 	}
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
+	root, _ := filepath.Abs(repoRoot)
+	list := exec.Command("go", "list", "-f", "{{.Dir}}", "./...")
+	list.Dir = root
+	out, err := list.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, _ := filepath.Abs(repoRoot)
 	for _, dir := range strings.Fields(string(out)) {
 		rel, _ := filepath.Rel(root, dir)
 		rel = filepath.ToSlash(rel)
@@ -52,6 +54,9 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, r)); err != nil {
 			t.Errorf("the layout table lists %s, which is not there", r)
 		}
+	}
+	if n := len(strings.Fields(string(out))); n < 40 {
+		t.Errorf("only %d packages listed", n)
 	}
 	if len(rows) < 40 {
 		t.Errorf("only %d rows read", len(rows))
