@@ -96,6 +96,17 @@ func TestEndpointBounds(t *testing.T) {
 			if !scrape(t, held[i]) {
 				t.Fatalf("connection %d within the cap not served", i)
 			}
+			// The server marks a connection idle after it has written the
+			// reply, so the client can read it first; on a loaded machine
+			// the next connection could then go idle before this one.
+			// Wait for the mark, so that held[0] is the one idle longest.
+			deadline := time.Now().Add(10 * time.Second)
+			for idleCount(e) < i+1 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if n := idleCount(e); n != i+1 {
+				t.Fatalf("%d connections idle after %d scrapes", n, i+1)
+			}
 		}
 		ninth := dialT(t, e)
 		if !scrape(t, ninth) {
@@ -155,4 +166,11 @@ func TestEndpointWarnsBeyondLoopback(t *testing.T) {
 			t.Errorf("%s: warning %q, want one with %q", tc.addr, w, tc.warn)
 		}
 	}
+}
+
+// idleCount is how many connections the endpoint counts idle.
+func idleCount(e *Endpoint) int {
+	e.ln.mu.Lock()
+	defer e.ln.mu.Unlock()
+	return len(e.ln.idle)
 }
