@@ -258,7 +258,7 @@ func RunReplay(ctx context.Context, o *Options) error {
 	lo.Interrupt = ctx.Done()
 	c, err := replay.Load(o.Replay, lo)
 	if err != nil {
-		return replayLoadError(o.IO, o.Replay, c, err)
+		return cliutil.ReplayLoadError(o.IO, o.Replay, c, err)
 	}
 	if o.WaitLimit <= 0 {
 		o.WaitLimit = time.Minute
@@ -409,20 +409,4 @@ func replayDamage(c *replay.Capture, rep *Report, wait time.Duration) error {
 			Err: fmt.Errorf("no client datagram for %s (--wait-limit) with %d of %d sessions played", wait, len(rep.Sessions), rep.Captured)}
 	}
 	return nil
-}
-
-// replayLoadError is the exit status of a replay that could not be loaded:
-// a capture with no session says so, after its damage (exit 1 when damaged,
-// else 2); an interrupt while loading exits 130.
-func replayLoadError(io *report.IO, path string, c *replay.Capture, err error) error {
-	switch {
-	case errors.Is(err, replay.ErrManyServers):
-		return cliutil.Usage("%v with --server", err)
-	case errors.Is(err, replay.ErrInterrupted):
-		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("%s: %w", path, replay.ErrInterrupted)}
-	case errors.Is(err, replay.ErrNoSessions) && c != nil && c.DamageCount > 0:
-		fmt.Fprint(io.Err, c.DamageSummary())
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: err}
-	}
-	return cliutil.IOError(path, err)
 }

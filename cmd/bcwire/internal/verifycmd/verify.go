@@ -251,7 +251,7 @@ func Run(ctx context.Context, o *Options) error {
 	lo.Interrupt = ctx.Done()
 	c, err := replay.Load(o.File, lo)
 	if err != nil {
-		return replayLoadError(o.IO, o.File, c, err)
+		return cliutil.ReplayLoadError(o.IO, o.File, c, err)
 	}
 	fmt.Fprint(o.IO.Err, c.DamageSummary())
 	fmt.Fprint(o.IO.Err, c.NonStockSummary())
@@ -477,20 +477,4 @@ func yes(b bool) string {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
-}
-
-// replayLoadError is the exit status of a replay that could not be loaded:
-// a capture with no session says so, after its damage (exit 1 when damaged,
-// else 2); an interrupt while loading exits 130.
-func replayLoadError(io *report.IO, path string, c *replay.Capture, err error) error {
-	switch {
-	case errors.Is(err, replay.ErrManyServers):
-		return cliutil.Usage("%v with --server", err)
-	case errors.Is(err, replay.ErrInterrupted):
-		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("%s: %w", path, replay.ErrInterrupted)}
-	case errors.Is(err, replay.ErrNoSessions) && c != nil && c.DamageCount > 0:
-		fmt.Fprint(io.Err, c.DamageSummary())
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: err}
-	}
-	return cliutil.IOError(path, err)
 }

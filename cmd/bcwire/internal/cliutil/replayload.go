@@ -1,0 +1,26 @@
+package cliutil
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/server/replay"
+)
+
+// ReplayLoadError is the exit status of a replay (serve --replay, verify)
+// that could not be loaded: a capture with no session says so, after its
+// damage (exit 1 when damaged, else 2); an interrupt while loading exits
+// 130.
+func ReplayLoadError(io *report.IO, path string, c *replay.Capture, err error) error {
+	switch {
+	case errors.Is(err, replay.ErrManyServers):
+		return Usage("%v with --server", err)
+	case errors.Is(err, replay.ErrInterrupted):
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("%s: %w", path, replay.ErrInterrupted)}
+	case errors.Is(err, replay.ErrNoSessions) && c != nil && c.DamageCount > 0:
+		fmt.Fprint(io.Err, c.DamageSummary())
+		return &ExitError{Code: ExitDamaged, Err: err}
+	}
+	return IOError(path, err)
+}
