@@ -1,0 +1,246 @@
+package report
+
+// The JSON form of decode's records (--json, and -V's fields, which are
+// the members of a message's JSON object).
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/jsonenc"
+)
+
+// appendJSON appends v's JSON form: AppendJSON's, or encoding/json's for a
+// message type without one. ok is false (and b unchanged) when v has no
+// JSON form, where json.Marshal fails.
+func appendJSON(b []byte, v any) (out []byte, ok bool) {
+	if a, isAppender := v.(jsonenc.Appender); isAppender {
+		return jsonenc.Append(b, a)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, raw...), true
+}
+
+// appendMember appends ,"key": and v's JSON form, or nothing when v has
+// none.
+func appendMember(b []byte, key string, v any) []byte {
+	n := len(b)
+	b = append(append(append(b, `,"`...), key...), `":`...)
+	b, ok := appendJSON(b, v)
+	if !ok {
+		return b[:n]
+	}
+	return b
+}
+
+// The quoted names of every direction, transport type and opcode, made
+// once: they are in every record.
+var (
+	dirNameJSON       [256]string
+	transportNameJSON [256]string
+	opcodeNameJSON    [256]string
+)
+
+func init() {
+	for i := range 256 {
+		dirNameJSON[i] = strconv.Quote(game.Direction(i).String())
+		transportNameJSON[i] = strconv.Quote(dissect.TransportType(i).String())
+		opcodeNameJSON[i] = strconv.Quote(game.Opcode(i).String())
+	}
+}
+
+// appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (as the
+// record's warnings and errors always were), the short way when s is
+// printable ASCII, as they nearly always are.
+func appendGoQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
+}
+
+// appendQuotedAddr appends a.String() quoted. Only a zone can hold what
+// strconv would escape (or an invalid address, which String names but
+// AppendTo leaves empty): those take the long way.
+func appendQuotedAddr(b []byte, a netip.AddrPort) []byte {
+	if !a.IsValid() || a.Addr().Zone() != "" {
+		return strconv.AppendQuote(b, a.String())
+	}
+	return append(a.AppendTo(append(b, '"')), '"')
+}
+
+// appendHexMember appends ,"key":"<lower-case hex>".
+func appendHexMember(b []byte, key string, data []byte) []byte {
+	b = append(append(append(b, `,"`...), key...), `":"`...)
+	return append(hex.AppendEncode(b, data), '"')
+}
+
+// recordTimes writes record times as time.RFC3339Nano does in UTC.
+// Records come in time order, many in the same second, so the date and
+// clock of the last second are kept rather than formatted again.
+type recordTimes struct {
+	sec   int64    // Unix time of clock
+	clock [32]byte // "2006-01-02T15:04:05" of sec
+	n     int      // length of clock; 0 before the first time
+}
+
+// Four-digit years keep the layout's width; others are formatted whole.
+var (
+	firstCachedSec = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	lastCachedSec  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+)
+
+func (c *recordTimes) append(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	sec := t.Unix()
+	if sec < firstCachedSec || sec > lastCachedSec {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	if c.n == 0 || sec != c.sec {
+		c.sec, c.n = sec, len(t.AppendFormat(c.clock[:0], "2006-01-02T15:04:05"))
+	}
+	b = append(b, c.clock[:c.n]...)
+	if ns := t.Nanosecond(); ns != 0 { // nine digits, trailing zeros dropped
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i > 0; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		end := len(frac)
+		for frac[end-1] == '0' {
+			end--
+		}
+		b = append(b, frac[:end]...)
+	}
+	return append(b, 'Z')
+}
+
+// AppendRecordJSON appends the NDJSON object for r (without newline).
+func AppendRecordJSON(b []byte, r *flow.Record) []byte {
+	var times recordTimes
+	return appendRecordJSON(b, r, &times, nil)
+}
+
+// appendRecordJSON is AppendRecordJSON; gameJSON, when not nil, is the
+// JSON of r's game message, already made (by a display filter).
+func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes, gameJSON []byte) []byte {
+	b = jsonenc.Int(append(b, `{"frame":`...), int64(r.Frame))
+	// A damaged capture record has no time, addresses or direction (nor a
+	// pasted datagram a time): those keys are left out rather than given
+	// zero values.
+	if !r.Time.IsZero() {
+		// RFC 3339 in UTC is digits and -T:.Z only: nothing to escape.
+		b = append(times.append(append(b, `,"time":"`...), r.Time), '"')
+	}
+	if r.Src.IsValid() {
+		b = appendQuotedAddr(append(b, `,"src":`...), r.Src)
+		b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
+		b = append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
+	}
+	switch r.Kind {
+	case flow.KindGameSpy:
+		if r.Master != nil {
+			b = appendMember(b, "gamespy_master", r.Master)
+			break
+		}
+		b = appendMember(b, "gamespy", r.GameSpy)
+	case flow.KindDamaged:
+		if r.Src.IsValid() {
+			b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
+			b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
+		}
+		if len(r.Raw) > 0 {
+			b = appendHexMember(b, "raw", r.Raw)
+		}
+	case flow.KindMessage:
+		b = appendMessageJSON(b, r, gameJSON)
+	}
+	if r.NonStock != nil {
+		b = r.NonStock.AppendJSON(append(b, `,"nonstock":`...))
+	}
+	if r.Warning != "" {
+		b = appendGoQuoted(append(b, `,"warning":`...), r.Warning)
+	}
+	if r.Err != nil {
+		b = appendGoQuoted(append(b, `,"error":`...), r.Err.Error())
+	}
+	return append(b, '}')
+}
+
+func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
+	m := r.Msg
+	b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
+	b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
+	b = jsonenc.Int(append(b, `,"type":`...), int64(m.Type))
+	b = append(append(b, `,"type_name":`...), transportNameJSON[m.Type]...)
+	if m.Type == dissect.TypeAck {
+		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
+		b = jsonenc.Int(append(b, `,"ack_flags":`...), int64(m.AckFlags))
+		if m.AckFlags&dissect.AckFragment != 0 {
+			b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
+		}
+		return b
+	}
+	b = jsonenc.Bool(append(b, `,"reliable":`...), m.Reliable)
+	if m.Ordered {
+		b = append(b, `,"ordered":true`...)
+	}
+	if m.Reliable {
+		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
+	}
+	if m.Fragment {
+		b = jsonenc.Int(append(b, `,"fragment":{"index":`...), int64(m.FragIndex))
+		if m.HasTotal() {
+			b = jsonenc.Int(append(b, `,"total":`...), int64(m.FragTotal))
+		}
+		if r.DuplicateFragment {
+			b = append(b, `,"duplicate":true`...)
+		}
+		b = append(b, '}')
+	}
+	if m.Legacy {
+		b = append(b, `,"legacy_header":true`...)
+	}
+	switch {
+	case r.Game != nil:
+		g := r.Game.Msg
+		b = jsonenc.Int(append(b, `,"opcode":`...), int64(g.Opcode()))
+		b = append(append(b, `,"name":`...), opcodeNameJSON[g.Opcode()]...)
+		if r.Reassembled > 0 {
+			b = jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled))
+		}
+		if gameJSON != nil {
+			b = append(append(b, `,"fields":`...), gameJSON...)
+		} else {
+			b = appendMember(b, "fields", g)
+		}
+		if len(r.Game.Unparsed) > 0 {
+			b = appendHexMember(b, "unparsed", r.Game.Unparsed)
+		}
+	case r.Control != nil:
+		b = appendMember(b, "control", r.Control)
+		if len(r.Control.Extra) > 0 {
+			b = appendHexMember(b, "unparsed", r.Control.Extra)
+		}
+	}
+	return b
+}
+
+// AppendValueJSON appends v as decode --json writes a member's value (a
+// game message's "fields", a control message, a GameSpy datagram).
+func AppendValueJSON(b []byte, v any) []byte {
+	out, _ := appendJSON(b, v)
+	return out
+}
