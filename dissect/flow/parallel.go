@@ -90,7 +90,10 @@ type batch struct {
 	items []item
 	raw   []byte // the payloads as read
 	plain []byte // the same, decrypted (GameSpy datagrams are left out)
-	ready chan struct{}
+	// dsts and srcs are the encrypted datagrams' places in plain and raw,
+	// for dissect.DecryptBatch.
+	dsts, srcs [][]byte
+	ready      chan struct{}
 }
 
 // next extends items by one, keeping the message storage that slot's
@@ -195,14 +198,23 @@ func (p *pipeline) decrypt() {
 			b.plain = make([]byte, len(b.raw), cap(b.raw))
 		}
 		b.plain = b.plain[:len(b.raw)]
+		// The batch's datagrams are decrypted together, as flow.Run's
+		// read-ahead does: several cipher chains at once (SIMD where the
+		// CPU has it) cost a fraction of one datagram after another.
+		b.dsts, b.srcs = b.dsts[:0], b.srcs[:0]
+		for i := range b.items {
+			if it := &b.items[i]; it.perr == nil && !it.gamespy {
+				b.dsts = append(b.dsts, b.plain[it.off:it.off+it.n:it.off+it.n])
+				b.srcs = append(b.srcs, b.raw[it.off:it.off+it.n])
+			}
+		}
+		dissect.DecryptBatch(b.dsts, b.srcs)
 		for i := range b.items {
 			it := &b.items[i]
 			if it.perr != nil || it.gamespy {
 				continue
 			}
-			plain := b.plain[it.off : it.off+it.n : it.off+it.n]
-			dissect.Decrypt(plain, b.raw[it.off:it.off+it.n])
-			it.err = it.dg.Parse(plain)
+			it.err = it.dg.Parse(b.plain[it.off : it.off+it.n : it.off+it.n])
 		}
 		b.ready <- struct{}{}
 	}
