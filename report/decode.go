@@ -50,6 +50,7 @@ type DecodePrinter struct {
 		frame int
 		data  *byte
 	}
+	pool fmtPool // SetWorkers
 }
 
 // PrintWithGameJSON is Print for a record whose game message's JSON form
@@ -144,18 +145,35 @@ func NewDecodePrinter(w io.Writer, format DecodeFormat, useColor bool) *DecodePr
 	return p
 }
 
-// Flush writes out buffered output.
-func (p *DecodePrinter) Flush() error { return p.w.Flush() }
+// Flush writes out buffered output (waiting for the workers, with
+// SetWorkers).
+func (p *DecodePrinter) Flush() error {
+	if err := p.drain(); err != nil {
+		return err
+	}
+	return p.w.Flush()
+}
 
 // Print writes one record.
 func (p *DecodePrinter) Print(r *flow.Record) error {
 	p.clock.Observe(r)
+	if p.pool.workers > 1 && !p.hexDump {
+		return p.printLater(r)
+	}
+	p.line = p.appendRecord(p.line[:0], r)
+	_, err := p.w.Write(p.line)
+	return err
+}
+
+// appendRecord appends r's text (one line, or more with -V and -x) or its
+// JSON line.
+func (p *DecodePrinter) appendRecord(b []byte, r *flow.Record) []byte {
 	if p.format == DecodeJSON {
-		b := p.line[:0]
 		if p.jsonFile != nil {
+			start := len(b)
 			b = append(b, p.jsonFile...)
 			b = appendRecordJSON(b, r, &p.times, p.gameJSON)
-			n := len(p.jsonFile)
+			n := start + len(p.jsonFile)
 			b = append(b[:n], b[n+1:]...) // the record's own '{'
 		} else {
 			b = appendRecordJSON(b, r, &p.times, p.gameJSON)
@@ -164,22 +182,19 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 			b = appendHexMember(b[:len(b)-1], "datagram", r.Datagram)
 			b = append(b, '}')
 		}
-		p.line = append(b, '\n')
-		_, err := p.w.Write(p.line)
-		return err
+		return append(b, '\n')
 	}
-	p.line = append(p.line[:0], p.file...)
-	p.line = p.appendText(p.line, r)
-	p.line = append(p.line, '\n')
+	b = append(b, p.file...)
+	b = p.appendText(b, r)
+	b = append(b, '\n')
 	if p.format == DecodeVerbose {
-		p.line = p.appendFields(p.line, r)
-		p.line = appendNonStockLines(p.line, r.NonStock)
+		b = p.appendFields(b, r)
+		b = appendNonStockLines(b, r.NonStock)
 	}
 	if p.hexDump && p.newDatagram(r) {
-		p.line = AppendHexDump(p.line, r.Datagram)
+		b = AppendHexDump(b, r.Datagram)
 	}
-	_, err := p.w.Write(p.line)
-	return err
+	return b
 }
 
 // appendText builds the one-line form:

@@ -114,8 +114,9 @@ errors.`,
 	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
 	cliutil.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
-	// The printing runs on the goroutine that decodes; with a second core,
-	// reading, decryption and splitting run beside it (RunParallel), so
+	// With a second core, reading, decryption and splitting run beside
+	// the decoding goroutine (RunParallel), and the formatting of the
+	// lines on as many goroutines again (DecodePrinter.SetWorkers), so
 	// decode uses both by default. The output is the same.
 	o.Caps.Workers = DefaultWorkers()
 	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
@@ -284,6 +285,9 @@ func Run(o *Options) error {
 		dp = report.NewDecodePrinter(out, format, o.IO.Color && !o.JSON)
 		dp.SetTimeFormat(tf)
 		dp.SetHexDump(o.Print.Hex)
+		if !lineFlush { // -l writes each line at once
+			dp.SetWorkers(o.Caps.Workers)
+		}
 		p = dp
 	}
 	defer p.Flush()

@@ -29,7 +29,9 @@ func run(t *testing.T, o *Options) (string, int) {
 
 // decode --workers N, and decode with its default (two workers on two
 // cores), print exactly what one worker prints, on every bundled capture
-// and OpenBC's battle.
+// and OpenBC's battle: text, -V, --json, and with what the formatting
+// workers must carry over from the decoding goroutine (time deltas from
+// the previous packet, -Y's ready-made JSON, -x's dumps, several files).
 func TestDecodeWorkersSameOutput(t *testing.T) {
 	files, err := filepath.Glob("../../../../testdata/pcaps/*.pcap*")
 	if err != nil {
@@ -42,7 +44,10 @@ func TestDecodeWorkersSameOutput(t *testing.T) {
 			caps = append(caps, f)
 		}
 	}
-	for _, o := range []Options{{}, {Verbose: true}, {JSON: true}, {Count: 777}} {
+	for _, o := range []Options{{}, {Verbose: true}, {JSON: true}, {Count: 777},
+		{Read: cliutil.ReadFlags{Time: "d", Filter: `name == "StateUpdate" or type_name == "ack"`}},
+		{JSON: true, Read: cliutil.ReadFlags{Filter: "fields.speed > 1 or frame % 7 == 0"}},
+		{Verbose: true, Print: cliutil.PrintFlags{Hex: true}, Count: 3000}} {
 		o1 := o
 		o1.Files = caps
 		want, wcode := run(t, &o1)

@@ -1,0 +1,271 @@
+package report
+
+import (
+	"sync"
+
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+)
+
+// Formatting on several goroutines (DecodePrinter.SetWorkers).
+//
+// A record is valid only while it is printed: the tracker reuses its
+// message storage and its bytes alias buffers that are read into again.
+// Print therefore copies each record it can into a batch (the record, its
+// transport message, control and game message, the time column's state)
+// and workers format whole batches into their own buffers, which are
+// written in the order the batches were filled: the output is byte for
+// byte the serial printer's. A record whose parts cannot be copied cheaply
+// (any game message but a StateUpdate, damage, GameSpy, a hex dump) is
+// formatted at once, on the caller's goroutine, into the batch; those are
+// a few in a hundred in a game.
+
+// batchRecords is the number of records a batch holds: large enough that
+// handing a batch over costs little per record, small enough that the
+// batches in flight stay a few hundred KiB.
+const batchRecords = 64
+
+// pendingRecord is a record copied for a worker, or one formatted at once.
+type pendingRecord struct {
+	rec   flow.Record
+	msg   dissect.Message
+	ctl   dissect.Control
+	game  game.Result
+	su    game.StateUpdate
+	ns    dissect.NonStock
+	clock Clock
+	// file and jsonFile are the printer's at the time (SetFile replaces
+	// them; it never changes their bytes); gameJSON is a copy.
+	file, jsonFile, gameJSON []byte
+	// done marks a record formatted at once: its text is pre[start:end]
+	// of its batch.
+	done       bool
+	start, end int
+}
+
+type fmtBatch struct {
+	recs  []pendingRecord
+	arena []byte // the bytes the copied records point to
+	pre   []byte // the records formatted at once
+	out   []byte // the batch's output, once ready
+	ready chan struct{}
+}
+
+// own returns a copy of b in the batch's arena (nil for nil).
+func (b *fmtBatch) own(p []byte) []byte {
+	if p == nil {
+		return nil
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, p...)
+	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// next extends recs by one, keeping the storage the slot's StateUpdate
+// had in an earlier use of the batch.
+func (b *fmtBatch) next() *pendingRecord {
+	if len(b.recs) < cap(b.recs) {
+		b.recs = b.recs[:len(b.recs)+1]
+	} else {
+		b.recs = append(b.recs, pendingRecord{})
+	}
+	return &b.recs[len(b.recs)-1]
+}
+
+// fmtPool is the printer's side of the workers: the batch being filled,
+// the batches handed over (in output order) and the idle ones.
+type fmtPool struct {
+	workers  int
+	work     chan *fmtBatch
+	wg       sync.WaitGroup
+	cur      *fmtBatch
+	inflight []*fmtBatch // a queue: inflight[0] is written next
+	idle     []*fmtBatch
+	err      error // the first write error
+}
+
+// SetWorkers makes Print format records on n goroutines (n > 1) beside
+// the caller's; the output is the same. Flush waits for them, and they
+// stop until the next Print. Hex dumps (-x) are always formatted on the
+// caller's goroutine.
+func (p *DecodePrinter) SetWorkers(n int) { p.pool.workers = n }
+
+// deferrable reports whether r can be copied for a worker: its parts are
+// all of the kinds pendingRecord copies.
+func deferrable(r *flow.Record) bool {
+	if r.Kind != flow.KindMessage || r.Msg == nil || r.Err != nil || r.Raw != nil || r.GameSpy != nil || r.Master != nil {
+		return false
+	}
+	if g := r.Game; g != nil {
+		if _, ok := g.Msg.(*game.StateUpdate); !ok || g.Err != nil || (g.NonStock != nil && g.NonStock != r.NonStock) {
+			return false
+		}
+	}
+	return true
+}
+
+// take copies r, and the printer's state that its text depends on, into e.
+func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
+	e.done = false
+	e.rec = *r
+	e.rec.Datagram = nil // only hex dumps show it, and they are not deferred
+	e.msg = *r.Msg
+	e.msg.Raw, e.msg.Payload = nil, nil // not formatted
+	e.rec.Msg = &e.msg
+	if r.Control != nil {
+		e.ctl = *r.Control
+		e.ctl.Reserved, e.ctl.Extra = b.own(e.ctl.Reserved), b.own(e.ctl.Extra)
+		e.rec.Control = &e.ctl
+	}
+	if r.NonStock != nil {
+		e.ns = *r.NonStock
+		e.ns.Rest = b.own(e.ns.Rest)
+		e.rec.NonStock = &e.ns
+	}
+	if r.Game != nil {
+		e.game = *r.Game
+		r.Game.Msg.(*game.StateUpdate).CopyTo(&e.su)
+		e.game.Msg = &e.su
+		e.game.Unparsed = b.own(e.game.Unparsed)
+		if e.game.NonStock != nil {
+			e.game.NonStock = &e.ns
+		}
+		e.rec.Game = &e.game
+	}
+	e.clock, e.file, e.jsonFile = p.clock, p.file, p.jsonFile
+	e.gameJSON = b.own(p.gameJSON)
+}
+
+// printLater adds r to the batch being filled, and hands the batch over
+// when it is full.
+func (p *DecodePrinter) printLater(r *flow.Record) error {
+	q := &p.pool
+	if q.err != nil {
+		return q.err
+	}
+	if q.cur == nil {
+		q.cur = p.idleBatch()
+		if q.err != nil {
+			return q.err
+		}
+	}
+	b := q.cur
+	e := b.next()
+	if deferrable(r) {
+		e.take(p, b, r)
+	} else {
+		e.done, e.start = true, len(b.pre)
+		b.pre = p.appendRecord(b.pre, r)
+		e.end = len(b.pre)
+	}
+	if len(b.recs) == batchRecords {
+		q.cur = nil
+		p.handOver(b)
+		return p.writeReady(false)
+	}
+	return nil
+}
+
+// handOver starts the workers if they are not running and gives them b.
+func (p *DecodePrinter) handOver(b *fmtBatch) {
+	q := &p.pool
+	if q.work == nil {
+		// Room for every batch that can exist: a hand-over never waits.
+		q.work = make(chan *fmtBatch, q.workers+2)
+		q.wg.Add(q.workers)
+		for range q.workers {
+			go p.formatBatches(q.work)
+		}
+	}
+	q.inflight = append(q.inflight, b)
+	q.work <- b
+}
+
+// idleBatch returns an empty batch: an idle one, a new one while there are
+// fewer than the pool's bound, or the oldest in flight once written.
+func (p *DecodePrinter) idleBatch() *fmtBatch {
+	q := &p.pool
+	if len(q.idle) == 0 && len(q.inflight) >= q.workers+2 {
+		_ = p.writeReady(true)
+	}
+	var b *fmtBatch
+	if n := len(q.idle); n > 0 {
+		b, q.idle = q.idle[n-1], q.idle[:n-1]
+	} else {
+		b = &fmtBatch{ready: make(chan struct{}, 1), arena: make([]byte, 0, 4<<10)}
+	}
+	b.recs, b.arena, b.pre = b.recs[:0], b.arena[:0], b.pre[:0]
+	return b
+}
+
+// writeReady writes the batches formatted so far, in order: those ready
+// now, and with wait at least one (the oldest, waiting for it).
+func (p *DecodePrinter) writeReady(wait bool) error {
+	q := &p.pool
+	for len(q.inflight) > 0 {
+		b := q.inflight[0]
+		if wait {
+			<-b.ready
+			wait = false
+		} else {
+			select {
+			case <-b.ready:
+			default:
+				return q.err
+			}
+		}
+		q.inflight = q.inflight[:copy(q.inflight, q.inflight[1:])]
+		if q.err == nil {
+			if _, err := p.w.Write(b.out); err != nil {
+				q.err = err
+			}
+		}
+		q.idle = append(q.idle, b)
+	}
+	return q.err
+}
+
+// drain hands over the batch being filled, writes every batch in order
+// and stops the workers.
+func (p *DecodePrinter) drain() error {
+	q := &p.pool
+	if q.cur != nil {
+		if len(q.cur.recs) > 0 {
+			p.handOver(q.cur)
+		} else {
+			q.idle = append(q.idle, q.cur)
+		}
+		q.cur = nil
+	}
+	for len(q.inflight) > 0 {
+		_ = p.writeReady(true)
+	}
+	if q.work != nil {
+		close(q.work)
+		q.wg.Wait()
+		q.work = nil
+	}
+	return q.err
+}
+
+// formatBatches is a worker: it formats each batch's records with its own
+// printer state, as the serial printer would have.
+func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch) {
+	defer p.pool.wg.Done()
+	f := &DecodePrinter{format: p.format, color: p.color, pal: p.pal}
+	for b := range work {
+		out := b.out[:0]
+		for i := range b.recs {
+			e := &b.recs[i]
+			if e.done {
+				out = append(out, b.pre[e.start:e.end]...)
+				continue
+			}
+			f.clock, f.file, f.jsonFile, f.gameJSON = e.clock, e.file, e.jsonFile, e.gameJSON
+			out = f.appendRecord(out, &e.rec)
+		}
+		b.out = out
+		b.ready <- struct{}{}
+	}
+}
