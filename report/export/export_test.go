@@ -3,6 +3,7 @@ package export
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	var rows Rows
 	var frames []int64
+	var fields []string // each row's fields text as made (the text block is reused)
 	stateUpdates, withSpeed := 0, 0
 	sessions := 0
 	_, err = session.Scan(rd, session.ScanOptions{Record: func(r *flow.Record) bool {
@@ -42,6 +44,11 @@ func TestExportRoundTrip(t *testing.T) {
 		}
 		rows.MessageRowOf(row, file, r)
 		frames = append(frames, row.Frame)
+		if row.Fields != nil {
+			fields = append(fields, strings.Clone(*row.Fields))
+		} else {
+			fields = append(fields, "")
+		}
 		if row.Name != nil && *row.Name == "StateUpdate" {
 			stateUpdates++
 			if row.Speed != nil {
@@ -74,6 +81,9 @@ func TestExportRoundTrip(t *testing.T) {
 	for i, m := range msgs {
 		if m.Frame != frames[i] {
 			t.Fatalf("row %d: frame %d, wrote %d", i, m.Frame, frames[i])
+		}
+		if m.Fields != nil && *m.Fields != fields[i] || m.Fields == nil && fields[i] != "" {
+			t.Fatalf("row %d: fields %v, wrote %q", i, m.Fields, fields[i])
 		}
 		if m.Kind == "message" && (m.Type == nil || m.Peer == nil || m.Src == "" || m.Dir == "?") {
 			t.Fatalf("row %d: message without type, peer or addresses: %+v", i, m)

@@ -64,6 +64,9 @@ type MessageRow struct {
 		name, fields, warning, err         string
 		nonStock                           string
 	}
+	// text is the Writer's block for the fields column's text, when the
+	// row is one of its tables' (NextMessage); see setFields.
+	text *[]byte
 }
 
 // dirName is decode --json's "dir".
@@ -116,7 +119,7 @@ func (rs *Rows) addr(a netip.AddrPort) string {
 func (rs *Rows) MessageRowOf(row *MessageRow, file string, r *flow.Record) {
 	*row = MessageRow{File: file, Frame: int64(r.Frame), Time: r.Time.UTC(),
 		Server: rs.addr(r.Server), Client: rs.addr(r.Client), Src: rs.addr(r.Src), Dst: rs.addr(r.Dst),
-		Dir: dirName(r.Dir)}
+		Dir: dirName(r.Dir), text: row.text}
 	v := &row.v
 	if r.Warning != "" {
 		v.warning, row.Warning = r.Warning, &v.warning
@@ -167,13 +170,20 @@ func (rs *Rows) MessageRowOf(row *MessageRow, file string, r *flow.Record) {
 }
 
 // setFields sets the fields column to value's JSON form. The text is
-// appended to a shared block and the row's string points into it, which
-// saves a string allocation and copy per row (a tenth of export's time).
-// A block's bytes are written once and never again (rs.text always starts
-// past the last row's text), and the garbage collector frees a block when
-// the last row that points into it is gone: parquet-go copies the values
-// into its own buffers when the rows are written.
+// appended to a block and the row's string points into it, which saves a
+// string allocation and copy per row (a tenth of export's time). A row of
+// a Writer's table uses the Writer's block, which the Writer empties for
+// reuse only after writing every row that points into it (NextMessage);
+// other rows use a block of rs's own, never written again: the garbage
+// collector frees it when the last row that points into it is gone.
 func (rs *Rows) setFields(row *MessageRow, value any) {
+	if row.text != nil {
+		start := len(*row.text)
+		*row.text = report.AppendValueJSON(*row.text, value)
+		text := (*row.text)[start:]
+		row.v.fields, row.Fields = unsafe.String(unsafe.SliceData(text), len(text)), &row.v.fields
+		return
+	}
 	if cap(rs.text) < textReserve {
 		rs.text = make([]byte, 0, textChunk)
 	}

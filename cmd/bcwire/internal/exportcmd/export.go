@@ -95,14 +95,17 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 	return cmd
 }
 
-// memoryLimit is export's soft heap limit unless GOMEMLIMIT sets one. Its
-// live heap is some 16 MiB (a row group being built, the sessions); without
-// a limit the garbage collector lets the heap grow to twice that, and peak
-// RSS on battle ×100 wandered between 56 and 61 MiB. At 40 MiB it stays
-// near 56 MiB at the same CPU time (32 MiB cost a tenth more CPU). It is
-// soft: a larger live heap (many sessions) only makes collection more
-// frequent, and the runtime caps that at half the CPU.
-const memoryLimit = 40 << 20
+// memoryLimit is export's soft limit on the memory the Go runtime holds
+// (heap, stacks, its own) unless GOMEMLIMIT sets one. Its live heap is
+// some 16 MiB (a row group being built, the sessions); without a limit the
+// garbage collector lets the heap grow to twice that. The binary's own
+// pages add some 19 MiB of RSS whatever the limit. At 24 MiB, peak RSS on
+// battle ×100 is 39.4-39.8 MiB (54.7 without it) for 1.07x the CPU
+// (2026-11-26, 3 pairs): cheap since the fields text is no longer
+// garbage (Writer.NextMessage reuses its block), so collections are
+// few. It is soft: a larger live heap (many sessions) only makes
+// collection more frequent, and the runtime caps that at half the CPU.
+const memoryLimit = 24 << 20
 
 // Run exports.
 func Run(o *Options) error {
