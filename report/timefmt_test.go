@@ -1,6 +1,8 @@
 package report
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +96,51 @@ func TestFieldsOptions(t *testing.T) {
 	for _, bad := range []string{"header", "header=maybe", "quote=d", "separator="} {
 		if err := o.SetOption(bad); err == nil {
 			t.Errorf("-E %s accepted", bad)
+		}
+	}
+}
+
+// appendSeconds writes what strconv writes for d.Seconds(), on the
+// boundaries of its fast path and on any duration.
+func FuzzAppendSecondsMatchesStrconv(f *testing.F) {
+	for _, d := range []int64{0, 1, 499, 500, 501, 999, 1000, 1500, 2500, 999_999_500, 999_999_499,
+		13_611_019_123, -1, -500, -1_000_000, 1e15 - 1, 1e15, 1e15 + 500, 1<<63 - 1, -1 << 63} {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, n int64) {
+		d := time.Duration(n)
+		if got, want := string(appendSeconds(nil, d)), strconv.FormatFloat(d.Seconds(), 'f', 6, 64); got != want {
+			t.Errorf("%d ns: %s, strconv %s", n, got, want)
+		}
+	})
+}
+
+func BenchmarkAppendSeconds(b *testing.B) {
+	d := 13_611_019_123 * time.Nanosecond
+	buf := make([]byte, 0, 32)
+	b.Run("fast", func(b *testing.B) {
+		for i := range b.N {
+			buf = appendSeconds(buf[:0], d+time.Duration(i))
+		}
+	})
+	b.Run("strconv", func(b *testing.B) {
+		for i := range b.N {
+			buf = strconv.AppendFloat(buf[:0], (d + time.Duration(i)).Seconds(), 'f', 6, 64)
+		}
+	})
+}
+
+// The fuzzer's inputs are mostly beyond the fast path: many random
+// durations within it, of every magnitude, and each one's halfway
+// neighbours.
+func TestAppendSecondsWithinFastPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 1))
+	for range 200_000 {
+		n := rng.Int64N(int64(1) << rng.IntN(50))
+		for _, d := range []int64{n, n - n%1000 + 499, n - n%1000 + 500, n - n%1000 + 501} {
+			if got, want := string(appendSeconds(nil, time.Duration(d))), strconv.FormatFloat(time.Duration(d).Seconds(), 'f', 6, 64); got != want {
+				t.Fatalf("%d ns: %s, strconv %s", d, got, want)
+			}
 		}
 	}
 }
