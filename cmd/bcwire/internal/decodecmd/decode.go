@@ -120,6 +120,7 @@ errors.`,
 	// decode uses both by default. The output is the same.
 	o.Caps.Workers = DefaultWorkers()
 	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
+	f.Lookup("workers").Usage = "decrypt and split datagrams, and format the lines, on N goroutines each (the output is the same)"
 	cliutil.AddReadFlags(f, &o.Read, true)
 	cliutil.AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")
