@@ -1,9 +1,6 @@
 package measure
 
-import (
-	"sort"
-	"time"
-)
+import "time"
 
 // histogram counts intervals at millisecond resolution, sparsely: a lane's
 // intervals cluster around its period, so a few dozen buckets hold them.
@@ -26,7 +23,15 @@ func (h *histogram) add(d time.Duration) {
 		h.n[h.last]++
 		return
 	}
-	i := sort.Search(len(h.ms), func(i int) bool { return h.ms[i] >= k })
+	i, j := 0, len(h.ms) // sort.Search's, written out: it did not inline
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if h.ms[m] < k {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
 	h.last = i
 	if i < len(h.ms) && h.ms[i] == k {
 		h.n[i]++
