@@ -23,15 +23,7 @@ func (h *histogram) add(d time.Duration) {
 		h.n[h.last]++
 		return
 	}
-	i, j := 0, len(h.ms) // sort.Search's, written out: it did not inline
-	for i < j {
-		m := int(uint(i+j) >> 1)
-		if h.ms[m] < k {
-			i = m + 1
-		} else {
-			j = m
-		}
-	}
+	i := h.search(k)
 	h.last = i
 	if i < len(h.ms) && h.ms[i] == k {
 		h.n[i]++
@@ -44,22 +36,52 @@ func (h *histogram) add(d time.Duration) {
 	h.ms[i], h.n[i] = k, 1
 }
 
-func (h *histogram) merge(o *histogram) {
-	for i, k := range o.ms {
-		for j := uint32(0); j < o.n[i]; j++ {
-			h.add(time.Duration(k) * time.Millisecond)
-		}
+// search is the index of the first bucket not below k (sort.Search's
+// answer), without branches to mispredict: a lane's intervals jitter
+// around its period, and a branchy search missed on most steps.
+func (h *histogram) search(k uint32) int {
+	ms := h.ms
+	if len(ms) == 0 {
+		return 0
 	}
-	// add counted the bucket floors: keep the exact sum instead
-	h.sum += o.sum - sumFloors(o)
+	base, n := 0, len(ms)
+	for n > 1 {
+		half := n >> 1
+		base += half & -b2i(ms[base+half] < k)
+		n -= half
+	}
+	return base + b2i(ms[base] < k)
 }
 
-func sumFloors(h *histogram) time.Duration {
-	var s time.Duration
-	for i, k := range h.ms {
-		s += time.Duration(k) * time.Millisecond * time.Duration(h.n[i])
+// b2i is 1 for true; the compiler makes it a SETcc, not a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return s
+	return 0
+}
+
+// merge adds o's intervals to h, bucket by bucket.
+func (h *histogram) merge(o *histogram) {
+	ms := make([]uint32, 0, len(h.ms)+len(o.ms))
+	n := make([]uint32, 0, cap(ms))
+	i, j := 0, 0
+	for i < len(h.ms) || j < len(o.ms) {
+		switch {
+		case j == len(o.ms) || i < len(h.ms) && h.ms[i] < o.ms[j]:
+			ms, n = append(ms, h.ms[i]), append(n, h.n[i])
+			i++
+		case i == len(h.ms) || o.ms[j] < h.ms[i]:
+			ms, n = append(ms, o.ms[j]), append(n, o.n[j])
+			j++
+		default:
+			ms, n = append(ms, h.ms[i]), append(n, h.n[i]+o.n[j])
+			i, j = i+1, j+1
+		}
+	}
+	h.ms, h.n, h.last = ms, n, 0
+	h.sum += o.sum
+	h.cnt += o.cnt
 }
 
 // quantile is the nearest-rank p quantile in milliseconds (the bucket's
