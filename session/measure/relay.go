@@ -2,6 +2,7 @@ package measure
 
 import (
 	"hash/maphash"
+	"time"
 
 	"github.com/bcwire/bcwire/dissect/game"
 )
@@ -9,6 +10,10 @@ import (
 // The relay matrix: each client message is remembered for Window, and a
 // message from the server to a client within it with the same payload
 // counts as a copy of the oldest one not yet sent to that client.
+
+// windowSec is Window in whole seconds: a time less than windowSec whole
+// seconds after another is less than Window after it.
+const windowSec = int64(Window / time.Second)
 
 // pending is a client message waiting for its copies.
 type pending struct {
@@ -101,8 +106,14 @@ func (rl *relays) newPending() *pending {
 
 // expire forgets the client messages older than Window.
 func (rl *relays) expire(now instant) {
-	for rl.head < len(rl.queue) && now.sub(rl.queue[rl.head].at) > Window {
+	for rl.head < len(rl.queue) {
 		p := rl.queue[rl.head]
+		// Most records come less than two whole seconds after the oldest
+		// message (capture seconds of one sign subtract exactly), which
+		// is not past Window; sub decides the others.
+		if ds := now.sec - p.at.sec; ds < windowSec && now.sec^p.at.sec >= 0 || now.sub(p.at) <= Window {
+			break
+		}
 		rl.queue[rl.head] = nil
 		rl.head++
 		// Messages expire in the order they came, so p is the first of
