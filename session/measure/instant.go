@@ -6,10 +6,10 @@ import "time"
 // record: time.Time's own count of seconds since January 1, year 1, and
 // the nanoseconds within the second. Its differences are exactly
 // time.Time.Sub's (wall clock: capture times carry no monotonic reading;
-// saturated to the Duration range) for every
-// time, zero and far-off ones included, but it costs a few instructions
-// where Sub runs some 130; a StateUpdate's lanes and the relay window
-// subtract four times a record. (session's stamp is the same idea.)
+// saturated to the Duration range) for every time, zero and far-off ones
+// included, but cost a few instructions where Sub runs some 130; a
+// StateUpdate's lanes and the relay window subtract up to four times a
+// record. (session's stamp is the same idea.)
 type instant struct {
 	sec  int64
 	nsec int32
