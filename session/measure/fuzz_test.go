@@ -13,12 +13,12 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/capture/capturetest"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/internal/testutil"
 	"github.com/bcwire/bcwire/session/measure"
 )
 
-// FuzzBuilder feeds datagrams made of the fuzz input (as flow's
+// FuzzBuilder feeds datagrams made of the fuzz input (as pipeline's
 // FuzzPipeline does: length, direction and client, then the plaintext)
 // through the tracker into the Builder: it never panics, its measures
 // always encode as JSON, and they are the reference Builder's
@@ -108,7 +108,7 @@ func TestBuilderMatchesReference(t *testing.T) {
 		rd.Close()
 		sameMeasures(t, f, b, ref)
 	}
-	recs := testutil.LoadCapture(t, "testdata/openbc/networked-battle.pcap")
+	recs := capturetest.LoadCapture(t, "testdata/openbc/networked-battle.pcap")
 	b, ref := measure.NewBuilder(), measure.NewReferenceBuilder()
 	tr := flow.New(flow.Options{})
 	emit := func(r *flow.Record) { b.Add(r); ref.Add(r) }
