@@ -6,7 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/spf13/cobra"
 )
@@ -55,9 +56,9 @@ Hex may contain spaces, colons, dashes and 0x prefixes, as pasted from logs.`,
 
 // Run converts one datagram.
 func Run(o *Options) error {
-	b, err := cliutil.ParseHex(o.Hex)
+	b, err := input.ParseHex(o.Hex)
 	if err != nil {
-		return cliutil.Usage("bad hex: %v", err)
+		return exit.Usage("bad hex: %v", err)
 	}
 	if o.Encrypt {
 		dissect.Encrypt(b, b)

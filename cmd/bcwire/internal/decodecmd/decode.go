@@ -11,7 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -23,7 +27,7 @@ import (
 
 // Options of `bcwire decode`.
 type Options struct {
-	FailOn  cliutil.FailOn // --fail-on nonstock
+	FailOn  exit.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Hex     string // decode this one datagram instead of files
@@ -41,10 +45,10 @@ type Options struct {
 	// LineBuffered (-l) flushes the output after each packet, as tshark's
 	// -l; reading a pipe does so too.
 	LineBuffered bool
-	Caps         cliutil.Caps
+	Caps         input.Caps
 	// tshark's: -r, -Y, -t; -T fields -e -E, -x; -w.
-	Read  cliutil.ReadFlags
-	Print cliutil.PrintFlags
+	Read  input.ReadFlags
+	Print PrintFlags
 	Write string
 	Force bool // -w may replace an existing file
 }
@@ -89,10 +93,10 @@ errors.`,
 			}
 			o.Files = files
 			if o.Hex == "" && len(o.Files) == 0 {
-				return cliutil.Usage("give one or more capture files, or --hex HEX (see --help)")
+				return exit.Usage("give one or more capture files, or --hex HEX (see --help)")
 			}
 			if o.Hex != "" && len(o.Files) > 0 {
-				return cliutil.Usage("--hex decodes one datagram; do not also give files")
+				return exit.Usage("--hex decodes one datagram; do not also give files")
 			}
 			if runF != nil {
 				return runF(o)
@@ -108,21 +112,21 @@ errors.`,
 	f.StringSliceVar(&o.Opcodes, "opcode", nil, "only game messages with these opcodes (names like StateUpdate or CHAT, or numbers like 0x1C); repeatable")
 	f.StringVar(&o.Dir, "dir", "", "only one direction: c2s (client to server) or s2c; 'C->S' and 'S->C' (quoted) too")
 	f.IntVar(&o.Peer, "peer", -1, "only datagrams with this peer id (1 = server, 2 = first client, 255 = connecting)")
-	cliutil.AddServerFlag(f, &o.Servers)
+	input.AddServerFlag(f, &o.Servers)
 	f.IntVarP(&o.Count, "count", "c", 0, "read only the first `N` packets (of all the files together)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print no packet lines (as tshark's -q) and no summary; damage and errors still go to stderr, -w still writes")
 	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
-	cliutil.AddFailOnFlag(f, &o.FailOn)
+	exit.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
 	// The printing runs on the goroutine that decodes; with a second core,
 	// reading, decryption and splitting run beside it (RunParallel), so
 	// decode uses both by default. The output is the same.
 	o.Caps.Workers = DefaultWorkers()
 	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
-	cliutil.AddReadFlags(f, &o.Read, true)
-	cliutil.AddPrintFlags(f, &o.Print)
+	input.AddReadFlags(f, &o.Read, true)
+	AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")
-	cliutil.AddForceFlag(f, &o.Force)
+	output.AddForceFlag(f, &o.Force)
 	return cmd
 }
 
@@ -162,22 +166,22 @@ func parseFilter(o *Options) (*filter, []netip.AddrPort, error) {
 	case "S->C", "S2C", "SC", "SERVER":
 		f.dir = game.ServerToClient
 	default:
-		return nil, nil, cliutil.Usage("--dir %q: use c2s or s2c (or 'C->S', 'S->C' in quotes)", o.Dir)
+		return nil, nil, exit.Usage("--dir %q: use c2s or s2c (or 'C->S', 'S->C' in quotes)", o.Dir)
 	}
 	if o.Peer > 255 || o.Peer < -1 {
-		return nil, nil, cliutil.Usage("--peer %d: peer ids are 0-255", o.Peer)
+		return nil, nil, exit.Usage("--peer %d: peer ids are 0-255", o.Peer)
 	}
 	if len(o.Opcodes) > 0 {
 		f.opcodes = map[game.Opcode]bool{}
 		for _, s := range o.Opcodes {
 			op, ok := game.ParseOpcode(s)
 			if !ok {
-				return nil, nil, cliutil.Usage("--opcode %q: not an opcode name or number (e.g. StateUpdate, CHAT, 0x1C)", s)
+				return nil, nil, exit.Usage("--opcode %q: not an opcode name or number (e.g. StateUpdate, CHAT, 0x1C)", s)
 			}
 			f.opcodes[op] = true
 		}
 	}
-	servers, err := cliutil.ParseServers(o.Servers)
+	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,7 +218,7 @@ func Run(o *Options) error {
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if err := cliutil.CheckCount(o.Count); err != nil {
+	if err := input.CheckCount(o.Count); err != nil {
 		return err
 	}
 	yflt, err := o.Read.CompileFilter()
@@ -234,30 +238,30 @@ func Run(o *Options) error {
 		o.JSON = true
 	}
 	if fields && (o.JSON || o.Verbose) {
-		return cliutil.Usage("-T fields prints the -e fields; do not also give --json or -V")
+		return exit.Usage("-T fields prints the -e fields; do not also give --json or -V")
 	}
 	// Every input is checked before anything is printed or written, so
 	// that a missing second file does not come after all of the first.
-	if err := cliutil.CheckInputs(o.Files); err != nil {
+	if err := input.CheckInputs(o.Files); err != nil {
 		return err
 	}
-	var cut *cliutil.FrameCutter
-	var cutFile *cliutil.AtomicFile
+	var cut *FrameCutter
+	var cutFile *output.AtomicFile
 	if o.Write != "" {
 		if o.Hex != "" {
-			return cliutil.Usage("-w writes the frames of capture files; --hex has none")
+			return exit.Usage("-w writes the frames of capture files; --hex has none")
 		}
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
+		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.Files...); err != nil {
 			return err
 		}
 		if o.Write == "-" { // tshark's habit: the capture on standard output
-			cut = cliutil.NewFrameCutter(o.IO.Out, capture.PCAP)
+			cut = NewFrameCutter(o.IO.Out, capture.PCAP)
 		} else {
-			if cutFile, err = cliutil.Create(o.Write); err != nil {
-				return cliutil.IOError(o.Write, err)
+			if cutFile, err = output.Create(o.Write); err != nil {
+				return exit.IOError(o.Write, err)
 			}
 			defer cutFile.Abort()
-			cut = cliutil.NewFrameCutter(cutFile, cliutil.FormatForName(o.Write))
+			cut = NewFrameCutter(cutFile, FormatForName(o.Write))
 		}
 	}
 	out := o.IO.Out
@@ -266,12 +270,12 @@ func Run(o *Options) error {
 		defer ja.Close()
 		out = ja
 	}
-	lineFlush := o.LineBuffered || cliutil.ReadsPipe(o.Files)
+	lineFlush := o.LineBuffered || input.ReadsPipe(o.Files)
 	var p recordPrinter
 	var dp *report.DecodePrinter
 	if fields {
 		if p, err = report.NewFieldsPrinter(out, fieldsOpts, tf); err != nil {
-			return cliutil.Usage("%v", err)
+			return exit.Usage("%v", err)
 		}
 	} else {
 		format := report.DecodeText
@@ -291,19 +295,19 @@ func Run(o *Options) error {
 
 	// SIGINT or SIGTERM ends reading where it is: the summary is printed
 	// and a -w capture is not committed.
-	intr, stopIntr := cliutil.CatchInterrupt()
+	intr, stopIntr := interrupt.Catch()
 	defer stopIntr()
 	var werr error
 	var damage []string // of the current file, for stderr
 	damagedHere, seen := 0, 0
 	var srvSeen serverSeen // --server: whose traffic came
 	emit := func(r *flow.Record) bool {
-		if seen++; seen&1023 == 0 && cliutil.IsClosed(intr) {
+		if seen++; seen&1023 == 0 && interrupt.Closed(intr) {
 			return false
 		}
 		if r.Err != nil {
 			if damagedHere++; len(damage) < maxDamageLines || errors.Is(r.Err, capture.ErrUnreadable) {
-				damage = append(damage, cliutil.DamageText(r))
+				damage = append(damage, scan.DamageText(r))
 			}
 		}
 		srvSeen.note(servers, r)
@@ -352,19 +356,19 @@ func Run(o *Options) error {
 	link := capture.LinkType(0) // of the first file, for an empty -w capture
 	for _, path := range o.Files {
 		damage, damagedHere = damage[:0], 0
-		if cliutil.IsClosed(intr) {
+		if interrupt.Closed(intr) {
 			break
 		}
-		copts := cliutil.TraceServer(o.Caps.Capture(), servers)
+		copts := input.TraceServer(o.Caps.Capture(), servers)
 		copts.Interrupt = intr
-		cf, err := cliutil.OpenCapture(path, copts)
+		cf, err := input.OpenCapture(path, copts)
 		if err != nil {
 			p.Flush()
 			return err
 		}
 		// Times count from each file's first packet; with several files
 		// every line names its file.
-		ctx.File, ctx.Start = cliutil.FileName(path), time.Time{}
+		ctx.File, ctx.Start = input.FileName(path), time.Time{}
 		switch {
 		case fields:
 			p.SetFile(ctx.File)
@@ -384,7 +388,7 @@ func Run(o *Options) error {
 			rd = cut.Source(cf.R)
 		}
 		if o.Count > 0 {
-			rd = cliutil.FirstPackets(cf.R, o.Count-read)
+			rd = input.FirstPackets(cf.R, o.Count-read)
 		}
 		fopts := o.Caps.Flow()
 		fopts.Servers = servers
@@ -401,10 +405,10 @@ func Run(o *Options) error {
 		cf.Close()
 		if err != nil {
 			p.Flush()
-			return cliutil.IOError(path, err)
+			return exit.IOError(path, err)
 		}
 		if werr != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: werr}
+			return &exit.Error{Code: exit.CodeUsage, Err: werr}
 		}
 		damaged += sum.Damage
 		nonStock += sum.Flow.NonStock
@@ -430,14 +434,14 @@ func Run(o *Options) error {
 		}
 	}
 	if err := p.Flush(); err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
-	if cliutil.IsClosed(intr) {
+	if interrupt.Closed(intr) {
 		what := "the summary above is of the records read before the signal"
 		if cut != nil {
 			what += "; " + o.Write + " not written"
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: %s", what)}
+		return &exit.Error{Code: exit.CodeInterrupted, Err: fmt.Errorf("interrupted: %s", what)}
 	}
 	srvSeen.report(o.IO.Err, servers)
 	if cut != nil {
@@ -445,11 +449,11 @@ func Run(o *Options) error {
 			link = capture.Ethernet
 		}
 		if err := cut.Flush(link); err != nil {
-			return cliutil.IOError(o.Write, err)
+			return exit.IOError(o.Write, err)
 		}
 		if cutFile != nil {
 			if err := cutFile.Commit(); err != nil {
-				return cliutil.IOError(o.Write, err)
+				return exit.IOError(o.Write, err)
 			}
 		}
 		if !o.Quiet && cutFile != nil {
@@ -457,7 +461,7 @@ func Run(o *Options) error {
 		}
 	}
 	if damaged > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (listed above and in the output)%s", damaged, cliutil.ChecksumHint(badChecksums))}
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%d damaged packets or messages (listed above and in the output)%s", damaged, input.ChecksumHint(badChecksums))}
 	}
 	return o.FailOn.NonStockErr(nonStock)
 }
@@ -495,9 +499,9 @@ func printSummary(io *report.IO, path string, s flow.Summary, expansion string) 
 // runHex decodes a single pasted datagram. Its direction comes from the
 // peer byte; addresses are placeholders.
 func runHex(o *Options, servers []netip.AddrPort, emit func(*flow.Record) bool) error {
-	b, err := cliutil.ParseHex(o.Hex)
+	b, err := input.ParseHex(o.Hex)
 	if err != nil {
-		return cliutil.Usage("--hex: %v", err)
+		return exit.Usage("--hex: %v", err)
 	}
 	if o.Plain && !dissect.IsGameSpy(b) {
 		dissect.Encrypt(b, b) // the tracker decrypts
@@ -521,7 +525,7 @@ func runHex(o *Options, servers []netip.AddrPort, emit func(*flow.Record) bool) 
 	})
 	tr.Finish(func(r *flow.Record) { damaged++; emit(r) })
 	if damaged > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("the datagram is damaged (see the output)")}
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("the datagram is damaged (see the output)")}
 	}
 	return o.FailOn.NonStockErr(nonStock)
 }

@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 	"github.com/bcwire/bcwire/report"
 )
 
@@ -25,7 +25,7 @@ func BenchmarkDisplayFilter(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				cmd := NewCmdDecode(&report.IO{Out: io.Discard, Err: io.Discard}, nil)
-				if err := cliutil.ParseOnly(cmd, append(tc.args, "-q", battle)...); err != nil {
+				if err := flagtest.ParseOnly(cmd, append(tc.args, "-q", battle)...); err != nil {
 					b.Fatal(err)
 				}
 			}

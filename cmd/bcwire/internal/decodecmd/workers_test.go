@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/report"
 )
 
@@ -18,7 +18,7 @@ func run(t *testing.T, o *Options) (string, int) {
 	o.Peer = -1
 	code := 0
 	if err := Run(o); err != nil {
-		var ee *cliutil.ExitError
+		var ee *exit.Error
 		if !errors.As(err, &ee) {
 			t.Fatalf("error without an exit status: %v", err)
 		}

@@ -7,7 +7,11 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/export"
@@ -17,14 +21,14 @@ import (
 
 // Options of `bcwire export`.
 type Options struct {
-	FailOn  cliutil.FailOn // --fail-on nonstock
+	FailOn  exit.FailOn // --fail-on nonstock
 	IO      *report.IO
 	Files   []string
 	Dir     string
 	Servers []string
 	Quiet   bool
 	Count   int // -c
-	Caps    cliutil.Caps
+	Caps    input.Caps
 }
 
 // NewCmdExport builds the cobra command. runF, when set, is called with the
@@ -74,10 +78,10 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Files = args
 			if len(o.Files) == 0 {
-				return cliutil.Usage("give one or more capture files (see --help)")
+				return exit.Usage("give one or more capture files (see --help)")
 			}
 			if o.Dir == "" {
-				return cliutil.Usage("-o DIR: give the directory to write the tables to")
+				return exit.Usage("-o DIR: give the directory to write the tables to")
 			}
 			if runF != nil {
 				return runF(o)
@@ -87,10 +91,10 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Dir, "output", "o", "", "write the tables under `DIR` (created if needed)")
-	cliutil.AddServerFlag(f, &o.Servers)
-	cliutil.AddCountFlag(f, &o.Count)
-	cliutil.AddQuietFlag(f, &o.Quiet)
-	cliutil.AddFailOnFlag(f, &o.FailOn)
+	input.AddServerFlag(f, &o.Servers)
+	input.AddCountFlag(f, &o.Count)
+	output.AddQuietFlag(f, &o.Quiet)
+	exit.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
 	return cmd
 }
@@ -109,21 +113,21 @@ func Run(o *Options) error {
 	if err := o.FailOn.Check(); err != nil {
 		return err
 	}
-	servers, err := cliutil.ParseServers(o.Servers)
+	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if err := cliutil.CheckCount(o.Count); err != nil {
+	if err := input.CheckCount(o.Count); err != nil {
 		return err
 	}
-	if err := cliutil.CheckInputs(o.Files); err != nil {
+	if err := input.CheckInputs(o.Files); err != nil {
 		return err // before the directory is made
 	}
 	for _, in := range o.Files {
-		if t := (cliutil.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
+		if t := (output.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
 			if err := t.Check(in); err != nil {
 				return err
 			}
@@ -148,7 +152,7 @@ func Run(o *Options) error {
 	}
 	w, err := export.New(o.Dir)
 	if err != nil {
-		return cliutil.IOError(o.Dir, err)
+		return exit.IOError(o.Dir, err)
 	}
 	w.Stale = func(path string, size int64) {
 		fmt.Fprintf(o.IO.Err, "bcwire: warning: %s (%d bytes) was left by an export that was killed before it finished; remove it\n", path, size)
@@ -158,9 +162,9 @@ func Run(o *Options) error {
 		rows export.Rows
 		werr error
 	)
-	intr, stop := cliutil.CatchInterrupt()
+	intr, stop := interrupt.Catch()
 	defer stop()
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
+	res, err := scan.Run(&scan.Options{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
 		Record: func(r *flow.Record) {
@@ -181,7 +185,7 @@ func Run(o *Options) error {
 	})
 	if res != nil && res.Interrupted {
 		w.Abort()
-		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: nothing exported, %s left as it was", o.Dir)}
+		return &exit.Error{Code: exit.CodeInterrupted, Err: fmt.Errorf("interrupted: nothing exported, %s left as it was", o.Dir)}
 	}
 	if cerr := w.Close(); werr == nil {
 		werr = cerr
@@ -190,7 +194,7 @@ func Run(o *Options) error {
 		return err
 	}
 	if werr != nil {
-		return cliutil.IOError(o.Dir, werr)
+		return exit.IOError(o.Dir, werr)
 	}
 	return res.ErrFailOn(o.FailOn)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/report"
 )
 
@@ -24,7 +24,7 @@ func TestLiveDisplayFilter(t *testing.T) {
 	ready := make(chan struct{})
 	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, JSON: true, Count: rp.Datagrams, Hex: true, Quiet: true,
-		Read:    cliutil.ReadFlags{Filter: `name == "ChecksumRequest" or name == "ChecksumResponse"`, Time: "r"},
+		Read:    input.ReadFlags{Filter: `name == "ChecksumRequest" or name == "ChecksumResponse"`, Time: "r"},
 		Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
 	done := make(chan error, 1)
 	go func() { done <- Run(o) }()
@@ -64,12 +64,12 @@ func TestLiveDisplayFilter(t *testing.T) {
 
 func TestLiveDisplayFilterUsage(t *testing.T) {
 	err := Run(&Options{IO: &report.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Iface: "lo", Port: 22101, Snaplen: 262144,
-		Read: cliutil.ReadFlags{Filter: `name ==`, Time: "r"}})
+		Read: input.ReadFlags{Filter: `name ==`, Time: "r"}})
 	if err == nil || !strings.Contains(err.Error(), "column 8") {
 		t.Errorf("bad -Y: %v", err)
 	}
 	err = Run(&Options{IO: &report.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Iface: "lo", Port: 22101, Snaplen: 262144,
-		Read: cliutil.ReadFlags{Time: "q"}})
+		Read: input.ReadFlags{Time: "q"}})
 	if err == nil || !strings.Contains(err.Error(), "-t") {
 		t.Errorf("bad -t: %v", err)
 	}

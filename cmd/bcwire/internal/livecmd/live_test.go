@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
@@ -322,8 +322,8 @@ func TestUsageErrors(t *testing.T) {
 		o := c.o
 		o.IO = &report.IO{Out: io.Discard, Err: io.Discard}
 		err := Run(&o)
-		var ee *cliutil.ExitError
-		if !errors.As(err, &ee) || ee.Code != cliutil.ExitUsage {
+		var ee *exit.Error
+		if !errors.As(err, &ee) || ee.Code != exit.CodeUsage {
 			t.Errorf("%+v: err %v, want exit status 2", c.o, err)
 			continue
 		}
@@ -416,9 +416,9 @@ func TestAutoLearnsServerPort(t *testing.T) {
 	timedOut := ctx.Err() != nil
 	// Exit status 1 (damage) may come from other tests' traffic, which
 	// --auto also captures; this test's own lines must be clean.
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	if err := stop(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
-		!(errors.As(err, &ee) && ee.Code == cliutil.ExitDamaged) {
+		!(errors.As(err, &ee) && ee.Code == exit.CodeDamaged) {
 		t.Fatalf("live: %v\n%s", err, stderr.String())
 	}
 	for _, l := range linesOf(t, splitLines(stdout.String()), rp.Server) {

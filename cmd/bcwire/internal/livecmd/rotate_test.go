@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/report"
 )
@@ -273,8 +273,8 @@ func TestRingFullDisk(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("a full disk did not end the capture")
 	}
-	var ee *cliutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cliutil.ExitUsage || !strings.Contains(err.Error(), "disk is full") {
+	var ee *exit.Error
+	if !errors.As(err, &ee) || ee.Code != exit.CodeUsage || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("live on a full disk: %v, want exit status 2 saying the disk is full", err)
 	}
 	if !strings.Contains(stderr.String(), "complete,") {

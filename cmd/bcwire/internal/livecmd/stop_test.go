@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/report"
 )
@@ -144,8 +144,8 @@ func stopKeepsEveryPassedFrame(t *testing.T, path, stop, out string) {
 	case <-time.After(90 * time.Second):
 		t.Fatal("live did not stop")
 	}
-	var ee *cliutil.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.Code == cliutil.ExitDamaged) {
+	var ee *exit.Error
+	if err != nil && !(errors.As(err, &ee) && ee.Code == exit.CodeDamaged) {
 		t.Fatalf("live: %v\n%s", err, stderr.String())
 	}
 	if ctx.Err() != nil {
@@ -274,8 +274,8 @@ func TestWriteErrorKeepsDecoding(t *testing.T) {
 	case <-time.After(90 * time.Second):
 		t.Fatal("live did not stop")
 	}
-	var ee *cliutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cliutil.ExitUsage || !strings.Contains(err.Error(), "disk is full") {
+	var ee *exit.Error
+	if !errors.As(err, &ee) || ee.Code != exit.CodeUsage || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("live on a full disk: %v, want exit status 2 saying the disk is full\n%s", err, stderr.String())
 	}
 	if ctx.Err() != nil {

@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +88,7 @@ func runFull(io *report.IO, args []string) error {
 	}
 	if io.Out == os.Stdout && io.Err == os.Stderr {
 		if err := execve(path, args); !errors.Is(err, errors.ErrUnsupported) {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+			return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: %w", path, err)}
 		}
 	}
 	cmd := exec.Command(path, args...)
@@ -107,7 +107,7 @@ func runFull(io *report.IO, args []string) error {
 			return exitStatus(128 + int(ws.Signal()))
 		}
 	}
-	return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+	return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: %w", path, err)}
 }
 
 // findFull finds bcwire-full: $BCWIRE_FULL, else beside this executable
@@ -129,6 +129,6 @@ func findFull() (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	return "", cliutil.Usage("this command is in %s, which is not beside bcwire nor on PATH "+
+	return "", exit.Usage("this command is in %s, which is not beside bcwire nor on PATH "+
 		"(install both: go install github.com/bcwire/bcwire/cmd/bcwire/...)", fullBinary)
 }

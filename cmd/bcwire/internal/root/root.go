@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/diffcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
@@ -68,9 +68,9 @@ func needSubcommand(c *cobra.Command, args []string) error {
 	c.SetOut(c.ErrOrStderr())
 	_ = c.Help()
 	if !c.HasParent() {
-		return cliutil.Usage("give a command (see above)")
+		return exit.Usage("give a command (see above)")
 	}
-	return cliutil.Usage("%s needs one of its commands (see above)", c.CommandPath())
+	return exit.Usage("%s needs one of its commands (see above)", c.CommandPath())
 }
 
 // newCmdHelp is cobra's help command, except that an unknown topic is a
@@ -83,7 +83,7 @@ func newCmdHelp() *cobra.Command {
 			root := c.Root()
 			target, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 || target == nil {
-				return cliutil.Usage("no help topic %q (the commands are listed by 'bcwire help')", strings.Join(args, " "))
+				return exit.Usage("no help topic %q (the commands are listed by 'bcwire help')", strings.Join(args, " "))
 			}
 			target.InitDefaultHelpFlag()
 			target.InitDefaultVersionFlag()
@@ -108,16 +108,16 @@ func ExecuteIO(io *report.IO, args []string) int {
 		err = perr
 	}
 	if err == nil {
-		return cliutil.ExitOK
+		return exit.CodeOK
 	}
 	var st exitStatus
 	if errors.As(err, &st) {
 		return int(st) // bcwire-full ran the command and said why
 	}
 	fmt.Fprintln(io.Err, "bcwire:", err)
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return cliutil.ExitUsage // cobra's own usage errors (unknown flag, ...)
+	return exit.CodeUsage // cobra's own usage errors (unknown flag, ...)
 }

@@ -16,7 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/report"
@@ -102,7 +103,7 @@ func (o *NativeOptions) config() (native.Config, error) {
 	if o.ConfigFile != "" {
 		c, err := native.LoadConfig(o.ConfigFile, cfg)
 		if err != nil {
-			return cfg, cliutil.Usage("--config: %v", err)
+			return cfg, exit.Usage("--config: %v", err)
 		}
 		cfg = c
 	}
@@ -123,20 +124,20 @@ func (o *NativeOptions) config() (native.Config, error) {
 	set("checksum-manifest", func() { cfg.ChecksumManifest = o.Manifest })
 	set("master", func() { cfg.Masters = o.Masters })
 	if err := cfg.Validate(); err != nil {
-		return cfg, cliutil.Usage("%v", err)
+		return cfg, exit.Usage("%v", err)
 	}
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
 	}{{"--stop-after", o.StopAfter}, {"--end-after", o.EndAfter}, {"--restart-after", o.RestartAfter}} {
 		if d.v < 0 {
-			return cfg, cliutil.Usage("%s %s: give a positive duration (0, the default, for never)", d.flag, d.v)
+			return cfg, exit.Usage("%s %s: give a positive duration (0, the default, for never)", d.flag, d.v)
 		}
 	}
 	return cfg, nil
 }
 
-func ioErr(err error) error { return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err} }
+func ioErr(err error) error { return &exit.Error{Code: exit.CodeUsage, Err: err} }
 
 // RunNative runs the server until ctx is done, "quit" on the console, or
 // --stop-after.
@@ -153,7 +154,7 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return cliutil.Usage("--log-level %q: use debug, info, warn or error", o.LogLevel)
+		return exit.Usage("--log-level %q: use debug, info, warn or error", o.LogLevel)
 	}
 	hopts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewTextHandler(io.Err, hopts)
@@ -170,7 +171,7 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	if cfg.ChecksumManifest != "" {
 		m, err := native.LoadManifest(cfg.ChecksumManifest)
 		if err != nil {
-			return cliutil.Usage("checksum manifest: %v", err)
+			return exit.Usage("checksum manifest: %v", err)
 		}
 		opts.Manifest = m
 	}
@@ -178,7 +179,7 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	// The -w target is checked before the port is taken: a refusal
 	// leaves nothing running.
 	if o.Write != "" {
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
+		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
 			return err
 		}
 	}
@@ -219,12 +220,12 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	}
 	srv, err := native.New(opts)
 	if err != nil {
-		return cliutil.Usage("%v", err)
+		return exit.Usage("%v", err)
 	}
 	if sm != nil {
 		ep, err := metrics.Listen(o.Metrics, sm.d, serverCollector(srv))
 		if err != nil {
-			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
+			return exit.Usage("--metrics %s: %v", o.Metrics, err)
 		}
 		defer ep.Close()
 		if w := ep.Warning(); w != "" {
@@ -297,7 +298,7 @@ func after(ctx context.Context, wg *sync.WaitGroup, d time.Duration, fn func()) 
 // after a crash the traffic so far is in the .partial file.
 type captureFile struct {
 	mu  sync.Mutex
-	f   *cliutil.AtomicFile
+	f   *output.AtomicFile
 	bw  *bufio.Writer
 	w   *capture.Writer
 	err error
@@ -305,13 +306,13 @@ type captureFile struct {
 
 func createCapture(path string) (*captureFile, error) {
 	if path == "-" {
-		return nil, cliutil.Usage("-w -: serve's standard output is its console; give the capture a file name (.pcap or .pcapng)")
+		return nil, exit.Usage("-w -: serve's standard output is its console; give the capture a file name (.pcap or .pcapng)")
 	}
-	format, ok := cliutil.CaptureFormat(path)
+	format, ok := output.CaptureFormat(path)
 	if !ok {
-		return nil, cliutil.Usage("-w %s: name the capture .pcap or .pcapng", path)
+		return nil, exit.Usage("-w %s: name the capture .pcap or .pcapng", path)
 	}
-	f, err := cliutil.CreateKept(path) // serve completes it when stopped
+	f, err := output.CreateKept(path) // serve completes it when stopped
 	if err != nil {
 		return nil, err
 	}

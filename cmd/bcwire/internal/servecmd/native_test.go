@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/report"
@@ -58,7 +58,7 @@ func parse(t *testing.T, args ...string) *NativeOptions {
 }
 
 func exitCode(err error) int {
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
@@ -203,7 +203,7 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		o := parse(t, args...)
 		err := RunNative(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o)
-		if exitCode(err) != cliutil.ExitUsage {
+		if exitCode(err) != exit.CodeUsage {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, exitCode(err))
 		}
 	}

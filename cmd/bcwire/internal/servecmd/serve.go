@@ -19,7 +19,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/spf13/cobra"
@@ -142,18 +144,18 @@ out), 2 for usage or I/O errors.`,
   bcwire serve --replay join.pcap --exit-when-done -o serve.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return cliutil.Usage("serve takes no arguments, got %q (--json is a switch; write the report with -o FILE)", args[0])
+				return exit.Usage("serve takes no arguments, got %q (--json is a switch; write the report with -o FILE)", args[0])
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.Replay == "" {
 				if name := firstChanged(c, replayOnly); name != "" {
-					return cliutil.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
+					return exit.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
 				}
 			} else {
 				if name := firstChanged(c, nativeOnly); name != "" {
-					return cliutil.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
+					return exit.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
 				}
 				o.Listen = no.Listen
 				if o.Listen == "" {
@@ -189,7 +191,7 @@ out), 2 for usage or I/O errors.`,
 	f.StringVarP(&o.Output, "output", "o", "", "replay: also write the per-session report as JSON to `FILE` (\"-\" for stdout)")
 	f.BoolVar(&o.Force, "force", false, "let -w replace an existing file; replay: let -o replace a file that holds a capture")
 	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for (needed when the capture has several)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+cliutil.QuietUsage)
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+output.QuietUsage)
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
 	f.DurationVar(&o.WaitLimit, "wait-limit", time.Minute, "replay with --exit-when-done: give up (exit 1) after this long without a client datagram, before the first session or between sessions")
 	return cmd
@@ -236,29 +238,29 @@ type Report struct {
 func RunReplay(ctx context.Context, o *Options) error {
 	timing, err := replay.ParseTiming(o.Timing)
 	if err != nil {
-		return cliutil.Usage("--timing: %v", err)
+		return exit.Usage("--timing: %v", err)
 	}
 	var lo replay.LoadOptions
 	if o.Server != "" {
-		ap, err := cliutil.ParseServer(o.Server)
+		ap, err := input.ParseServer(o.Server)
 		if err != nil {
 			return err
 		}
 		lo.Server = ap
 	}
 	if o.Output != "" {
-		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
 		if err := out.Check(o.Replay); err != nil {
 			return err
 		}
 	}
-	if err := cliutil.CheckCapturePath(o.Replay); err != nil {
+	if err := input.CheckCapturePath(o.Replay); err != nil {
 		return err
 	}
 	lo.Interrupt = ctx.Done()
 	c, err := replay.Load(o.Replay, lo)
 	if err != nil {
-		return cliutil.ReplayLoadError(o.IO, o.Replay, c, err)
+		return input.ReplayLoadError(o.IO, o.Replay, c, err)
 	}
 	if o.WaitLimit <= 0 {
 		o.WaitLimit = time.Minute
@@ -267,7 +269,7 @@ func RunReplay(ctx context.Context, o *Options) error {
 	fmt.Fprint(o.IO.Err, c.NonStockSummary())
 	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
+		return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
 	}
 	defer pc.Close()
 
@@ -345,11 +347,11 @@ func RunReplay(ctx context.Context, o *Options) error {
 		}
 	}
 	if serveErr != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: serveErr}
+		return &exit.Error{Code: exit.CodeUsage, Err: serveErr}
 	}
 	for _, s := range rep.Sessions {
 		if s.Mismatched > 0 || s.Skipped > 0 {
-			return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+			return &exit.Error{Code: exit.CodeDamaged,
 				Err: errors.New("some client datagrams did not match the capture (see the report)")}
 		}
 	}
@@ -385,13 +387,13 @@ func printReport(io *report.IO, r *Report) {
 }
 
 func writeJSON(io *report.IO, path string, v any) error {
-	err := cliutil.WriteFile(path, io.Out, func(w stdio.Writer) error {
+	err := output.WriteFile(path, io.Out, func(w stdio.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	})
 	if err != nil {
-		return cliutil.IOError(path, err)
+		return exit.IOError(path, err)
 	}
 	return nil
 }
@@ -401,11 +403,11 @@ func writeJSON(io *report.IO, path string, v any) error {
 // the run with sessions left.
 func replayDamage(c *replay.Capture, rep *Report, wait time.Duration) error {
 	if c.DamageAffects(len(rep.Sessions)) {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+		return &exit.Error{Code: exit.CodeDamaged,
 			Err: errors.New("the captured traffic of the replayed sessions is damaged (listed at the start)")}
 	}
 	if rep.WaitedOut {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+		return &exit.Error{Code: exit.CodeDamaged,
 			Err: fmt.Errorf("no client datagram for %s (--wait-limit) with %d of %d sessions played", wait, len(rep.Sessions), rep.Captured)}
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
 )
 
@@ -64,8 +64,8 @@ func TestReplayOfDamagedCaptureSaysSo(t *testing.T) {
 				t.Fatal("serve --exit-when-done did not end")
 			}
 			sout, serrs, serr := stop()
-			var ee *cliutil.ExitError
-			if !errors.As(serr, &ee) || ee.Code != cliutil.ExitDamaged {
+			var ee *exit.Error
+			if !errors.As(serr, &ee) || ee.Code != exit.CodeDamaged {
 				t.Errorf("serve --replay: %v, want exit 1\n%s\n%s", serr, sout, serrs)
 			}
 			if !strings.Contains(serrs, tc.summary) {
@@ -125,8 +125,8 @@ func TestReplayWaitLimit(t *testing.T) {
 		t.Errorf("ended after %v, before the wait limit", d)
 	}
 	out, errs, err := stop()
-	var ee *cliutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cliutil.ExitDamaged || !strings.Contains(err.Error(), "--wait-limit") {
+	var ee *exit.Error
+	if !errors.As(err, &ee) || ee.Code != exit.CodeDamaged || !strings.Contains(err.Error(), "--wait-limit") {
 		t.Errorf("got %v, want exit 1 naming --wait-limit\n%s\n%s", err, out, errs)
 	}
 }

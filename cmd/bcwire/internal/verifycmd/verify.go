@@ -17,7 +17,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/replay"
@@ -157,10 +159,10 @@ the target never answers.`,
   bcwire verify --target 127.0.0.1:22101 --mode adaptive --fail-on major -w live.pcap battle.pcap`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return cliutil.Usage("give exactly one capture file (see --help)")
+				return exit.Usage("give exactly one capture file (see --help)")
 			}
 			if len(args) > 1 {
-				return cliutil.Usage("give exactly one capture file, not %q (--json is a switch; -o FILE writes the JSON report)", args)
+				return exit.Usage("give exactly one capture file, not %q (--json is a switch; -o FILE writes the JSON report)", args)
 			}
 			return nil
 		},
@@ -194,7 +196,7 @@ the target never answers.`,
 	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
 	f.StringSliceVar(&o.FailOn, "fail-on", nil, "exit 1 on differences of this `SEVERITY` or worse (adaptive: info, minor (default), major, critical); add config to count configuration differences too")
 	f.StringVarP(&o.Write, "write", "w", "", "write the live exchange (every datagram the clients sent and received) as a pcap `FILE`")
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	output.AddQuietFlag(f, &o.Quiet)
 	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
 }
@@ -202,56 +204,56 @@ the target never answers.`,
 // Run verifies and prints.
 func Run(ctx context.Context, o *Options) error {
 	if o.Target == "" {
-		return cliutil.Usage("--target HOST:PORT is required (the server to verify)")
+		return exit.Usage("--target HOST:PORT is required (the server to verify)")
 	}
 	target, err := resolve(o.Target)
 	if err != nil {
-		return cliutil.Usage("--target %q: %v", o.Target, err)
+		return exit.Usage("--target %q: %v", o.Target, err)
 	}
 	mode, err := replay.ParseMode(o.Mode)
 	if err != nil {
-		return cliutil.Usage("--mode: %v", err)
+		return exit.Usage("--mode: %v", err)
 	}
 	timing, err := replay.ParseTiming(o.Timing)
 	if err != nil {
-		return cliutil.Usage("--timing: %v", err)
+		return exit.Usage("--timing: %v", err)
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--answer-timeout %s: must be positive", o.Timeout)
+		return exit.Usage("--answer-timeout %s: must be positive", o.Timeout)
 	}
 	if o.MaxShown < 0 {
-		return cliutil.Usage("--max-divergences %d: cannot be negative", o.MaxShown)
+		return exit.Usage("--max-divergences %d: cannot be negative", o.MaxShown)
 	}
 	if o.GiveUp <= 0 {
-		return cliutil.Usage("--give-up %d: must be at least 1", o.GiveUp)
+		return exit.Usage("--give-up %d: must be at least 1", o.GiveUp)
 	}
 	var lo replay.LoadOptions
 	if o.Server != "" {
-		ap, err := cliutil.ParseServer(o.Server)
+		ap, err := input.ParseServer(o.Server)
 		if err != nil {
 			return err
 		}
 		lo.Server = ap
 	}
 	if o.Output != "" {
-		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
 		if err := out.Check(o.File, o.Rules, o.Manifest); err != nil {
 			return err
 		}
 	}
 	if o.Write != "" {
-		out := cliutil.Target{Flag: "-w", Path: o.Write}
+		out := output.Target{Flag: "-w", Path: o.Write}
 		if err := out.Check(o.File, o.Rules, o.Manifest, o.Output); err != nil {
 			return err
 		}
 	}
-	if err := cliutil.CheckCapturePath(o.File); err != nil {
+	if err := input.CheckCapturePath(o.File); err != nil {
 		return err
 	}
 	lo.Interrupt = ctx.Done()
 	c, err := replay.Load(o.File, lo)
 	if err != nil {
-		return cliutil.ReplayLoadError(o.IO, o.File, c, err)
+		return input.ReplayLoadError(o.IO, o.File, c, err)
 	}
 	fmt.Fprint(o.IO.Err, c.DamageSummary())
 	fmt.Fprint(o.IO.Err, c.NonStockSummary())
@@ -259,11 +261,11 @@ func Run(ctx context.Context, o *Options) error {
 	rules := diff.DefaultRules()
 	if o.Rules != "" {
 		if mode != replay.ModeAdaptive {
-			return cliutil.Usage("--rules applies to --mode adaptive")
+			return exit.Usage("--rules applies to --mode adaptive")
 		}
 		r, err := diff.LoadRules(o.Rules)
 		if err != nil {
-			return cliutil.Usage("--rules: %v", err)
+			return exit.Usage("--rules: %v", err)
 		}
 		rules = r
 		cmp = replay.NewRulesComparer(r)
@@ -271,17 +273,17 @@ func Run(ctx context.Context, o *Options) error {
 	var mf manifest.Manifest
 	if o.Manifest != "" {
 		if mode != replay.ModeAdaptive {
-			return cliutil.Usage("--manifest applies to --mode adaptive (exact mode sends the captured bytes)")
+			return exit.Usage("--manifest applies to --mode adaptive (exact mode sends the captured bytes)")
 		}
 		if mf, err = manifest.Load(o.Manifest); err != nil {
-			return cliutil.Usage("--manifest: %v", err)
+			return exit.Usage("--manifest: %v", err)
 		}
 	}
 	var sources []netip.Addr
 	for _, s := range o.Sources {
 		a, err := netip.ParseAddr(strings.TrimSpace(s))
 		if err != nil || !a.Is4() {
-			return cliutil.Usage("--source %q: want IPv4 addresses, e.g. 127.0.0.2,127.0.0.3", s)
+			return exit.Usage("--source %q: want IPv4 addresses, e.g. 127.0.0.2,127.0.0.3", s)
 		}
 		sources = append(sources, a)
 	}
@@ -293,12 +295,12 @@ func Run(ctx context.Context, o *Options) error {
 		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp, Manifest: mf, Sources: sources})
 	if err != nil {
 		if errors.Is(err, replay.ErrUnreachable) {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+			return &exit.Error{Code: exit.CodeUsage, Err: err}
 		}
 		if ctx.Err() != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("interrupted: %w", err)}
+			return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("interrupted: %w", err)}
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
 	res.Damage = c.DamageReport()
 	res.NonStock = c.NonStockReport()
@@ -308,8 +310,8 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	} else if o.Write != "" {
-		if err := cliutil.WriteFile(o.Write, nil, res.WriteLive); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if err := output.WriteFile(o.Write, nil, res.WriteLive); err != nil {
+			return exit.IOError(o.Write, err)
 		}
 	}
 	encode := func(w io.Writer) error {
@@ -321,25 +323,25 @@ func Run(ctx context.Context, o *Options) error {
 	case o.Output == "-": // the JSON is stdout
 	case o.JSON:
 		if err := encode(o.IO.Out); err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+			return &exit.Error{Code: exit.CodeUsage, Err: err}
 		}
 	default:
 		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
 		printVerdict(o.IO.Out, res, o.IO.Color)
 	}
 	if o.Output != "" {
-		if err := cliutil.WriteFile(o.Output, o.IO.Out, encode); err != nil {
-			return cliutil.IOError(o.Output, err)
+		if err := output.WriteFile(o.Output, o.IO.Out, encode); err != nil {
+			return exit.IOError(o.Output, err)
 		}
 	}
 	if mode == replay.ModeAdaptive && failing > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s: %d difference(s) of severity %s or worse", o.Target, o.File, failing, failOn)}
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%s differs from %s: %d difference(s) of severity %s or worse", o.Target, o.File, failing, failOn)}
 	}
 	if mode != replay.ModeAdaptive && !res.Summary.OK {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
 	}
 	if c.DamageAffects(len(res.Sessions)) {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s is damaged (listed at the start): its sessions were replayed as far as they could be read", o.File)}
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%s is damaged (listed at the start): its sessions were replayed as far as they could be read", o.File)}
 	}
 	return nil
 }

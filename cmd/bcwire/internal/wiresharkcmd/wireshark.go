@@ -5,7 +5,8 @@ package wiresharkcmd
 import (
 	"io"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/wireshark"
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ Works with Wireshark 4.0 and later.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if o.Output == "" {
-				return cliutil.Usage("give the file to write with -o FILE (- for standard output)")
+				return exit.Usage("give the file to write with -o FILE (- for standard output)")
 			}
 			if runF != nil {
 				return runF(o)
@@ -64,14 +65,14 @@ Works with Wireshark 4.0 and later.`,
 
 // Run writes the dissector.
 func Run(o *Options) error {
-	if err := (cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}).Check(); err != nil {
+	if err := (output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}).Check(); err != nil {
 		return err
 	}
-	err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
+	err := output.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
 		return wireshark.Generate(w, "bcwire "+o.Version)
 	})
 	if err != nil {
-		return cliutil.IOError(o.Output, err)
+		return exit.IOError(o.Output, err)
 	}
 	return nil
 }

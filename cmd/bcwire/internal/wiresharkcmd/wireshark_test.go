@@ -13,7 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
@@ -132,13 +133,13 @@ func tsharkWith(t *testing.T, bin, lua, file string, opts []string, fields ...st
 }
 
 // scan reads file as `bcwire stats` does and calls rec with every record.
-func scan(t *testing.T, file string, rec func(*flow.Record)) *cliutil.ScanResult {
+func scanFile(t *testing.T, file string, rec func(*flow.Record)) *scan.Result {
 	t.Helper()
 	var sink bytes.Buffer
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: &report.IO{Out: &sink, Err: &sink}, Files: []string{file}, Quiet: true,
+	res, err := scan.Run(&scan.Options{IO: &report.IO{Out: &sink, Err: &sink}, Files: []string{file}, Quiet: true,
 		Session: session.Options{}, Record: rec}, func(string, *session.Session) error { return nil })
 	if err != nil {
-		if _, ok := err.(*cliutil.ExitError); !ok {
+		if _, ok := err.(*exit.Error); !ok {
 			t.Fatal(err)
 		}
 	}
@@ -170,7 +171,7 @@ func countsEqual(t *testing.T, bin, lua, file string, opts []string) {
 	{
 		{
 			want := map[string]int{}
-			res := scan(t, file, nil)
+			res := scanFile(t, file, nil)
 			for d := range 2 {
 				for op, tl := range res.Totals.Opcodes[d] {
 					if tl.Count > 0 {
@@ -239,7 +240,7 @@ func TestTsharkFieldsEqualDecode(t *testing.T) {
 	for _, file := range bundled(t) {
 		// want[frame][abbrev] = the values in message order
 		want := map[int]map[string][]string{}
-		scan(t, file, func(r *flow.Record) {
+		scanFile(t, file, func(r *flow.Record) {
 			if r.Game == nil || r.Game.Err != nil || r.Game.Msg == nil {
 				return
 			}
@@ -357,7 +358,7 @@ func TestTsharkNonStockEqualsStats(t *testing.T) {
 	marked := 0
 	for _, file := range files {
 		want := map[string]int{}
-		res := scan(t, file, nil)
+		res := scanFile(t, file, nil)
 		for d := range 2 {
 			for form, n := range res.Totals.NonStock[d] {
 				if name := dissect.Forms[form].Name; n > 0 && detected[name] {

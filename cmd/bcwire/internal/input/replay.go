@@ -1,9 +1,10 @@
-package cliutil
+package input
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
 )
@@ -15,12 +16,12 @@ import (
 func ReplayLoadError(io *report.IO, path string, c *replay.Capture, err error) error {
 	switch {
 	case errors.Is(err, replay.ErrManyServers):
-		return Usage("%v with --server", err)
+		return exit.Usage("%v with --server", err)
 	case errors.Is(err, replay.ErrInterrupted):
-		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("%s: %w", path, replay.ErrInterrupted)}
+		return &exit.Error{Code: exit.CodeInterrupted, Err: fmt.Errorf("%s: %w", path, replay.ErrInterrupted)}
 	case errors.Is(err, replay.ErrNoSessions) && c != nil && c.DamageCount > 0:
 		fmt.Fprint(io.Err, c.DamageSummary())
-		return &ExitError{Code: ExitDamaged, Err: err}
+		return &exit.Error{Code: exit.CodeDamaged, Err: err}
 	}
-	return IOError(path, err)
+	return exit.IOError(path, err)
 }

@@ -1,4 +1,4 @@
-package cliutil
+package scan
 
 import (
 	"net/netip"
@@ -15,7 +15,7 @@ import (
 // that both judge the same traffic alike.
 func LoadDiff(io *report.IO, path string, servers []netip.AddrPort, rules *diff.Rules, quiet bool, copts capture.Options) (*diff.Capture, error) {
 	b := diff.NewBuilder(filepath.Base(path), rules)
-	_, err := Scan(&ScanOptions{IO: io, Files: []string{path}, Servers: servers,
+	_, err := Run(&Options{IO: io, Files: []string{path}, Servers: servers,
 		Quiet: quiet, Record: b.Add, Session: session.Options{}, Capture: copts},
 		func(_ string, s *session.Session) error { b.AddSession(s); return nil })
 	if err != nil {

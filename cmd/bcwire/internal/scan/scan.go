@@ -1,15 +1,17 @@
-package cliutil
-
-// The capture-to-sessions loop of stats, timeline, report and diff, with
-// what a person running them sees on stderr: progress on large files, the
-// damaged packets with their numbers, and a summary line per file. The
-// loop itself is session.Scan.
+// Package scan is the capture-to-sessions loop of stats, timeline, report,
+// export and diff, with what a person running them sees on stderr: progress
+// on large files, the damaged packets with their numbers, and a summary
+// line per file. The loop itself is session.Scan.
+package scan
 
 import (
 	"errors"
 	"fmt"
 	"net/netip"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
@@ -17,8 +19,8 @@ import (
 	"github.com/bcwire/bcwire/session"
 )
 
-// ScanOptions say what Scan reads and how.
-type ScanOptions struct {
+// Options say what Run reads and how.
+type Options struct {
 	IO      *report.IO
 	Files   []string
 	Servers []netip.AddrPort
@@ -45,14 +47,14 @@ type ScanOptions struct {
 	// Count > 0 reads only the first Count packets of all the files
 	// together (-c).
 	Count int
-	// Interrupt (CatchInterrupt), when closed, stops reading: the file
+	// Interrupt (interrupt.Catch), when closed, stops reading: the file
 	// being read ends where it is, with its summary, and the files after
-	// it are not read (ScanResult.Interrupted).
+	// it are not read (Result.Interrupted).
 	Interrupt <-chan struct{}
 }
 
-// ScanResult is what Scan found in all the files.
-type ScanResult struct {
+// Result is what Run found in all the files.
+type Result struct {
 	Totals   session.Counts
 	Sessions int
 	Damaged  int // records that carried an error
@@ -60,13 +62,13 @@ type ScanResult struct {
 	// BadChecksums counts, of Damaged, the packets that failed their
 	// IPv4 or UDP checksum.
 	BadChecksums int
-	// Interrupted: ScanOptions.Interrupt stopped the scan, so the counts
+	// Interrupted: Options.Interrupt stopped the scan, so the counts
 	// are of what was read before it.
 	Interrupted bool
 }
 
 // Err is the exit status the damage calls for: nil, or exit 1.
-func (r *ScanResult) Err() error {
+func (r *Result) Err() error {
 	if r.Damaged == 0 {
 		return nil
 	}
@@ -75,51 +77,51 @@ func (r *ScanResult) Err() error {
 
 // ErrFailOn is Err, and with --fail-on nonstock also exit 1 for non-stock
 // messages.
-func (r *ScanResult) ErrFailOn(f FailOn) error {
+func (r *Result) ErrFailOn(f exit.FailOn) error {
 	if r.Damaged == 0 {
 		return f.NonStockErr(r.NonStock)
 	}
 	return r.damageErr()
 }
 
-func (r *ScanResult) damageErr() error {
-	return &ExitError{Code: ExitDamaged,
-		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, ChecksumHint(r.BadChecksums))}
+func (r *Result) damageErr() error {
+	return &exit.Error{Code: exit.CodeDamaged,
+		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, input.ChecksumHint(r.BadChecksums))}
 }
 
-// InterruptedOr is the exit status of an interrupted scan (ExitInterrupted,
+// InterruptedOr is the exit status of an interrupted scan (exit.CodeInterrupted,
 // saying that what was printed covers the records read before the signal),
 // or err.
-func (r *ScanResult) InterruptedOr(err error) error {
+func (r *Result) InterruptedOr(err error) error {
 	if !r.Interrupted {
 		return err
 	}
-	return &ExitError{Code: ExitInterrupted,
+	return &exit.Error{Code: exit.CodeInterrupted,
 		Err: errors.New("interrupted: what is printed above covers the records read before the signal")}
 }
 
 // progressThreshold is the file size above which a terminal shows progress.
 const progressThreshold = 16 << 20
 
-// Scan reads each file with session.Scan and calls emit with every session
+// Run reads each file with session.Scan and calls emit with every session
 // as it ends. Each file is followed on its own (its own clock and flows).
 // Damaged records are listed on stderr with the file and packet number.
-// The error is an *ExitError for files that cannot be opened or read, or
+// The error is an *exit.Error for files that cannot be opened or read, or
 // for a failing emit.
-func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*ScanResult, error) {
+func Run(o *Options, emit func(file string, s *session.Session) error) (*Result, error) {
 	if o.MaxDamageLines <= 0 {
 		o.MaxDamageLines = 20
 	}
-	res := &ScanResult{}
-	if err := CheckCount(o.Count); err != nil {
+	res := &Result{}
+	if err := input.CheckCount(o.Count); err != nil {
 		return res, err
 	}
-	if err := CheckInputs(o.Files); err != nil {
+	if err := input.CheckInputs(o.Files); err != nil {
 		return res, err
 	}
 	read := 0 // packets, for -c
 	for _, path := range o.Files {
-		if res.Interrupted = IsClosed(o.Interrupt); res.Interrupted {
+		if res.Interrupted = interrupt.Closed(o.Interrupt); res.Interrupted {
 			break
 		}
 		if err := scanFile(o, path, res, &read, emit); err != nil {
@@ -129,17 +131,17 @@ func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*Sc
 			break
 		}
 	}
-	res.Interrupted = res.Interrupted || IsClosed(o.Interrupt)
+	res.Interrupted = res.Interrupted || interrupt.Closed(o.Interrupt)
 	return res, nil
 }
 
-func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func(string, *session.Session) error) error {
+func scanFile(o *Options, path string, res *Result, read *int, emit func(string, *session.Session) error) error {
 	if o.File != nil {
 		o.File(path)
 	}
-	copts := TraceServer(o.Capture, o.Servers)
+	copts := input.TraceServer(o.Capture, o.Servers)
 	copts.Interrupt = o.Interrupt
-	cf, err := OpenCapture(path, copts)
+	cf, err := input.OpenCapture(path, copts)
 	if err != nil {
 		return err
 	}
@@ -156,7 +158,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 		sopts.Keep = KeepServers(o.Servers)
 	}
 	if o.Filter != nil {
-		sopts.Keep = KeepFiltered(o.Filter, FileName(path), sopts.Keep)
+		sopts.Keep = KeepFiltered(o.Filter, input.FileName(path), sopts.Keep)
 	}
 	sopts.Record = func(r *flow.Record) bool {
 		if r.Err != nil && (listed < o.MaxDamageLines || errors.Is(r.Err, capture.ErrUnreadable)) {
@@ -172,7 +174,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 		}
 		if n++; n&1023 == 0 {
 			prog.Update(cf.Read())
-			if IsClosed(o.Interrupt) {
+			if interrupt.Closed(o.Interrupt) {
 				return false
 			}
 		}
@@ -180,7 +182,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 	}
 	var src flow.Source = cf.R
 	if o.Count > 0 {
-		src = FirstPackets(cf.R, o.Count-*read)
+		src = input.FirstPackets(cf.R, o.Count-*read)
 	}
 	var emitErr error
 	sum, err := session.Scan(src, sopts, func(s *session.Session) error {
@@ -189,13 +191,13 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 	})
 	prog.Clear()
 	if o.Filter != nil && o.Filter.Err() != nil {
-		return &ExitError{Code: ExitUsage, Err: o.Filter.Err()}
+		return &exit.Error{Code: exit.CodeUsage, Err: o.Filter.Err()}
 	}
 	if emitErr != nil {
-		return &ExitError{Code: ExitUsage, Err: emitErr} // writing the output failed
+		return &exit.Error{Code: exit.CodeUsage, Err: emitErr} // writing the output failed
 	}
 	if err != nil {
-		return IOError(path, err)
+		return exit.IOError(path, err)
 	}
 	if sum.Damaged > listed {
 		fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, sum.Damaged-listed)
