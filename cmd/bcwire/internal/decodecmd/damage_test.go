@@ -17,15 +17,15 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 )
 
 // scanExit runs the session scan of stats, timeline and report on path and
 // returns its exit error.
 func scanExit(path string, caps input.Caps) error {
-	res, err := scan.Run(&scan.Options{IO: &report.IO{Out: io.Discard, Err: io.Discard}, Files: []string{path},
+	res, err := scan.Run(&scan.Options{IO: &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, Files: []string{path},
 		Quiet: true, Session: caps.Session(session.Options{}), Workers: caps.Workers, Flow: caps.Flow(), Capture: caps.Capture()},
 		func(string, *session.Session) error { return nil })
 	if err != nil {
@@ -456,7 +456,7 @@ func TestChecksumFlag(t *testing.T) {
 	outputs := map[int]string{} // verify mode's output by worker count
 	decode := func(mode string, workers int) (recs []map[string]any, err error) {
 		var out, errb bytes.Buffer
-		o := &Options{IO: &report.IO{Out: &out, Err: &errb}, JSON: true, Peer: -1, Files: []string{path}, Caps: input.Caps{Workers: workers}}
+		o := &Options{IO: &iostreams.IOStreams{Out: &out, Err: &errb}, JSON: true, Peer: -1, Files: []string{path}, Caps: input.Caps{Workers: workers}}
 		if err := o.Caps.Checksums.Set(mode); err != nil {
 			t.Fatal(err)
 		}

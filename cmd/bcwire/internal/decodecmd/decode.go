@@ -14,6 +14,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect"
@@ -28,7 +29,7 @@ import (
 // Options of `bcwire decode`.
 type Options struct {
 	FailOn  exit.FailOn // --fail-on nonstock
-	IO      *report.IO
+	IO      *iostreams.IOStreams
 	Files   []string
 	Hex     string // decode this one datagram instead of files
 	Plain   bool   // Hex is already decrypted
@@ -55,7 +56,7 @@ type Options struct {
 
 // NewCmdDecode builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdDecode(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdDecode(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io, Peer: -1}
 	cmd := &cobra.Command{
 		Use:   "decode [flags] FILE...",
@@ -466,7 +467,7 @@ func Run(o *Options) error {
 	return o.FailOn.NonStockErr(nonStock)
 }
 
-func printSummary(io *report.IO, path string, s flow.Summary, expansion string) {
+func printSummary(io *iostreams.IOStreams, path string, s flow.Summary, expansion string) {
 	c, f := s.Capture, s.Flow
 	fmt.Fprintf(io.Err, "%s: %d records, %d UDP datagrams (%d Bridge Commander, %d GameSpy, %d other UDP), %d transport messages, %d game messages",
 		path, c.Records, c.UDP, f.Datagrams, f.GameSpy, f.OtherUDP, f.Messages, f.GameMessages)

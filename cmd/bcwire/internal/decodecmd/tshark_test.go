@@ -14,6 +14,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/report"
 	"github.com/klauspost/compress/zstd"
@@ -26,7 +27,7 @@ const battle = "../../../../testdata/pcaps/battle.pcap"
 func decodeArgs(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := NewCmdDecode(&report.IO{Out: &out, Err: &errb}, nil)
+	cmd := NewCmdDecode(&iostreams.IOStreams{Out: &out, Err: &errb}, nil)
 	err := flagtest.ParseOnly(cmd, args...)
 	if err != nil {
 		var ee *exit.Error

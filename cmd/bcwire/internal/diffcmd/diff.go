@@ -13,6 +13,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/report"
@@ -22,7 +23,7 @@ import (
 
 // Options of `bcwire diff`.
 type Options struct {
-	IO        *report.IO
+	IO        *iostreams.IOStreams
 	Ours      string
 	Stock     string
 	JSON      bool
@@ -45,7 +46,7 @@ type Options struct {
 
 // NewCmdDiff builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdDiff(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdDiff(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OURS STOCK",

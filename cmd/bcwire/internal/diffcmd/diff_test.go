@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/synth"
 )
 
@@ -20,7 +20,7 @@ import (
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := NewCmdDiff(&report.IO{Out: &out, Err: &errb}, nil)
+	cmd := NewCmdDiff(&iostreams.IOStreams{Out: &out, Err: &errb}, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(&errb)
 	cmd.SetErr(&errb)

@@ -10,10 +10,10 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/export"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -22,7 +22,7 @@ import (
 // Options of `bcwire export`.
 type Options struct {
 	FailOn  exit.FailOn // --fail-on nonstock
-	IO      *report.IO
+	IO      *iostreams.IOStreams
 	Files   []string
 	Dir     string
 	Servers []string
@@ -33,7 +33,7 @@ type Options struct {
 
 // NewCmdExport builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command.
-func NewCmdExport(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdExport(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "export -o DIR [flags] FILE...",

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/server/replay"
 )
 
@@ -13,7 +13,7 @@ import (
 // that could not be loaded: a capture with no session says so, after its
 // damage (exit 1 when damaged, else 2); an interrupt while loading exits
 // 130.
-func ReplayLoadError(io *report.IO, path string, c *replay.Capture, err error) error {
+func ReplayLoadError(io *iostreams.IOStreams, path string, c *replay.Capture, err error) error {
 	switch {
 	case errors.Is(err, replay.ErrManyServers):
 		return exit.Usage("%v with --server", err)

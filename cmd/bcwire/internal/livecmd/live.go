@@ -18,6 +18,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -33,7 +34,7 @@ import (
 
 // Options of `bcwire live`.
 type Options struct {
-	IO         *report.IO
+	IO         *iostreams.IOStreams
 	Iface      string
 	Port       int
 	Filter     string
@@ -74,7 +75,7 @@ type Options struct {
 
 // NewCmdLive builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdLive(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdLive(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE [flags]",

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
@@ -195,7 +196,7 @@ func TestLiveMatchesFile(t *testing.T) {
 			stopCtx, stop := context.WithCancel(ctx)
 			defer stop()
 			ready := make(chan struct{})
-			o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+			o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 				Servers: []string{rp.Server.String()}, JSON: true, Write: out,
 				StatsEvery: 200 * time.Millisecond, Snaplen: 262144, Ctx: stopCtx, Ready: func() { close(ready) }}
 			done := make(chan error, 1)
@@ -286,7 +287,7 @@ func TestDurationStopsIdleCapture(t *testing.T) {
 	needRoot(t)
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	err := Run(&Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Snaplen: 262144,
+	err := Run(&Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Snaplen: 262144,
 		Duration: 300 * time.Millisecond, StatsEvery: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -320,7 +321,7 @@ func TestUsageErrors(t *testing.T) {
 		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Metrics: "127.0.0.1:99999"}, "--metrics"},
 	} {
 		o := c.o
-		o.IO = &report.IO{Out: io.Discard, Err: io.Discard}
+		o.IO = &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}
 		err := Run(&o)
 		var ee *exit.Error
 		if !errors.As(err, &ee) || ee.Code != exit.CodeUsage {
@@ -368,7 +369,7 @@ func TestAutoLearnsServerPort(t *testing.T) {
 	// tests running at the same time (go test runs packages in parallel)
 	// have servers on lo too. The capture runs until this test's datagrams
 	// are all in, and only lines of this test's server are compared.
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Auto: true, JSON: true,
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Auto: true, JSON: true,
 		Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
 	done := make(chan error, 1)
 	go func() { done <- Run(o) }()

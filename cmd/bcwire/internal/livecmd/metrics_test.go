@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 // scrape fetches url and returns each sample's value by its name and labels
@@ -67,7 +67,7 @@ func TestMetricsMatchFile(t *testing.T) {
 	var url string
 	var final map[string]float64
 	var during map[string]float64
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, StatsOnly: true, Count: rp.Datagrams, Snaplen: 262144,
 		Metrics: "127.0.0.1:0", Ctx: ctx, Ready: func() { close(ready) },
 		MetricsReady: func(a net.Addr) { url = "http://" + a.String() + "/metrics" },

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 )
 
 // burst sends every datagram of the replay at once, with no pause: the
@@ -108,7 +108,7 @@ func stopKeepsEveryPassedFrame(t *testing.T, path, stop, out string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a safety net, never the stop
 	defer cancel()
 	ready := make(chan struct{})
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, JSON: true, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
 	switch out {
 	case "-w":
@@ -253,7 +253,7 @@ func TestWriteErrorKeepsDecoding(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	ready := make(chan struct{})
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, JSON: true, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) },
 		Write: filepath.Join(t.TempDir(), "full.pcapng"),
 		create: func(path string) (captureFile, error) {

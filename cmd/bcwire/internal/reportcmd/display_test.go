@@ -10,7 +10,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 // TestReportReadAndDisplayFilter: report takes -r beside positional files,
@@ -24,12 +24,12 @@ func TestReportReadAndDisplayFilter(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "r.html")
 	battle := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "battle.pcap")
-	err = Run(&Options{IO: &report.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Files: []string{battle}, Output: page,
+	err = Run(&Options{IO: &iostreams.IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Files: []string{battle}, Output: page,
 		Timeout: 45 * time.Second, Quiet: true, Read: input.ReadFlags{Filter: "peer >= "}})
 	if err == nil || !strings.Contains(err.Error(), "column 9") {
 		t.Errorf("bad -Y: %v", err)
 	}
-	if err := Run(&Options{IO: &report.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Files: []string{battle}, Output: page,
+	if err := Run(&Options{IO: &iostreams.IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Files: []string{battle}, Output: page,
 		Timeout: 45 * time.Second, Quiet: true, Read: input.ReadFlags{Filter: `src contains "10.0.1.10:" or dst contains "10.0.1.10:"`}}); err != nil {
 		t.Fatal(err)
 	}

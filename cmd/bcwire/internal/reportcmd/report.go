@@ -10,6 +10,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/report"
@@ -20,7 +21,7 @@ import (
 // Options of `bcwire report`.
 type Options struct {
 	FailOn  exit.FailOn // --fail-on nonstock
-	IO      *report.IO
+	IO      *iostreams.IOStreams
 	Files   []string
 	Output  string // "-" for stdout
 	Force   bool   // replace an existing capture at Output
@@ -38,7 +39,7 @@ type Options struct {
 
 // NewCmdReport builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdReport(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdReport(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "report [flags] FILE...",

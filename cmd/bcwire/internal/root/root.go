@@ -11,22 +11,22 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/diffcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/wiresharkcmd"
-	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
 
 // NewCmdRoot builds the whole command tree writing to io.
-func NewCmdRoot(io *report.IO) *cobra.Command {
+func NewCmdRoot(io *iostreams.IOStreams) *cobra.Command {
 	return newCmdRoot(io, &profiling{})
 }
 
-func newCmdRoot(io *report.IO, prof *profiling) *cobra.Command {
+func newCmdRoot(io *iostreams.IOStreams, prof *profiling) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bcwire",
 		Short: "Dissect, analyse, compare and serve Star Trek: Bridge Commander multiplayer traffic",
@@ -46,7 +46,7 @@ Start with:
 	root.SetErr(io.Err)
 	root.SetHelpCommand(newCmdHelp())
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
+	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io, nil),
 		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
 		reportcmd.NewCmdReport(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
 	root.AddCommand(verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
@@ -94,12 +94,12 @@ func newCmdHelp() *cobra.Command {
 
 // Execute runs bcwire with args and returns the exit status.
 func Execute(args []string) int {
-	io := report.System()
+	io := iostreams.System()
 	return ExecuteIO(io, args)
 }
 
 // ExecuteIO is Execute with explicit I/O, for tests.
-func ExecuteIO(io *report.IO, args []string) int {
+func ExecuteIO(io *iostreams.IOStreams, args []string) int {
 	var prof profiling
 	cmd := newCmdRoot(io, &prof)
 	cmd.SetArgs(args)

@@ -12,16 +12,16 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/filter"
 	"github.com/bcwire/bcwire/session"
 )
 
 // Options say what Run reads and how.
 type Options struct {
-	IO      *report.IO
+	IO      *iostreams.IOStreams
 	Files   []string
 	Servers []netip.AddrPort
 	Session session.Options
@@ -146,9 +146,9 @@ func scanFile(o *Options, path string, res *Result, read *int, emit func(string,
 		return err
 	}
 	defer cf.Close()
-	var prog *report.Progress
+	var prog *iostreams.Progress
 	if cf.Size >= progressThreshold {
-		prog = report.NewProgress(o.IO, path, cf.Size)
+		prog = iostreams.NewProgress(o.IO, path, cf.Size)
 	}
 
 	listed, n := 0, 0

@@ -11,19 +11,17 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/game"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/server/native"
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 )
 
@@ -56,7 +54,7 @@ type NativeOptions struct {
 
 	// For tests: the flag set (to tell set flags from defaults), a socket
 	// to serve on instead of listening, and the console's input (default
-	// os.Stdin).
+	// the streams' In).
 	Flags *pflag.FlagSet
 	Conn  net.PacketConn
 	Stdin io.Reader
@@ -141,7 +139,7 @@ func ioErr(err error) error { return &exit.Error{Code: exit.CodeUsage, Err: err}
 
 // RunNative runs the server until ctx is done, "quit" on the console, or
 // --stop-after.
-func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
+func RunNative(ctx context.Context, io *iostreams.IOStreams, o *NativeOptions) error {
 	if o.PrintManifest {
 		if err := native.WriteManifest(io.Out, native.StockManifest()); err != nil {
 			return ioErr(err)
@@ -251,8 +249,8 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 		})
 	}
 	in := o.Stdin
-	if in == nil && (o.Console || isatty.IsTerminal(os.Stdin.Fd())) {
-		in = os.Stdin
+	if in == nil && (o.Console || io.InTTY) {
+		in = io.In
 	}
 	if in != nil {
 		// The reader is not waited for: a read from a terminal cannot be

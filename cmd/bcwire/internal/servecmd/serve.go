@@ -21,15 +21,15 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/spf13/cobra"
 )
 
 // Options of `bcwire serve`.
 type Options struct {
-	IO         *report.IO
+	IO         *iostreams.IOStreams
 	Replay     string // capture file to replay
 	Listen     string
 	Timing     string
@@ -52,7 +52,7 @@ type Options struct {
 // NewCmdServe builds the cobra command: the native server, or with
 // --replay the stand-in for a captured server. Both share --listen. runF,
 // when set, is called with the parsed options instead of running.
-func NewCmdServe(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdServe(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	var no *NativeOptions
 	cmd := &cobra.Command{
@@ -358,7 +358,7 @@ func RunReplay(ctx context.Context, o *Options) error {
 	return replayDamage(c, &rep, o.WaitLimit)
 }
 
-func printReport(io *report.IO, r *Report) {
+func printReport(io *iostreams.IOStreams, r *Report) {
 	w := io.Out
 	if len(r.Sessions) == 0 {
 		fmt.Fprintf(w, "no client connected (%d sessions in %s)\n", r.Captured, r.Capture)
@@ -386,7 +386,7 @@ func printReport(io *report.IO, r *Report) {
 	}
 }
 
-func writeJSON(io *report.IO, path string, v any) error {
+func writeJSON(io *iostreams.IOStreams, path string, v any) error {
 	err := output.WriteFile(path, io.Out, func(w stdio.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -6,6 +6,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -18,7 +19,7 @@ import (
 // Options of `bcwire stats`.
 type Options struct {
 	FailOn     exit.FailOn // --fail-on nonstock
-	IO         *report.IO
+	IO         *iostreams.IOStreams
 	Files      []string
 	JSON       bool
 	NoSessions bool // text: totals only
@@ -32,7 +33,7 @@ type Options struct {
 
 // NewCmdStats builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdStats(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdStats(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "stats [flags] FILE...",

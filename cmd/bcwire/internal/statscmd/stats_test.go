@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/internal/testutil"
-	"github.com/bcwire/bcwire/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -28,7 +28,7 @@ func golden(t *testing.T, name string, got []byte) {
 func run(t *testing.T, o *Options, color bool) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	o.IO = &report.IO{Out: &out, Err: &errb, Color: color}
+	o.IO = &iostreams.IOStreams{Out: &out, Err: &errb, Color: color}
 	err := Run(o)
 	if err != nil {
 		var ee *exit.Error

@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/synth"
 	"github.com/spf13/cobra"
 )
 
 // Options of `bcwire synth`.
 type Options struct {
-	IO       *report.IO
+	IO       *iostreams.IOStreams
 	Write    string // the capture, -w
 	Players  int
 	Duration time.Duration
@@ -35,7 +35,7 @@ type Options struct {
 
 // NewCmdSynth builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdSynth(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdSynth(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "synth -w FILE [flags]",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/report"
@@ -17,7 +18,7 @@ import (
 // Options of `bcwire timeline`.
 type Options struct {
 	FailOn    exit.FailOn // --fail-on nonstock
-	IO        *report.IO
+	IO        *iostreams.IOStreams
 	Files     []string
 	JSON      bool
 	Servers   []string
@@ -30,7 +31,7 @@ type Options struct {
 
 // NewCmdTimeline builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdTimeline(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdTimeline(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "timeline [flags] FILE...",

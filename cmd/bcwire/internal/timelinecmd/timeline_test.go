@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/internal/testutil"
-	"github.com/bcwire/bcwire/report"
 )
 
 // golden compares got with testdata/name, rewriting it with -update.
@@ -23,7 +23,7 @@ func golden(t *testing.T, name string, got []byte) {
 func run(t *testing.T, o *Options) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	o.IO = &report.IO{Out: &out, Err: &errb}
+	o.IO = &iostreams.IOStreams{Out: &out, Err: &errb}
 	if o.Timeout == 0 {
 		o.Timeout = 45e9
 	}

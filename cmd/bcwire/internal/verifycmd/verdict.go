@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/capture"
@@ -61,7 +62,7 @@ func judge(o *Options, c *replay.Capture, res *replay.Result, target netip.AddrP
 	}
 	// The capture's damage was listed already; the diff engine reads it
 	// again without repeating it.
-	quiet := &report.IO{Out: io.Discard, Err: io.Discard}
+	quiet := &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}
 	live, err := scan.LoadDiff(quiet, path, []netip.AddrPort{target}, rules, true, capture.Options{})
 	if err != nil {
 		return 0, err

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/bcwire/bcwire/server/synth"
 	"github.com/spf13/pflag"
@@ -39,7 +39,7 @@ func nativeServer(t *testing.T, write string) (addr string, stop func()) {
 	o.Stdin = strings.NewReader("")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- servecmd.RunNative(ctx, &report.IO{Out: io.Discard, Err: io.Discard}, o) }()
+	go func() { done <- servecmd.RunNative(ctx, &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, o) }()
 	stopped := false
 	stop = func() {
 		if stopped {

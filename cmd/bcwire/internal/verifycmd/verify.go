@@ -19,8 +19,8 @@ import (
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/bcwire/bcwire/session/diff"
@@ -29,7 +29,7 @@ import (
 
 // Options of `bcwire verify`.
 type Options struct {
-	IO       *report.IO
+	IO       *iostreams.IOStreams
 	File     string
 	Target   string
 	Mode     string
@@ -58,7 +58,7 @@ type Options struct {
 
 // NewCmdVerify builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdVerify(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdVerify(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "verify --target ADDR [flags] CAPTURE",

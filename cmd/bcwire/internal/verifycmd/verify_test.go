@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/root"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
-	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
 
@@ -24,13 +24,13 @@ const corpus = "../../../../testdata/pcaps/"
 
 // serve is linked in bcwire-full only: these tests run it in process.
 func init() {
-	root.Full = func(io *report.IO) []*cobra.Command { return []*cobra.Command{servecmd.NewCmdServe(io, nil)} }
+	root.Full = func(io *iostreams.IOStreams) []*cobra.Command { return []*cobra.Command{servecmd.NewCmdServe(io, nil)} }
 }
 
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = root.ExecuteIO(&report.IO{Out: &out, Err: &errb}, args)
+	code = root.ExecuteIO(&iostreams.IOStreams{Out: &out, Err: &errb}, args)
 	return out.String(), errb.String(), code
 }
 
@@ -41,7 +41,7 @@ func replayServer(t *testing.T, file string, extra func(o *servecmd.Options)) (a
 	t.Helper()
 	var out, errb bytes.Buffer
 	ready := make(chan net.Addr, 1)
-	o := &servecmd.Options{IO: &report.IO{Out: &out, Err: &errb}, Replay: file, Listen: "127.0.0.1:0",
+	o := &servecmd.Options{IO: &iostreams.IOStreams{Out: &out, Err: &errb}, Replay: file, Listen: "127.0.0.1:0",
 		Timing: "asap", Ready: func(a net.Addr) { ready <- a }}
 	if extra != nil {
 		extra(o)

@@ -6,15 +6,15 @@ import (
 	"io"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/wireshark"
 	"github.com/spf13/cobra"
 )
 
 // Options for `bcwire wireshark`.
 type Options struct {
-	IO      *report.IO
+	IO      *iostreams.IOStreams
 	Output  string
 	Force   bool
 	Version string
@@ -22,7 +22,7 @@ type Options struct {
 
 // NewCmdWireshark builds `bcwire wireshark`. runF, when set, is called with
 // the parsed options instead of running the command.
-func NewCmdWireshark(io *report.IO, version string, runF func(*Options) error) *cobra.Command {
+func NewCmdWireshark(io *iostreams.IOStreams, version string, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io, Version: version}
 	cmd := &cobra.Command{
 		Use:   "wireshark -o bcwire.lua",

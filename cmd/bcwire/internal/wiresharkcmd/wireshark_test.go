@@ -14,19 +14,19 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/testutil"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/wireshark"
 	"github.com/bcwire/bcwire/session"
 )
 
 func TestFlags(t *testing.T) {
 	var got *Options
-	cmd := NewCmdWireshark(&report.IO{}, "v", func(o *Options) error { got = o; return nil })
+	cmd := NewCmdWireshark(&iostreams.IOStreams{}, "v", func(o *Options) error { got = o; return nil })
 	cmd.SetArgs([]string{"-o", "x.lua", "--force"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestFlags(t *testing.T) {
 	if got.Output != "x.lua" || !got.Force {
 		t.Errorf("options %+v", got)
 	}
-	cmd = NewCmdWireshark(&report.IO{}, "v", func(o *Options) error { return nil })
+	cmd = NewCmdWireshark(&iostreams.IOStreams{}, "v", func(o *Options) error { return nil })
 	cmd.SetArgs(nil)
 	cmd.SetErr(&bytes.Buffer{})
 	cmd.SetOut(&bytes.Buffer{})
@@ -47,7 +47,7 @@ func TestFlags(t *testing.T) {
 func writeLua(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "bcwire.lua")
-	if err := Run(&Options{IO: &report.IO{}, Output: path, Version: "test"}); err != nil {
+	if err := Run(&Options{IO: &iostreams.IOStreams{}, Output: path, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -63,7 +63,7 @@ func TestRefusesCapture(t *testing.T) {
 	if err := os.WriteFile(dst, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = Run(&Options{IO: &report.IO{}, Output: dst, Version: "test"})
+	err = Run(&Options{IO: &iostreams.IOStreams{}, Output: dst, Version: "test"})
 	if err == nil {
 		t.Fatal("wrote over a capture without --force")
 	}
@@ -136,7 +136,7 @@ func tsharkWith(t *testing.T, bin, lua, file string, opts []string, fields ...st
 func scanFile(t *testing.T, file string, rec func(*flow.Record)) *scan.Result {
 	t.Helper()
 	var sink bytes.Buffer
-	res, err := scan.Run(&scan.Options{IO: &report.IO{Out: &sink, Err: &sink}, Files: []string{file}, Quiet: true,
+	res, err := scan.Run(&scan.Options{IO: &iostreams.IOStreams{Out: &sink, Err: &sink}, Files: []string{file}, Quiet: true,
 		Session: session.Options{}, Record: rec}, func(string, *session.Session) error { return nil })
 	if err != nil {
 		if _, ok := err.(*exit.Error); !ok {
