@@ -75,19 +75,12 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
                     count(*) FILTER (name = 'StateUpdate') AS state_updates
              FROM read_parquet('fleet/messages/**/*.parquet', hive_partitioning = true)
              GROUP BY ALL ORDER BY ALL"`,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.Files = args
-			if len(o.Files) == 0 {
-				return exit.Usage("give one or more capture files (see --help)")
-			}
+		RunE: input.FilesRunE(o, nil, &o.Files, runF, Run, func() error {
 			if o.Dir == "" {
 				return exit.Usage("-o DIR: give the directory to write the tables to")
 			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+			return nil
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Dir, "output", "o", "", "write the tables under `DIR` (created if needed)")

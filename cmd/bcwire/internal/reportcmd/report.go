@@ -64,20 +64,7 @@ same), 2 for usage or I/O errors.`,
 		Example: `  bcwire report testdata/pcaps/battle.pcap -o battle.html
   bcwire report --title "Friday league" a.pcap b.pcapng -o league.html
   bcwire report capture.pcap -o - > report.html`,
-		RunE: func(c *cobra.Command, args []string) error {
-			files, err := o.Read.Inputs(args)
-			if err != nil {
-				return err
-			}
-			o.Files = files
-			if len(o.Files) == 0 {
-				return exit.Usage("give one or more capture files (see --help)")
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+		RunE: input.FilesRunE(o, &o.Read, &o.Files, runF, Run),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "report.html", "write the page to `FILE` (\"-\" for stdout)")

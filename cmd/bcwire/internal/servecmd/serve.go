@@ -240,13 +240,9 @@ func RunReplay(ctx context.Context, o *Options) error {
 	if err != nil {
 		return exit.Usage("--timing: %v", err)
 	}
-	var lo replay.LoadOptions
-	if o.Server != "" {
-		ap, err := input.ParseServer(o.Server)
-		if err != nil {
-			return err
-		}
-		lo.Server = ap
+	lo, err := input.ReplayServer(o.Server)
+	if err != nil {
+		return err
 	}
 	if o.Output != "" {
 		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
@@ -254,19 +250,13 @@ func RunReplay(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
-	if err := input.CheckCapturePath(o.Replay); err != nil {
-		return err
-	}
-	lo.Interrupt = ctx.Done()
-	c, err := replay.Load(o.Replay, lo)
+	c, err := input.LoadReplay(ctx, o.IO.Err, o.Replay, lo)
 	if err != nil {
-		return input.ReplayLoadError(o.IO, o.Replay, c, err)
+		return err
 	}
 	if o.WaitLimit <= 0 {
 		o.WaitLimit = time.Minute
 	}
-	fmt.Fprint(o.IO.Err, c.DamageSummary())
-	fmt.Fprint(o.IO.Err, c.NonStockSummary())
 	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {
 		return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}

@@ -75,20 +75,7 @@ usage or I/O errors.`,
 		Example: `  bcwire stats testdata/pcaps/battle.pcap
   bcwire stats --no-sessions a.pcap b.pcapng
   bcwire stats --json capture.pcap | jq '.opcodes[] | select(.name == "StateUpdate")'`,
-		RunE: func(c *cobra.Command, args []string) error {
-			files, err := o.Read.Inputs(args)
-			if err != nil {
-				return err
-			}
-			o.Files = files
-			if len(o.Files) == 0 {
-				return exit.Usage("give one or more capture files (see --help)")
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+		RunE: input.FilesRunE(o, &o.Read, &o.Files, runF, Run),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")

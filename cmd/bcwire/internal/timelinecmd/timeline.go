@@ -61,20 +61,7 @@ usage or I/O errors.`,
 		Example: `  bcwire timeline testdata/pcaps/battle.pcap
   bcwire timeline --json capture.pcapng | jq '.sessions[] | {name, phases}'
   bcwire timeline --server 10.0.0.1:22101 --idle-timeout 30s capture.pcap`,
-		RunE: func(c *cobra.Command, args []string) error {
-			files, err := o.Read.Inputs(args)
-			if err != nil {
-				return err
-			}
-			o.Files = files
-			if len(o.Files) == 0 {
-				return exit.Usage("give one or more capture files (see --help)")
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+		RunE: input.FilesRunE(o, &o.Read, &o.Files, runF, Run),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, `print {"sessions":[...]} with every figure, one session per line`)

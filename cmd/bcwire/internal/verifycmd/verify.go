@@ -227,13 +227,9 @@ func Run(ctx context.Context, o *Options) error {
 	if o.GiveUp <= 0 {
 		return exit.Usage("--give-up %d: must be at least 1", o.GiveUp)
 	}
-	var lo replay.LoadOptions
-	if o.Server != "" {
-		ap, err := input.ParseServer(o.Server)
-		if err != nil {
-			return err
-		}
-		lo.Server = ap
+	lo, err := input.ReplayServer(o.Server)
+	if err != nil {
+		return err
 	}
 	if o.Output != "" {
 		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
@@ -247,16 +243,10 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
-	if err := input.CheckCapturePath(o.File); err != nil {
+	c, err := input.LoadReplay(ctx, o.IO.Err, o.File, lo)
+	if err != nil {
 		return err
 	}
-	lo.Interrupt = ctx.Done()
-	c, err := replay.Load(o.File, lo)
-	if err != nil {
-		return input.ReplayLoadError(o.IO, o.File, c, err)
-	}
-	fmt.Fprint(o.IO.Err, c.DamageSummary())
-	fmt.Fprint(o.IO.Err, c.NonStockSummary())
 	var cmp replay.Comparer
 	rules := diff.DefaultRules()
 	if o.Rules != "" {
