@@ -236,26 +236,9 @@ type Report struct {
 // RunReplay serves o.Replay until ctx ends (or every session is done with
 // --exit-when-done), then prints the report.
 func RunReplay(ctx context.Context, o *Options) error {
-	timing, err := replay.ParseTiming(o.Timing)
-	if err != nil {
-		return exit.Usage("--timing: %v", err)
-	}
-	lo, err := input.ReplayServer(o.Server)
+	timing, c, err := loadReplay(ctx, o)
 	if err != nil {
 		return err
-	}
-	if o.Output != "" {
-		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
-		if err := out.Check(o.Replay); err != nil {
-			return err
-		}
-	}
-	c, err := input.LoadReplay(ctx, o.IO.Err, o.Replay, lo)
-	if err != nil {
-		return err
-	}
-	if o.WaitLimit <= 0 {
-		o.WaitLimit = time.Minute
 	}
 	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {
@@ -263,6 +246,75 @@ func RunReplay(ctx context.Context, o *Options) error {
 	}
 	defer pc.Close()
 
+	srv := newReplayServer(o, c, timing, pc.LocalAddr())
+	if o.Ready != nil {
+		o.Ready(pc.LocalAddr())
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watched := make(chan struct{})
+	waitedOut := false
+	if !o.ExitOnDone {
+		close(watched)
+	} else {
+		go func() {
+			defer close(watched)
+			waitedOut = watchDone(ctx, srv, o.WaitLimit)
+			cancel()
+		}()
+	}
+	serveErr := srv.Serve(ctx, pc)
+	cancel()
+	<-watched
+
+	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
+		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored(),
+		Damage: c.DamageReport(), NonStock: c.NonStockReport(), WaitedOut: waitedOut}
+	if err := writeReport(o, &rep); err != nil {
+		return err
+	}
+	if serveErr != nil {
+		return &exit.Error{Code: exit.CodeUsage, Err: serveErr}
+	}
+	for _, s := range rep.Sessions {
+		if s.Mismatched > 0 || s.Skipped > 0 {
+			return &exit.Error{Code: exit.CodeDamaged,
+				Err: errors.New("some client datagrams did not match the capture (see the report)")}
+		}
+	}
+	return replayDamage(c, &rep, o.WaitLimit)
+}
+
+// loadReplay checks the replay's flags and loads its capture.
+func loadReplay(ctx context.Context, o *Options) (replay.Timing, *replay.Capture, error) {
+	timing, err := replay.ParseTiming(o.Timing)
+	if err != nil {
+		return timing, nil, exit.Usage("--timing: %v", err)
+	}
+	lo, err := input.ReplayServer(o.Server)
+	if err != nil {
+		return timing, nil, err
+	}
+	if o.Output != "" {
+		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		if err := out.Check(o.Replay); err != nil {
+			return timing, nil, err
+		}
+	}
+	c, err := input.LoadReplay(ctx, o.IO.Err, o.Replay, lo)
+	if err != nil {
+		return timing, nil, err
+	}
+	if o.WaitLimit <= 0 {
+		o.WaitLimit = time.Minute
+	}
+	return timing, c, nil
+}
+
+// newReplayServer makes the replay server of c, logging on stderr unless
+// -q, and says what it replays.
+func newReplayServer(o *Options, c *replay.Capture, timing replay.Timing, addr net.Addr) *replay.Server {
 	var logMu sync.Mutex
 	logf := func(format string, args ...any) {
 		logMu.Lock()
@@ -280,72 +332,49 @@ func RunReplay(ctx context.Context, o *Options) error {
 	}
 	if !o.Quiet {
 		logf("replaying %d sessions (%d datagrams) of %s, server %s, on %s (timing %s)",
-			len(c.Sessions), steps, o.Replay, c.Server, pc.LocalAddr(), timing)
+			len(c.Sessions), steps, o.Replay, c.Server, addr, timing)
 	}
-	if o.Ready != nil {
-		o.Ready(pc.LocalAddr())
-	}
+	return srv
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	watched := make(chan struct{})
-	waitedOut := false
-	if !o.ExitOnDone {
-		close(watched)
-	} else {
-		go func() {
-			defer close(watched)
-			t := time.NewTicker(50 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					if srv.AllDone() {
-						cancel()
-						return
-					}
-					if srv.Idle(time.Now()) > o.WaitLimit {
-						waitedOut = true
-						cancel()
-						return
-					}
-				}
+// watchDone waits, for --exit-when-done, until every captured session has
+// been played (false) or --wait-limit passed without a client datagram
+// (true), or ctx ends (false).
+func watchDone(ctx context.Context, srv *replay.Server, wait time.Duration) (waitedOut bool) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			if srv.AllDone() {
+				return false
 			}
-		}()
+			if srv.Idle(time.Now()) > wait {
+				return true
+			}
+		}
 	}
-	serveErr := srv.Serve(ctx, pc)
-	cancel()
-	<-watched
+}
 
-	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
-		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored(),
-		Damage: c.DamageReport(), NonStock: c.NonStockReport(), WaitedOut: waitedOut}
+// writeReport prints the report (a table, or --json) and writes -o's JSON.
+func writeReport(o *Options, rep *Report) error {
 	switch {
 	case o.Output == "-": // the JSON is stdout
 	case o.JSON:
-		if err := writeJSON(o.IO, "-", &rep); err != nil {
+		if err := writeJSON(o.IO, "-", rep); err != nil {
 			return err
 		}
 	default:
-		printReport(o.IO, &rep)
+		printReport(o.IO, rep)
 	}
 	if o.Output != "" {
-		if err := writeJSON(o.IO, o.Output, &rep); err != nil {
+		if err := writeJSON(o.IO, o.Output, rep); err != nil {
 			return err
 		}
 	}
-	if serveErr != nil {
-		return &exit.Error{Code: exit.CodeUsage, Err: serveErr}
-	}
-	for _, s := range rep.Sessions {
-		if s.Mismatched > 0 || s.Skipped > 0 {
-			return &exit.Error{Code: exit.CodeDamaged,
-				Err: errors.New("some client datagrams did not match the capture (see the report)")}
-		}
-	}
-	return replayDamage(c, &rep, o.WaitLimit)
+	return nil
 }
 
 func printReport(io *iostreams.IOStreams, r *Report) {
