@@ -133,45 +133,9 @@ some do, 2 for usage or I/O errors.`,
 
 // Run compares the captures and prints the result.
 func Run(o *Options) error {
-	rules := diff.DefaultRules()
-	if o.RulesFile != "" {
-		r, err := diff.LoadRules(o.RulesFile)
-		if err != nil {
-			return exit.Usage("--rules %s: %v", o.RulesFile, err)
-		}
-		rules = r
-	}
-	// --fail-on SEVERITY, optionally with "config" (configuration
-	// differences count too): "major,config", or "config" alone (minor).
-	failOn, failConfig := diff.Minor, false
-	for _, f := range strings.Split(o.FailOn, ",") {
-		if f = strings.TrimSpace(f); f == "config" {
-			failConfig = true
-			continue
-		}
-		sev, err := diff.ParseSeverity(f)
-		if err != nil {
-			return exit.Usage("--fail-on: %v", err)
-		}
-		failOn = sev
-	}
-	show, err := diff.ParseSeverity(o.Show)
+	rules, sv, err := parseFlags(o)
 	if err != nil {
-		return exit.Usage("--show: %v", err)
-	}
-	rules.Ignore = append(rules.Ignore, o.Ignore...)
-	if err := checkCompare(o.Compare, rules.Ignore); err != nil {
 		return err
-	}
-	rules.Strict(o.Compare...)
-	if o.LatencySet || o.RulesFile == "" {
-		rules.Latency = diff.Duration(o.Latency)
-	}
-	if o.RateRatioSet || o.RulesFile == "" {
-		rules.RateRatio = o.RateRatio
-	}
-	if err := rules.Check(); err != nil {
-		return exit.Usage("%v", err)
 	}
 	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
@@ -199,15 +163,81 @@ func Run(o *Options) error {
 		return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: no Bridge Commander sessions found (is the server on another port? try --server)", empty)}
 	}
 	res := diff.Compare(ours, stock, &rules)
-	failing := res.Count(failOn)
-	if failConfig {
+	failing := res.Count(sv.failOn)
+	if sv.failConfig {
 		for _, d := range res.Differences {
-			if d.Kind == "config" && d.Severity < failOn {
+			if d.Kind == "config" && d.Severity < sv.failOn {
 				failing++
 			}
 		}
 	}
-	res.Filter(show)
+	res.Filter(sv.show)
+	if err := printDiff(o, res); err != nil {
+		return err
+	}
+	if failing > 0 {
+		return &exit.Error{Code: exit.CodeDamaged,
+			Err: fmt.Errorf("%d difference(s) of severity %s or worse", failing, sv.failOn)}
+	}
+	return nil
+}
+
+// severities are what --fail-on and --show ask of the differences.
+type severities struct {
+	failOn     diff.Severity
+	failConfig bool // configuration differences count too
+	show       diff.Severity
+}
+
+// parseFlags reads the rules (--rules, --ignore, --compare, --latency,
+// --rate-ratio), --fail-on and --show.
+func parseFlags(o *Options) (diff.Rules, severities, error) {
+	rules := diff.DefaultRules()
+	sv := severities{failOn: diff.Minor}
+	if o.RulesFile != "" {
+		r, err := diff.LoadRules(o.RulesFile)
+		if err != nil {
+			return rules, sv, exit.Usage("--rules %s: %v", o.RulesFile, err)
+		}
+		rules = r
+	}
+	// --fail-on SEVERITY, optionally with "config" (configuration
+	// differences count too): "major,config", or "config" alone (minor).
+	for _, f := range strings.Split(o.FailOn, ",") {
+		if f = strings.TrimSpace(f); f == "config" {
+			sv.failConfig = true
+			continue
+		}
+		sev, err := diff.ParseSeverity(f)
+		if err != nil {
+			return rules, sv, exit.Usage("--fail-on: %v", err)
+		}
+		sv.failOn = sev
+	}
+	var err error
+	if sv.show, err = diff.ParseSeverity(o.Show); err != nil {
+		return rules, sv, exit.Usage("--show: %v", err)
+	}
+	rules.Ignore = append(rules.Ignore, o.Ignore...)
+	if err := checkCompare(o.Compare, rules.Ignore); err != nil {
+		return rules, sv, err
+	}
+	rules.Strict(o.Compare...)
+	if o.LatencySet || o.RulesFile == "" {
+		rules.Latency = diff.Duration(o.Latency)
+	}
+	if o.RateRatioSet || o.RulesFile == "" {
+		rules.RateRatio = o.RateRatio
+	}
+	if err := rules.Check(); err != nil {
+		return rules, sv, exit.Usage("%v", err)
+	}
+	return rules, sv, nil
+}
+
+// printDiff prints the differences (text, or --json) and writes -o's page.
+func printDiff(o *Options, res *diff.Result) error {
+	var err error
 	switch {
 	case o.Output == "-": // the page is stdout
 	case o.JSON:
@@ -225,10 +255,6 @@ func Run(o *Options) error {
 		if err != nil {
 			return exit.IOError(o.Output, err)
 		}
-	}
-	if failing > 0 {
-		return &exit.Error{Code: exit.CodeDamaged,
-			Err: fmt.Errorf("%d difference(s) of severity %s or worse", failing, failOn)}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ package exportcmd
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime/debug"
 
@@ -113,32 +114,9 @@ func Run(o *Options) error {
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if err := input.CheckCount(o.Count); err != nil {
+	files, err := inputs(o)
+	if err != nil {
 		return err
-	}
-	if err := input.CheckInputs(o.Files); err != nil {
-		return err // before the directory is made
-	}
-	for _, in := range o.Files {
-		if t := (output.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
-			if err := t.Check(in); err != nil {
-				return err
-			}
-		}
-	}
-	// The same capture given twice (a.pcap ./a.pcap) is exported once: its
-	// parts are named by its key, and two runs of it would be one file's
-	// rows twice.
-	seen := map[string]bool{}
-	var files []string
-	for _, in := range o.Files {
-		k := export.FileKey(in)
-		if seen[k] {
-			fmt.Fprintf(o.IO.Err, "%s: given more than once; exported once\n", in)
-			continue
-		}
-		seen[k] = true
-		files = append(files, in)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
@@ -150,14 +128,65 @@ func Run(o *Options) error {
 	w.Stale = func(path string, size int64) {
 		fmt.Fprintf(o.IO.Err, "bcwire: warning: %s (%d bytes) was left by an export that was killed before it finished; remove it\n", path, size)
 	}
+	intr, stop := interrupt.Catch()
+	defer stop()
+	res, werr, err := exportFiles(o, w, files, servers, intr)
+	if res != nil && res.Interrupted {
+		w.Abort()
+		return &exit.Error{Code: exit.CodeInterrupted, Err: fmt.Errorf("interrupted: nothing exported, %s left as it was", o.Dir)}
+	}
+	if cerr := w.Close(); werr == nil {
+		werr = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return exit.IOError(o.Dir, werr)
+	}
+	return res.ErrFailOn(o.FailOn)
+}
+
+// inputs checks the files (before the directory is made) and -o against
+// them, and gives each capture once: the same capture given twice
+// (a.pcap ./a.pcap) is exported once, as its parts are named by its key
+// and two runs of it would be one file's rows twice.
+func inputs(o *Options) ([]string, error) {
+	if err := input.CheckCount(o.Count); err != nil {
+		return nil, err
+	}
+	if err := input.CheckInputs(o.Files); err != nil {
+		return nil, err // before the directory is made
+	}
+	for _, in := range o.Files {
+		if t := (output.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
+			if err := t.Check(in); err != nil {
+				return nil, err
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var files []string
+	for _, in := range o.Files {
+		k := export.FileKey(in)
+		if seen[k] {
+			fmt.Fprintf(o.IO.Err, "%s: given more than once; exported once\n", in)
+			continue
+		}
+		seen[k] = true
+		files = append(files, in)
+	}
+	return files, nil
+}
+
+// exportFiles scans files into w: a row per record and per session. werr
+// is the first error writing the tables, err the scan's.
+func exportFiles(o *Options, w *export.Writer, files []string, servers []netip.AddrPort, intr <-chan struct{}) (res *scan.Result, werr, err error) {
 	var (
 		file string
 		rows export.Rows
-		werr error
 	)
-	intr, stop := interrupt.Catch()
-	defer stop()
-	res, err := scan.Run(&scan.Options{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
+	res, err = scan.Run(&scan.Options{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
 		Record: func(r *flow.Record) {
@@ -176,20 +205,7 @@ func Run(o *Options) error {
 		export.SessionRowOf(&sr, path, s)
 		return w.Session(sr)
 	})
-	if res != nil && res.Interrupted {
-		w.Abort()
-		return &exit.Error{Code: exit.CodeInterrupted, Err: fmt.Errorf("interrupted: nothing exported, %s left as it was", o.Dir)}
-	}
-	if cerr := w.Close(); werr == nil {
-		werr = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if werr != nil {
-		return exit.IOError(o.Dir, werr)
-	}
-	return res.ErrFailOn(o.FailOn)
+	return res, werr, err
 }
 
 func isDir(p string) bool {
