@@ -179,98 +179,29 @@ permission, or an I/O error.`,
 
 // Run captures and prints until stopped.
 func Run(o *Options) error {
-	if o.Iface == "" {
-		return exit.Usage("give the interface to capture on with -i IFACE (e.g. -i eth0; see --help)")
-	}
-	if o.Port < 1 || o.Port > 65535 {
-		return exit.Usage("--port %d: ports are 1-65535", o.Port)
-	}
-	if o.Count < 0 || o.Duration < 0 || o.StatsEvery < 0 {
-		return exit.Usage("-c, --duration and --stats-every cannot be negative")
-	}
-	if o.Snaplen < 64 || o.Snaplen > 262144 {
-		return exit.Usage("--snaplen %d: use 64-262144", o.Snaplen)
-	}
-	ring, err := parseRing(o.Ring)
+	l, ring, servers, err := newLiveRun(o)
 	if err != nil {
 		return err
 	}
-	if len(o.Ring) > 0 && o.Write == "" {
-		return exit.Usage("-b needs -w FILE (the files to switch)")
-	}
-	servers, err := input.ParseServers(o.Servers)
-	if err != nil {
-		return err
-	}
-	yflt, err := o.Read.CompileFilter()
-	if err != nil {
-		return err
-	}
-	tf, err := o.Read.TimeFormat()
-	if err != nil {
-		return err
-	}
-	base := pcapfilter.UDPPort(uint16(o.Port))
-	if o.Filter != "" {
-		if base, err = pcapfilter.Parse(o.Filter); err != nil {
-			return exit.Usage("-f: %v", err)
-		}
-	}
-	if o.Write != "" {
-		// With -b the files get new names (counter and time): FILE itself
-		// is never written.
-		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: !ring.rotating(), Force: o.Force}).Check(); err != nil {
-			return err
-		}
-	}
-	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
-		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
 	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen, NoRing: o.Recvmsg})
 	if err != nil {
 		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
 	defer h.Close()
 	l.h = h
-
 	if o.Write != "" {
-		create := o.create
-		if create == nil {
-			create = createAtomic
-		}
-		if o.Write == "-" { // tshark's habit: the capture on standard output
-			if ring.rotating() {
-				return exit.Usage("-w - writes one stream to standard output; -b switches files, give -w FILE")
-			}
-			create = func(string) (captureFile, error) { return stdoutCapture{o.IO.Out}, nil }
-			o.StatsOnly = true // standard output carries the capture; no lines in it
-		}
-		l.rw = &ringWriter{path: o.Write, ring: ring, link: h.LinkType(), iface: o.Iface, create: create}
-		if ring.rotating() && !o.Quiet {
-			l.rw.onSwitch = func(name string, frames int) {
-				fmt.Fprintf(l.err, "bcwire live: %s complete, %d packets\n", name, frames)
-			}
-		}
-		if err := l.rw.Start(time.Now()); err != nil {
-			return exit.IOError(o.Write, explainWriteError(err))
+		if err := l.startWriter(ring); err != nil {
+			return err
 		}
 		defer l.rw.Abort() // after a failure; a clean end commits first
 	}
-
 	if o.Metrics != "" {
-		l.m = metrics.NewDissector()
-		ep, err := metrics.Listen(o.Metrics, l.m)
+		ep, err := l.serveMetrics()
 		if err != nil {
-			return exit.Usage("--metrics %s: %v", o.Metrics, err)
+			return err
 		}
 		defer ep.Close()
-		if w := ep.Warning(); w != "" {
-			fmt.Fprintf(l.err, "bcwire live: warning: %s\n", w)
-		}
-		if o.MetricsReady != nil {
-			o.MetricsReady(ep.Addr())
-		}
 	}
-
 	parent := o.Ctx
 	if parent == nil {
 		parent = context.Background()
@@ -283,6 +214,103 @@ func Run(o *Options) error {
 		defer cancel()
 	}
 	return l.run(ctx, servers)
+}
+
+// newLiveRun checks the flags and makes the run's state; ring is -b's.
+func newLiveRun(o *Options) (*liveRun, ringOptions, []netip.AddrPort, error) {
+	var ring ringOptions
+	if o.Iface == "" {
+		return nil, ring, nil, exit.Usage("give the interface to capture on with -i IFACE (e.g. -i eth0; see --help)")
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		return nil, ring, nil, exit.Usage("--port %d: ports are 1-65535", o.Port)
+	}
+	if o.Count < 0 || o.Duration < 0 || o.StatsEvery < 0 {
+		return nil, ring, nil, exit.Usage("-c, --duration and --stats-every cannot be negative")
+	}
+	if o.Snaplen < 64 || o.Snaplen > 262144 {
+		return nil, ring, nil, exit.Usage("--snaplen %d: use 64-262144", o.Snaplen)
+	}
+	ring, err := parseRing(o.Ring)
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	if len(o.Ring) > 0 && o.Write == "" {
+		return nil, ring, nil, exit.Usage("-b needs -w FILE (the files to switch)")
+	}
+	servers, err := input.ParseServers(o.Servers)
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	yflt, err := o.Read.CompileFilter()
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	tf, err := o.Read.TimeFormat()
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	base := pcapfilter.UDPPort(uint16(o.Port))
+	if o.Filter != "" {
+		if base, err = pcapfilter.Parse(o.Filter); err != nil {
+			return nil, ring, nil, exit.Usage("-f: %v", err)
+		}
+	}
+	if o.Write != "" {
+		// With -b the files get new names (counter and time): FILE itself
+		// is never written.
+		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: !ring.rotating(), Force: o.Force}).Check(); err != nil {
+			return nil, ring, nil, err
+		}
+	}
+	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
+		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
+	return l, ring, servers, nil
+}
+
+// startWriter starts -w: one capture file, a ring of them (-b), or the
+// capture on standard output.
+func (l *liveRun) startWriter(ring ringOptions) error {
+	o := l.o
+	create := o.create
+	if create == nil {
+		create = createAtomic
+	}
+	if o.Write == "-" { // tshark's habit: the capture on standard output
+		if ring.rotating() {
+			return exit.Usage("-w - writes one stream to standard output; -b switches files, give -w FILE")
+		}
+		create = func(string) (captureFile, error) { return stdoutCapture{o.IO.Out}, nil }
+		o.StatsOnly = true // standard output carries the capture; no lines in it
+	}
+	rw := &ringWriter{path: o.Write, ring: ring, link: l.h.LinkType(), iface: o.Iface, create: create}
+	if ring.rotating() && !o.Quiet {
+		rw.onSwitch = func(name string, frames int) {
+			fmt.Fprintf(l.err, "bcwire live: %s complete, %d packets\n", name, frames)
+		}
+	}
+	if err := rw.Start(time.Now()); err != nil {
+		return exit.IOError(o.Write, explainWriteError(err))
+	}
+	l.rw = rw
+	return nil
+}
+
+// serveMetrics starts --metrics' endpoint.
+func (l *liveRun) serveMetrics() (*metrics.Endpoint, error) {
+	o := l.o
+	l.m = metrics.NewDissector()
+	ep, err := metrics.Listen(o.Metrics, l.m)
+	if err != nil {
+		return nil, exit.Usage("--metrics %s: %v", o.Metrics, err)
+	}
+	if w := ep.Warning(); w != "" {
+		fmt.Fprintf(l.err, "bcwire live: warning: %s\n", w)
+	}
+	if o.MetricsReady != nil {
+		o.MetricsReady(ep.Addr())
+	}
+	return ep, nil
 }
 
 // maxSummaries caps the session lines kept for the final summary, so a
