@@ -305,7 +305,9 @@ func (l *liveRun) serveMetrics() (*metrics.Endpoint, error) {
 		return nil, exit.Usage("--metrics %s: %v", o.Metrics, err)
 	}
 	if w := ep.Warning(); w != "" {
-		fmt.Fprintf(l.err, "bcwire live: warning: %s\n", w)
+		// Straight to stderr: l.err, the buffered writer of run's lines,
+		// does not exist yet.
+		fmt.Fprintf(o.IO.Err, "bcwire live: warning: %s\n", w)
 	}
 	if o.MetricsReady != nil {
 		o.MetricsReady(ep.Addr())

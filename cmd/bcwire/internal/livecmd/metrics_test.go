@@ -169,3 +169,21 @@ func TestMetricsMatchFile(t *testing.T) {
 		len(final), final[`bcwire_datagrams_total{dir="c2s"}`], final[`bcwire_datagrams_total{dir="s2c"}`],
 		final[`bcwire_sessions_ended_total`], final["bcwire_ack_rtt_seconds_count"])
 }
+
+// TestMetricsBeyondLoopbackWarns: --metrics on every interface is warned
+// about on stderr before the capture starts (it used to panic: the warning
+// went to a writer made only later).
+func TestMetricsBeyondLoopbackWarns(t *testing.T) {
+	needRoot(t)
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the capture ends as soon as it starts
+	err := Run(&Options{IO: &iostreams.IOStreams{Out: io.Discard, Err: &stderr}, Iface: "lo", Port: 9, Snaplen: 262144,
+		StatsOnly: true, Metrics: "0.0.0.0:0", Ctx: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "listens on every interface") {
+		t.Errorf("no warning about the endpoint:\n%s", stderr.String())
+	}
+}
