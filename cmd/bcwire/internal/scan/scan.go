@@ -7,6 +7,7 @@ package scan
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
@@ -152,14 +153,7 @@ func scanFile(o *Options, path string, res *Result, read *int, emit func(string,
 	}
 
 	listed, n := 0, 0
-	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers}
-	sopts.Flow.Servers = o.Servers
-	if len(o.Servers) > 0 {
-		sopts.Keep = KeepServers(o.Servers)
-	}
-	if o.Filter != nil {
-		sopts.Keep = KeepFiltered(o.Filter, input.FileName(path), sopts.Keep)
-	}
+	sopts := sessionOptions(o, path)
 	sopts.Record = func(r *flow.Record) bool {
 		if r.Err != nil && (listed < o.MaxDamageLines || errors.Is(r.Err, capture.ErrUnreadable)) {
 			listed++
@@ -209,27 +203,46 @@ func scanFile(o *Options, path string, res *Result, read *int, emit func(string,
 	res.NonStock += sum.NonStock
 	res.BadChecksums += sum.Summary.Capture.BadChecksums
 	if !o.Quiet {
-		c, fs := sum.Summary.Capture, sum.Summary.Flow
-		fmt.Fprintf(o.IO.Err, "%s: %d records, %d Bridge Commander datagrams, %d GameSpy, %d sessions (at most %d at once)",
-			path, c.Records, fs.Datagrams, fs.GameSpy, sum.Sessions, sum.Peak)
-		if sum.Damaged > 0 {
-			fmt.Fprintf(o.IO.Err, "; %d DAMAGED", sum.Damaged)
-		}
-		if sum.NonStock > 0 {
-			fmt.Fprintf(o.IO.Err, "; %d non-stock messages (intact, not damage)", sum.NonStock)
-		}
-		if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
-			fmt.Fprintf(o.IO.Err, "; %s", ev)
-		}
-		if x := cf.R.ExpansionText(); x != "" {
-			fmt.Fprintf(o.IO.Err, "; %s", x)
-		}
-		fmt.Fprintln(o.IO.Err)
-		if note := cf.R.Note(); note != "" {
-			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
-		}
+		printSummary(o.IO.Err, path, sum, cf)
 	}
 	return nil
+}
+
+// printSummary is a file's line on stderr (and the reader's note, if any).
+func printSummary(w io.Writer, path string, sum *session.ScanResult, cf *input.CaptureFile) {
+	c, fs := sum.Summary.Capture, sum.Summary.Flow
+	fmt.Fprintf(w, "%s: %d records, %d Bridge Commander datagrams, %d GameSpy, %d sessions (at most %d at once)",
+		path, c.Records, fs.Datagrams, fs.GameSpy, sum.Sessions, sum.Peak)
+	if sum.Damaged > 0 {
+		fmt.Fprintf(w, "; %d DAMAGED", sum.Damaged)
+	}
+	if sum.NonStock > 0 {
+		fmt.Fprintf(w, "; %d non-stock messages (intact, not damage)", sum.NonStock)
+	}
+	if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
+		fmt.Fprintf(w, "; %s", ev)
+	}
+	if x := cf.R.ExpansionText(); x != "" {
+		fmt.Fprintf(w, "; %s", x)
+	}
+	fmt.Fprintln(w)
+	if note := cf.R.Note(); note != "" {
+		fmt.Fprintf(w, "%s: %s\n", path, note)
+	}
+}
+
+// sessionOptions are session.Scan's options for the file path: the caps,
+// and --server and -Y choosing the records.
+func sessionOptions(o *Options, path string) session.ScanOptions {
+	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers}
+	sopts.Flow.Servers = o.Servers
+	if len(o.Servers) > 0 {
+		sopts.Keep = KeepServers(o.Servers)
+	}
+	if o.Filter != nil {
+		sopts.Keep = KeepFiltered(o.Filter, input.FileName(path), sopts.Keep)
+	}
+	return sopts
 }
 
 // EvictionText says what the caps made the decoder forget, or "" when
