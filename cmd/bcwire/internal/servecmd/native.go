@@ -146,18 +146,79 @@ func RunNative(ctx context.Context, io *iostreams.IOStreams, o *NativeOptions) e
 		}
 		return nil
 	}
-	cfg, err := o.config()
+	opts, err := o.serverOptions(io.Err)
 	if err != nil {
 		return err
 	}
+	log := opts.Logger
+	// The -w target is checked before the port is taken: a refusal
+	// leaves nothing running.
+	if o.Write != "" {
+		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, opts.Config.ChecksumManifest); err != nil {
+			return err
+		}
+	}
+	pc := o.Conn
+	if pc == nil {
+		if pc, err = o.listen(opts.Config.Port); err != nil {
+			return err
+		}
+		defer pc.Close()
+	}
+	capw, sm, err := o.taps(&opts)
+	if err != nil {
+		return err
+	}
+	srv, err := native.New(opts)
+	if err != nil {
+		return exit.Usage("%v", err)
+	}
+	if sm != nil {
+		ep, err := o.metricsEndpoint(log, sm, srv)
+		if err != nil {
+			return err
+		}
+		defer ep.Close()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	o.schedule(ctx, &wg, srv, cancel)
+	in := o.Stdin
+	if in == nil && (o.Console || io.InTTY) {
+		in = io.In
+	}
+	if in != nil {
+		// The reader is not waited for: a read from a terminal cannot be
+		// interrupted, and the process ends right after Run.
+		go console(ctx, io.Out, srv, in, cancel)
+	}
+	err = srv.Serve(ctx, pc)
+	wg.Wait()
+	if capw != nil {
+		err = o.closeCapture(log, capw, err)
+	}
+	if err != nil {
+		return ioErr(err)
+	}
+	return nil
+}
+
+// serverOptions are the native server's options from the flags and the
+// config file, with its logger on errw (--log-level, --log-json).
+func (o *NativeOptions) serverOptions(errw io.Writer) (native.Options, error) {
+	cfg, err := o.config()
+	if err != nil {
+		return native.Options{}, err
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return exit.Usage("--log-level %q: use debug, info, warn or error", o.LogLevel)
+		return native.Options{}, exit.Usage("--log-level %q: use debug, info, warn or error", o.LogLevel)
 	}
 	hopts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(io.Err, hopts)
+	var h slog.Handler = slog.NewTextHandler(errw, hopts)
 	if o.LogJSON {
-		h = slog.NewJSONHandler(io.Err, hopts)
+		h = slog.NewJSONHandler(errw, hopts)
 	}
 	log := slog.New(h)
 
@@ -169,38 +230,37 @@ func RunNative(ctx context.Context, io *iostreams.IOStreams, o *NativeOptions) e
 	if cfg.ChecksumManifest != "" {
 		m, err := native.LoadManifest(cfg.ChecksumManifest)
 		if err != nil {
-			return exit.Usage("checksum manifest: %v", err)
+			return opts, exit.Usage("checksum manifest: %v", err)
 		}
 		opts.Manifest = m
 	}
+	return opts, nil
+}
 
-	// The -w target is checked before the port is taken: a refusal
-	// leaves nothing running.
-	if o.Write != "" {
-		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
-			return err
-		}
+// listen takes the UDP port: --listen's address (with port, when it has
+// none), or every address on port.
+func (o *NativeOptions) listen(port int) (net.PacketConn, error) {
+	addr := o.Listen
+	if addr == "" {
+		addr = ":" + strconv.Itoa(port)
+	} else if _, _, err := net.SplitHostPort(addr); err != nil {
+		addr = net.JoinHostPort(addr, strconv.Itoa(port))
 	}
-	pc := o.Conn
-	if pc == nil {
-		addr := o.Listen
-		if addr == "" {
-			addr = ":" + strconv.Itoa(cfg.Port)
-		} else if _, _, err := net.SplitHostPort(addr); err != nil {
-			addr = net.JoinHostPort(addr, strconv.Itoa(cfg.Port))
-		}
-		pc, err = net.ListenPacket("udp", addr)
-		if err != nil {
-			return ioErr(fmt.Errorf("listen: %w", err))
-		}
-		defer pc.Close()
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return nil, ioErr(fmt.Errorf("listen: %w", err))
 	}
+	return pc, nil
+}
 
+// taps sets opts.Tap for -w (the capture file) and --metrics (the
+// dissector behind it), either or both.
+func (o *NativeOptions) taps(opts *native.Options) (*captureFile, *serveMetrics, error) {
 	var capw *captureFile
 	if o.Write != "" {
-		capw, err = createCapture(o.Write)
-		if err != nil {
-			return ioErr(err)
+		var err error
+		if capw, err = createCapture(o.Write); err != nil {
+			return nil, nil, ioErr(err)
 		}
 		opts.Tap = capw.tap
 	}
@@ -216,64 +276,52 @@ func RunNative(ctx context.Context, io *iostreams.IOStreams, o *NativeOptions) e
 			opts.Tap = sm.tap
 		}
 	}
-	srv, err := native.New(opts)
-	if err != nil {
-		return exit.Usage("%v", err)
-	}
-	if sm != nil {
-		ep, err := metrics.Listen(o.Metrics, sm.d, serverCollector(srv))
-		if err != nil {
-			return exit.Usage("--metrics %s: %v", o.Metrics, err)
-		}
-		defer ep.Close()
-		if w := ep.Warning(); w != "" {
-			log.Warn(w)
-		}
-		if o.MetricsReady != nil {
-			o.MetricsReady(ep.Addr(), sm.flush)
-		}
-	}
+	return capw, sm, nil
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
+// metricsEndpoint starts --metrics' HTTP endpoint.
+func (o *NativeOptions) metricsEndpoint(log *slog.Logger, sm *serveMetrics, srv *native.Server) (*metrics.Endpoint, error) {
+	ep, err := metrics.Listen(o.Metrics, sm.d, serverCollector(srv))
+	if err != nil {
+		return nil, exit.Usage("--metrics %s: %v", o.Metrics, err)
+	}
+	if w := ep.Warning(); w != "" {
+		log.Warn(w)
+	}
+	if o.MetricsReady != nil {
+		o.MetricsReady(ep.Addr(), sm.flush)
+	}
+	return ep, nil
+}
+
+// schedule starts the timers of --stop-after, --end-after and
+// --restart-after.
+func (o *NativeOptions) schedule(ctx context.Context, wg *sync.WaitGroup, srv *native.Server, cancel func()) {
 	if o.StopAfter > 0 {
-		after(ctx, &wg, o.StopAfter, cancel)
+		after(ctx, wg, o.StopAfter, cancel)
 	}
 	if o.EndAfter > 0 {
-		after(ctx, &wg, o.EndAfter, func() {
+		after(ctx, wg, o.EndAfter, func() {
 			srv.EndGame(time.Now(), game.EndOver)
 			if o.RestartAfter > 0 {
-				after(ctx, &wg, o.RestartAfter, func() { srv.Restart(time.Now()) })
+				after(ctx, wg, o.RestartAfter, func() { srv.Restart(time.Now()) })
 			}
 		})
 	}
-	in := o.Stdin
-	if in == nil && (o.Console || io.InTTY) {
-		in = io.In
-	}
-	if in != nil {
-		// The reader is not waited for: a read from a terminal cannot be
-		// interrupted, and the process ends right after Run.
-		go console(ctx, io.Out, srv, in, cancel)
-	}
+}
 
-	err = srv.Serve(ctx, pc)
-	wg.Wait()
-	if capw != nil {
-		if cerr := capw.close(); cerr != nil {
-			log.Error("capture not written", "file", o.Write, "err", cerr)
-			if err == nil {
-				err = fmt.Errorf("-w %s: %w", o.Write, cerr)
-			}
-		} else {
-			log.Info("capture written", "file", o.Write)
+// closeCapture completes -w's capture, logging the outcome; a failure is
+// the run's error unless it has one already.
+func (o *NativeOptions) closeCapture(log *slog.Logger, capw *captureFile, err error) error {
+	if cerr := capw.close(); cerr != nil {
+		log.Error("capture not written", "file", o.Write, "err", cerr)
+		if err == nil {
+			err = fmt.Errorf("-w %s: %w", o.Write, cerr)
 		}
+	} else {
+		log.Info("capture written", "file", o.Write)
 	}
-	if err != nil {
-		return ioErr(err)
-	}
-	return nil
+	return err
 }
 
 // after runs fn once d has passed, unless ctx ends first.
