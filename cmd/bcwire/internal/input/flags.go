@@ -1,8 +1,8 @@
 // Package input opens the captures bcwire's commands read and holds the
 // flags that choose them and say how to read them: -r, -Y, -t, -c,
-// --server, --checksums, the memory caps and --workers; and the other
-// inputs a command is given (a pasted datagram in hex, a capture to
-// replay).
+// --server, --checksums, the memory caps and --workers, with FilesRunE,
+// the RunE of the commands that take capture files; and the other inputs
+// a command is given (a pasted datagram in hex, a capture to replay).
 package input
 
 import (

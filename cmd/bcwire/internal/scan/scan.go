@@ -1,7 +1,8 @@
 // Package scan is the capture-to-sessions loop of stats, timeline, report,
-// export and diff, with what a person running them sees on stderr: progress
-// on large files, the damaged packets with their numbers, and a summary
-// line per file. The loop itself is session.Scan.
+// export and diff (LoadDiff), with what a person running them sees on
+// stderr: progress on large files, the damaged packets with their numbers
+// (DamageText, which decode uses too), and a summary line per file. The
+// loop itself is session.Scan.
 package scan
 
 import (
