@@ -4,8 +4,8 @@ package jsongen
 // writer, text and JSON (HeaderFile), as miekg/dns writes pack, unpack and
 // text from its record types.
 //
-// A message type's header is its fields with a wire tag, on the wire in
-// declaration order:
+// A message type's (a struct with an Opcode method) header is its fields
+// with a wire tag, on the wire in declaration order:
 //
 //	wire:"NAME[,flag=F][,if=B]"
 //
@@ -84,8 +84,9 @@ type hgen struct {
 	out     *bytes.Buffer
 }
 
-// headerTypes returns the package's struct types with a wire tag on a field,
-// in name order.
+// headerTypes returns the package's message types (structs with an Opcode
+// method) with a wire tag on a field, in name order. (Other structs' wire
+// tags name their parts.)
 func headerTypes(pkg *types.Package) []*types.Named {
 	var ts []*types.Named
 	for _, name := range pkg.Scope().Names() {
@@ -98,7 +99,7 @@ func headerTypes(pkg *types.Package) []*types.Named {
 			continue
 		}
 		st, ok := named.Underlying().(*types.Struct)
-		if !ok {
+		if !ok || !hasMethod(named, "Opcode") {
 			continue
 		}
 		for i := range st.NumFields() {
