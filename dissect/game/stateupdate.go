@@ -58,7 +58,7 @@ type StateUpdate struct {
 	// ship's subsystem values, is on the wire only when HasHash is set.
 	Position dissect.Vec3 `wire:"position,flag=StatePosition" text:"pos" json:"position"`
 	HasHash  bool         `wire:"has-hash bit,flag=StatePosition" text:"-" json:"has_hash"`
-	Hash     uint16       `wire:"subsystem hash,flag=StatePosition,if=HasHash" text:"hash,hex,else=none" json:"hash,hex"`
+	Hash     uint16       `wire:"subsystem hash,flag=StatePosition,if=HasHash" text:"hash,hex,else=none" json:"hash"`
 	// Delta (flag 0x02) is the position change since the last absolute
 	// position.
 	Delta dissect.CV4 `wire:"position delta,flag=StateDelta" text:"delta" json:"delta"`

@@ -20,17 +20,19 @@ package jsongen
 // written by them.
 //
 //	text:"LABEL[,hex][,prec=N][,else=T]"   or text:"-"
-//	json:"KEY[,hex]"                       or json:"-"
+//	json:"KEY"                             or json:"-"
 //
 // The text form appends " LABEL=" (no space before the first field) and
 // the value: hex writes an integer as 0x and two digits a byte (appendHex),
 // prec=N a float32 with N decimals (dissect.AppendFixed), and otherwise the
 // type's AppendString (or appendString) method, or strconv for bool and
 // integers; else=T appends " LABEL=T" when if=B is false. The JSON form
-// appends ,"KEY": and the value: hex an integer as the string "0x…", and
-// otherwise the type's AppendJSON method, jsonenc for bool and integers,
-// appendJSONF32 for float32. The first field of each form must always be
-// present: it opens the line, and the JSON object.
+// appends ,"KEY": and the value: with hex (of the text tag: json tags take
+// no options of their own, which vet and staticcheck would refuse) an
+// integer as the string "0x…", and otherwise the type's AppendJSON method,
+// jsonenc for bool and integers, appendJSONF32 for float32. The first
+// field of each form must always be present: it opens the line, and the
+// JSON object.
 //
 // The methods written for a message type T (on *T):
 //
@@ -65,12 +67,11 @@ type hfield struct {
 	what       string
 	flag, cond string // the flag constant and the bool field it depends on
 	label      string // "" for text:"-"
-	textHex    bool
-	prec       int // -1 when not set
+	hex        bool   // in the text form and the JSON
+	prec       int    // -1 when not set
 	elseText   string
 	hasElse    bool
 	key        string // "" for json:"-"
-	jsonHex    bool
 }
 
 // hgen writes one message type's header methods.
@@ -204,7 +205,7 @@ func (g *hgen) parse(st *types.Struct) error {
 		for _, o := range opts[1:] {
 			switch k, val, _ := strings.Cut(o, "="); k {
 			case "hex":
-				f.textHex = true
+				f.hex = true
 			case "prec":
 				n, err := strconv.Atoi(val)
 				if err != nil || n < 0 {
@@ -221,17 +222,14 @@ func (g *hgen) parse(st *types.Struct) error {
 		if !ok {
 			return fail("a header field needs a json tag (json:\"-\" leaves it out)")
 		}
-		opts = strings.Split(js, ",")
-		if opts[0] != "-" {
-			if f.key = opts[0]; !keyRE.MatchString(f.key) {
+		key, opt, _ := strings.Cut(js, ",")
+		if opt != "" {
+			return fail("json option %q is not generated for a header field", opt)
+		}
+		if key != "-" {
+			if f.key = key; !keyRE.MatchString(f.key) {
 				return fail("key %q is not of the plain form generated", f.key)
 			}
-		}
-		for _, o := range opts[1:] {
-			if o != "hex" {
-				return fail("json option %q is not generated for a header field", o)
-			}
-			f.jsonHex = true
 		}
 		if err := g.check(&f); err != nil {
 			return fail("%v", err)
@@ -278,7 +276,7 @@ func (g *hgen) check(f *hfield) error {
 	if f.hasElse && f.cond == "" {
 		return fmt.Errorf("text option else= without if= in the wire tag")
 	}
-	if (f.textHex || f.jsonHex) && !isInteger(f.v.Type()) {
+	if f.hex && !isInteger(f.v.Type()) {
 		return fmt.Errorf("hex on %s, not an integer", f.v.Type())
 	}
 	if f.prec >= 0 && !isFloat32(f.v.Type()) {

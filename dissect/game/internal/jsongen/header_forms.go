@@ -50,7 +50,7 @@ func (g *hgen) text(f *hfield, v, open string) (string, error) {
 	t := f.v.Type()
 	dst := fmt.Sprintf("append(b, %q...)", open)
 	switch {
-	case f.textHex:
+	case f.hex:
 		n, _, _ := g.size(t)
 		if err := g.needs("appendHex"); err != nil {
 			return "", err
@@ -102,7 +102,7 @@ func (g *hgen) json(f *hfield, v, open string) (string, error) {
 	t := f.v.Type()
 	dst := "append(b, `" + open + "`...)"
 	switch {
-	case f.jsonHex:
+	case f.hex:
 		n, _, _ := g.size(t)
 		if err := g.needs("appendHex"); err != nil {
 			return "", err

@@ -35,7 +35,7 @@ const header = `type M struct {
 	Flags F       ` + "`wire:\"flags\" text:\"flags\" json:\"flags\"`" + `
 	Pos   V       ` + "`wire:\"pos,flag=FA\" text:\"-\" json:\"pos\"`" + `
 	Has   bool    ` + "`wire:\"has bit,flag=FA\" text:\"has\" json:\"has\"`" + `
-	H     uint16  ` + "`wire:\"hash,flag=FA,if=Has\" text:\"h,hex,else=none\" json:\"h,hex\"`" + `
+	H     uint16  ` + "`wire:\"hash,flag=FA,if=Has\" text:\"h,hex,else=none\" json:\"h\"`" + `
 	N     int32   ` + "`wire:\"n,flag=FB\" text:\"n\" json:\"-\"`" + `
 	Other []byte
 }
