@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect/game/internal/jsongen"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/golden"
 )
 
 // TestGeneratedIsCurrent runs the generator into memory and fails when
@@ -20,7 +20,7 @@ func TestGeneratedIsCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg := testutil.FirstDiff(want, got); msg != "" {
+		if msg := golden.FirstDiff(want, got); msg != "" {
 			t.Errorf("%s is stale; run go generate ./dissect/game\n%s", name, msg)
 		}
 	}
