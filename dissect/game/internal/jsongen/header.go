@@ -27,9 +27,9 @@ package jsongen
 // prec=N a float32 with N decimals (dissect.AppendFixed), and otherwise the
 // type's AppendString (or appendString) method, or strconv for bool and
 // integers; else=T appends " LABEL=T" when if=B is false. The JSON form
-// appends ,"KEY": and the value: with hex (of the text tag: json tags take
-// no options of their own, which vet and staticcheck would refuse) an
-// integer as the string "0x…", and otherwise the type's AppendJSON method,
+// appends ,"KEY": and the value: with hex (of the text tag: staticcheck
+// refuses a json tag option encoding/json does not know) an integer as the
+// string "0x…", and otherwise the type's AppendJSON method,
 // jsonenc for bool and integers, appendJSONF32 for float32. The first
 // field of each form must always be present: it opens the line, and the
 // JSON object.
