@@ -7,18 +7,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 func run(t *testing.T, o *Options) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	o.IO = &report.IO{Out: &out, Err: &errb}
+	o.IO = &iostreams.IOStreams{Out: &out, Err: &errb}
 	o.Peer = -1
 	code := 0
 	if err := Run(o); err != nil {
-		var ee *cliutil.ExitError
+		var ee *exit.Error
 		if !errors.As(err, &ee) {
 			t.Fatalf("error without an exit status: %v", err)
 		}
@@ -45,9 +46,9 @@ func TestDecodeWorkersSameOutput(t *testing.T) {
 		}
 	}
 	for _, o := range []Options{{}, {Verbose: true}, {JSON: true}, {Count: 777},
-		{Read: cliutil.ReadFlags{Time: "d", Filter: `name == "StateUpdate" or type_name == "ack"`}},
-		{JSON: true, Read: cliutil.ReadFlags{Filter: "fields.speed > 1 or frame % 7 == 0"}},
-		{Verbose: true, Print: cliutil.PrintFlags{Hex: true}, Count: 3000}} {
+		{Read: input.ReadFlags{Time: "d", Filter: `name == "StateUpdate" or type_name == "ack"`}},
+		{JSON: true, Read: input.ReadFlags{Filter: "fields.speed > 1 or frame % 7 == 0"}},
+		{Verbose: true, Print: PrintFlags{Hex: true}, Count: 3000}} {
 		o1 := o
 		o1.Files = caps
 		want, wcode := run(t, &o1)
