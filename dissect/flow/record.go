@@ -46,6 +46,13 @@ type Record struct {
 	// type 0x32 message, or the last fragment of a reassembled one.
 	Game        *game.Result
 	Reassembled int // number of fragments the game message was rebuilt from (0 = not fragmented)
+	// Payload is the game message Game was decoded from, opcode byte
+	// first: the data message's payload, or the fragments' payloads joined
+	// for a reassembled one. It is set with Game and nil without. Like the
+	// record, valid only during emit (a reassembled payload is the
+	// Tracker's buffer, which the next reassembly overwrites): copy it to
+	// keep it.
+	Payload []byte
 
 	// DuplicateFragment marks a fragment that was already held (a
 	// retransmission); it adds nothing to reassembly.
@@ -76,7 +83,7 @@ type Record struct {
 // keeping the datagram's own.
 func (r *Record) resetMessage(kind Kind, index int) {
 	r.Kind, r.MsgIndex = kind, index
-	r.Msg, r.Control, r.Game, r.GameSpy, r.Master = nil, nil, nil, nil, nil
+	r.Msg, r.Control, r.Game, r.Payload, r.GameSpy, r.Master = nil, nil, nil, nil, nil, nil
 	r.Reassembled, r.DuplicateFragment = 0, false
 	r.Raw, r.Err, r.Warning, r.NonStock = nil, nil, "", nil
 }

@@ -287,7 +287,7 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 		return
 	}
 	t.game = fs.dec.Decode(payload, rec.Dir)
-	rec.Game = &t.game
+	rec.Game, rec.Payload = &t.game, payload
 	if t.game.Err != nil {
 		t.stats.GameErrors++
 	}
