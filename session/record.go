@@ -126,21 +126,19 @@ func (l *live) add(r *flow.Record, now stamp) {
 	tt.Bytes += len(m.Raw)
 	var op game.Opcode
 	payload := r.Payload
-	if g := r.Game; g != nil {
-		if len(payload) > 0 {
-			// Most are StateUpdates: their opcode without the interface
-			// call (which made every register spill).
-			if _, ok := g.Msg.(*game.StateUpdate); ok {
-				op = game.OpStateUpdate
-				o := &cc.stateUpdates[d]
-				o.Count++
-				o.Bytes += len(payload)
-			} else {
-				op = g.Msg.Opcode()
-				o := &s.Traffic.Opcodes[d][op]
-				o.Count++
-				o.Bytes += len(payload)
-			}
+	if g := r.Game; g != nil && len(payload) > 0 {
+		// Most are StateUpdates: their opcode without the interface call
+		// (which made every register spill).
+		if _, ok := g.Msg.(*game.StateUpdate); ok {
+			op = game.OpStateUpdate
+			o := &cc.stateUpdates[d]
+			o.Count++
+			o.Bytes += len(payload)
+		} else {
+			op = g.Msg.Opcode()
+			o := &s.Traffic.Opcodes[d][op]
+			o.Count++
+			o.Bytes += len(payload)
 		}
 	}
 	if m.Type == dissect.TypeAck {
