@@ -1,34 +1,28 @@
 package root
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/bcwire/bcwire/report"
 )
 
 // TestReadmeLayoutListsEveryPackage: the README's layout table has a row
 // for every package of the module (a row for a folder of commands or
-// scripts, interop, covers what is below it), and no row for a path that
-// is not there.
+// scripts, interop, covers what is below it), one row each, and no row for
+// a path that is not there.
 func TestReadmeLayoutListsEveryPackage(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sec := string(readme)
-	i := strings.Index(sec, "## Layout")
-	if i < 0 {
-		t.Fatal("no Layout section")
-	}
-	sec = sec[i:]
-	if j := strings.Index(sec[3:], "\n## "); j >= 0 {
-		sec = sec[:j+3]
-	}
+	sec := readmeSection(t, "## Layout")
 	rows := map[string]bool{}
 	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(sec, -1) {
+		if rows[m[1]] {
+			t.Errorf("the layout table lists %s twice (one row each)", m[1])
+		}
 		rows[m[1]] = true
 	}
 	root, _ := filepath.Abs(repoRoot)
@@ -60,5 +54,72 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 	}
 	if len(rows) < 40 {
 		t.Errorf("only %d rows read", len(rows))
+	}
+}
+
+// readmeSection returns the README's section under heading (a "## " line),
+// up to the next heading of the same level.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(readme)
+	i := strings.Index(sec, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("no %q section in the README", heading)
+	}
+	sec = sec[i+1:]
+	if j := strings.Index(sec[len(heading):], "\n## "); j >= 0 {
+		sec = sec[:len(heading)+j]
+	}
+	return sec
+}
+
+// TestReadmeCommandsListEveryCommand: the README's commands table has a row
+// naming each command of the tree bcwire-full builds (bcwire's own, the
+// ones it starts bcwire-full for, and cobra's help and completion), and
+// each subcommand in its command's row; and no row names a command that is
+// not there.
+func TestReadmeCommandsListEveryCommand(t *testing.T) {
+	sec := readmeSection(t, "## Commands")
+	if j := strings.Index(sec, "\n### "); j >= 0 {
+		sec = sec[:j] // the table, not the sections under it
+	}
+	rows := map[string][]string{} // command name -> first cells naming it
+	for _, m := range regexp.MustCompile(`(?m)^\| (.+?) \| .* \|$`).FindAllStringSubmatch(sec, -1) {
+		for _, c := range regexp.MustCompile("`(?:sudo )?bcwire ([a-z-]+)").FindAllStringSubmatch(m[1], -1) {
+			rows[c[1]] = append(rows[c[1]], m[1])
+		}
+	}
+	root := NewCmdRoot(&report.IO{Out: io.Discard, Err: io.Discard})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	names := map[string]bool{}
+	for _, c := range root.Commands() {
+		names[c.Name()] = true
+		cells, ok := rows[c.Name()]
+		if !ok {
+			t.Errorf("command %s has no row in the README's commands table", c.Name())
+			continue
+		}
+		for _, sub := range c.Commands() {
+			named := false
+			for _, cell := range cells {
+				named = named || regexp.MustCompile(`\b`+regexp.QuoteMeta(sub.Name())+`\b`).MatchString(cell)
+			}
+			if !named {
+				t.Errorf("the README's row for %s does not name its subcommand %s", c.Name(), sub.Name())
+			}
+		}
+	}
+	for name := range rows {
+		if !names[name] {
+			t.Errorf("the README's commands table names bcwire %s, which is no command", name)
+		}
+	}
+	if len(names) < 15 {
+		t.Errorf("only %d commands in the tree", len(names))
 	}
 }
