@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/bcwire/bcwire/report"
 )
@@ -122,4 +123,56 @@ func TestReadmeCommandsListEveryCommand(t *testing.T) {
 	if len(names) < 15 {
 		t.Errorf("only %d commands in the tree", len(names))
 	}
+}
+
+// TestReadmeLinksResolve: every link of the README and of docs/ to a
+// heading (#anchor, GitHub's form of the heading) or to a file of the
+// repository finds it, so that a fact kept in one place and linked from
+// the others stays reachable when a section is renamed or moved.
+func TestReadmeLinksResolve(t *testing.T) {
+	docs, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	for _, path := range append([]string{filepath.Join(repoRoot, "README.md")}, docs...) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		anchors := map[string]bool{}
+		for _, m := range regexp.MustCompile(`(?m)^#+ (.+)$`).FindAllStringSubmatch(string(b), -1) {
+			anchors[headingAnchor(m[1])] = true
+		}
+		links := regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(string(b), -1)
+		for _, m := range links {
+			target := m[1]
+			switch {
+			case strings.Contains(target, "://"):
+			case strings.HasPrefix(target, "#"):
+				if !anchors[target[1:]] {
+					t.Errorf("%s: link %s names no heading", filepath.Base(path), target)
+				}
+			default:
+				file, _, _ := strings.Cut(target, "#")
+				if _, err := os.Stat(filepath.Join(filepath.Dir(path), file)); err != nil {
+					t.Errorf("%s: link %s: %v", filepath.Base(path), target, err)
+				}
+			}
+		}
+		if filepath.Base(path) == "README.md" && len(links) < 10 {
+			t.Errorf("only %d links read in the README", len(links))
+		}
+	}
+}
+
+// headingAnchor is GitHub's anchor for a Markdown heading: lower case,
+// spaces as hyphens, punctuation other than - and _ left out.
+func headingAnchor(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(h) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
