@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/report"
 )
 
@@ -175,4 +176,32 @@ func headingAnchor(h string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestReadmeNamesEveryNonStockForm: the README's list of the registry's
+// known non-stock forms is the registry's (dissect.Forms), each entry once;
+// what each form is stays in the registry, which decode -V prints.
+func TestReadmeNamesEveryNonStockForm(t *testing.T) {
+	sec := readmeSection(t, "## Commands")
+	i := strings.Index(sec, "The registry knows")
+	j := strings.Index(sec, ". A non-stock message")
+	if i < 0 || j < i {
+		t.Fatal("no list of the registry's forms under Stock, non-stock, damage")
+	}
+	listed := map[string]int{}
+	for _, m := range regexp.MustCompile("`([a-z0-9-]+)`").FindAllStringSubmatch(sec[i:j], -1) {
+		listed[m[1]]++
+	}
+	for _, f := range dissect.Forms {
+		if f.ID == dissect.FormUnknown {
+			continue
+		}
+		if listed[f.Name] != 1 {
+			t.Errorf("the README lists the form %s %d times, want once", f.Name, listed[f.Name])
+		}
+		delete(listed, f.Name)
+	}
+	for name := range listed {
+		t.Errorf("the README lists %s, which the registry does not have", name)
+	}
 }
