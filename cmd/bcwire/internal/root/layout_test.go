@@ -205,3 +205,49 @@ func TestReadmeNamesEveryNonStockForm(t *testing.T) {
 		t.Errorf("the README lists %s, which the registry does not have", name)
 	}
 }
+
+// TestReadmeTestNamesExist: every test, benchmark and fuzz target the
+// README or docs/ names as evidence for a figure or a claim exists, so a
+// renamed or deleted test does not leave a claim that nothing checks.
+func TestReadmeTestNamesExist(t *testing.T) {
+	defined := map[string]bool{}
+	err := filepath.WalkDir(repoRoot, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz)\w+)\(`).FindAllSubmatch(b, -1) {
+			defined[string(m[1])] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	named := 0
+	for _, path := range append([]string{filepath.Join(repoRoot, "README.md")}, docs...) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`\b(?:Test|Benchmark|Fuzz)[A-Z]\w*`).FindAllString(string(b), -1) {
+			named++
+			if !defined[m] {
+				t.Errorf("%s names %s, which no test file defines", filepath.Base(path), m)
+			}
+		}
+	}
+	if named < 20 {
+		t.Errorf("only %d test names read", named)
+	}
+}
