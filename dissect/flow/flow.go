@@ -5,11 +5,6 @@
 // per transport message (or per GameSpy datagram, or per datagram that could
 // not be split), in capture order, reusing a few Record values (one per
 // datagram Run reads ahead) so that steady state allocates nothing.
-//
-// Run (file.go) drives a Source, a capture file or a live capture, through
-// a Tracker to a Summary; RunParallel (parallel.go) spreads the stateless
-// work over goroutines with the same output; master.go follows the GameSpy
-// master server's TCP streams.
 package flow
 
 import (
