@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/capture/capturetest"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/internal/testutil"
 	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/session"
 )
@@ -101,7 +101,7 @@ func BenchmarkPipelineSteadyMetrics(b *testing.B) {
 }
 
 func pipelineSteady(b *testing.B, path string, withMetrics bool) {
-	all := testutil.LoadCapture(b, path)
+	all := capturetest.LoadCapture(b, path)
 	dgs := all[len(all)/3 : 2*len(all)/3]
 	span := dgs[len(dgs)-1].Time.Sub(dgs[0].Time) + 100*time.Millisecond
 	n := 0

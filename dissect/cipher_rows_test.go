@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // batchPath is one way DecryptBatch can run.
@@ -71,7 +71,7 @@ func checkBatch(t *testing.T, src [][]byte) {
 func TestDecryptBatchVectors(t *testing.T) {
 	var src [][]byte
 	for _, v := range loadCipherVectors(t) {
-		src = append(src, testutil.Unhex(t, v.Cipher), testutil.Unhex(t, v.Plain))
+		src = append(src, fixture.Unhex(t, v.Cipher), fixture.Unhex(t, v.Plain))
 	}
 	// Repeated so the batch is large enough for every path.
 	for len(src) < 3*rowMinBatch {

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // sharedVectors is where CI and developers keep the independent test vectors.
@@ -51,7 +50,7 @@ func loadCipherVectors(t *testing.T) []cipherVector {
 
 func TestCipherVectors(t *testing.T) {
 	for i, v := range loadCipherVectors(t) {
-		plain, ciph := testutil.Unhex(t, v.Plain), testutil.Unhex(t, v.Cipher)
+		plain, ciph := fixture.Unhex(t, v.Plain), fixture.Unhex(t, v.Cipher)
 		got := make([]byte, len(plain))
 		Encrypt(got, plain)
 		if !bytes.Equal(got, ciph) {
@@ -72,7 +71,7 @@ func TestCipherInPlaceAndEmpty(t *testing.T) {
 	if b[0] != 0x07 {
 		t.Fatalf("byte 0 changed: %X", b)
 	}
-	buf := testutil.Unhex(t, "0101320F8001002C02000000050068656C6C6F")
+	buf := fixture.Unhex(t, "0101320F8001002C02000000050068656C6C6F")
 	orig := append([]byte(nil), buf...)
 	Encrypt(buf, buf)
 	if bytes.Equal(buf, orig) {

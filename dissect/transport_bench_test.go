@@ -1,9 +1,8 @@
 package dissect
 
 import (
+	"github.com/bcwire/bcwire/internal/fixture"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // BenchmarkDatagramParse measures the splitter alone: the real stock
@@ -17,7 +16,7 @@ func BenchmarkDatagramParse(b *testing.B) {
 		if c.want == nil {
 			continue
 		}
-		p := testutil.Unhex(b, c.hex)
+		p := fixture.Unhex(b, c.hex)
 		plain = append(plain, p)
 		size += len(p)
 	}

@@ -5,13 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // realDatagrams are decrypted stock (and one third-party) datagrams quoted in
@@ -46,7 +45,7 @@ func TestRealDatagramsSplit(t *testing.T) {
 		if c.want == nil {
 			continue
 		}
-		b := testutil.Unhex(t, c.hex)
+		b := fixture.Unhex(t, c.hex)
 		var d Datagram
 		if err := d.Parse(b); err != nil {
 			t.Errorf("%s: %v", c.name, err)
@@ -71,14 +70,14 @@ func TestRealDatagramsSplit(t *testing.T) {
 
 func TestFragmentHeaderFields(t *testing.T) {
 	var d Datagram
-	if err := d.Parse(testutil.Unhex(t, "0101320AA005000003212A00")); err != nil {
+	if err := d.Parse(fixture.Unhex(t, "0101320AA005000003212A00")); err != nil {
 		t.Fatal(err)
 	}
 	m := d.Messages[0]
 	if !m.HasTotal() || m.FragIndex != 0 || m.FragTotal != 3 || !bytes.Equal(m.Payload, []byte{0x21, 0x2A, 0x00}) {
 		t.Fatalf("fragment 0: %+v", m)
 	}
-	if err := d.Parse(testutil.Unhex(t, "01013208A005000201FF")); err != nil {
+	if err := d.Parse(fixture.Unhex(t, "01013208A005000201FF")); err != nil {
 		t.Fatal(err)
 	}
 	m = d.Messages[0]
@@ -159,7 +158,7 @@ func TestDamageIsReportedWithOffsets(t *testing.T) {
 	}
 	for _, c := range cases {
 		var d Datagram
-		err := d.Parse(testutil.Unhex(t, c.hex))
+		err := d.Parse(fixture.Unhex(t, c.hex))
 		var e *Error
 		if !errors.As(err, &e) || e.Offset != c.offset || !errors.Is(err, c.reason) {
 			t.Errorf("%s: err = %v, want offset %d and %v", c.name, err, c.offset, c.reason)
@@ -174,7 +173,7 @@ func TestDamageIsReportedWithOffsets(t *testing.T) {
 // stock reading gives a length past the datagram, so the legacy reading is
 // used and marked.
 func TestLegacyConnectHeader(t *testing.T) {
-	b := testutil.Unhex(t, "FF010308010000007F00")
+	b := fixture.Unhex(t, "FF010308010000007F00")
 	var d Datagram
 	if err := d.Parse(b); err != nil {
 		t.Fatal(err)
@@ -209,7 +208,7 @@ func TestStockDatagramVectors(t *testing.T) {
 		t.Fatalf("stock-datagrams.json: %v (%d entries)", err, len(vs))
 	}
 	for _, v := range vs {
-		b := testutil.Unhex(t, v.Plain)
+		b := fixture.Unhex(t, v.Plain)
 		var d Datagram
 		if err := d.Parse(b); err != nil {
 			t.Errorf("%s: %v", v.Label, err)
@@ -236,7 +235,7 @@ func TestControlPayloads(t *testing.T) {
 		{"0201050AC00200020A0A0AEF", "disconnect", "2 10.10.10.239 0 "},
 	}
 	for _, c := range cases {
-		b := testutil.Unhex(t, c.hex)
+		b := fixture.Unhex(t, c.hex)
 		b[1] = 1
 		var d Datagram
 		if err := d.Parse(b); err != nil {
@@ -401,7 +400,7 @@ func TestParseSetsEveryField(t *testing.T) {
 		wantErr := fresh.Parse(b)
 		used := Datagram{Messages: make([]Message, 8)}
 		for i := range used.Messages {
-			testutil.FillNonZero(t, reflect.ValueOf(&used.Messages[i]).Elem())
+			fixture.FillNonZero(t, reflect.ValueOf(&used.Messages[i]).Elem())
 		}
 		gotErr := used.Parse(b)
 		if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(used.Messages, fresh.Messages) {

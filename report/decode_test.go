@@ -17,9 +17,9 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/capture/capturetest"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // The NDJSON and -V printers as they were, on encoding/json, kept as the
@@ -335,7 +335,7 @@ func oldMembers(raw string) string {
 // NDJSON object; "decode" is the same without the JSON, so the difference
 // is AppendRecordJSON's cost, in time and allocations.
 func BenchmarkAppendRecordJSON(b *testing.B) {
-	dgs := testutil.LoadBattle(b)
+	dgs := capturetest.LoadBattle(b)
 	for _, withJSON := range []bool{false, true} {
 		name := "decode"
 		if withJSON {

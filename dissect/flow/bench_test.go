@@ -1,14 +1,13 @@
 package flow
 
 import (
+	"github.com/bcwire/bcwire/dissect/capture/capturetest"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // benchTracker runs the datagrams through one Tracker per pass (one op is
 // one pass), after a warm-up pass that grows the reused buffers.
-func benchTracker(b *testing.B, dgs []testutil.Datagram) {
+func benchTracker(b *testing.B, dgs []capturetest.Datagram) {
 	n := 0
 	for _, d := range dgs {
 		n += len(d.Payload)
@@ -31,11 +30,11 @@ func benchTracker(b *testing.B, dgs []testutil.Datagram) {
 
 // BenchmarkTrackerBattle decrypts, splits, reassembles and decodes every
 // datagram of battle.pcap (joins included).
-func BenchmarkTrackerBattle(b *testing.B) { benchTracker(b, testutil.LoadBattle(b)) }
+func BenchmarkTrackerBattle(b *testing.B) { benchTracker(b, capturetest.LoadBattle(b)) }
 
 // BenchmarkTrackerSteady is the second half of the battle: four players in
 // game, StateUpdates, fire, events, keepalives, chat. It must not allocate.
 func BenchmarkTrackerSteady(b *testing.B) {
-	dgs := testutil.LoadBattle(b)
+	dgs := capturetest.LoadBattle(b)
 	benchTracker(b, dgs[len(dgs)/2:])
 }

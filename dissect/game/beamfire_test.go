@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // No source quotes BeamFire bytes: these tests are synthetic.
@@ -27,7 +27,7 @@ func TestBeamFireSynthetic(t *testing.T) {
 }
 
 func TestBeamFireFields(t *testing.T) {
-	res := NewDecoder().Decode(testutil.Unhex(t, "1A 10 00 00 40 02 DF 87 11 01 FF FF 03 40"), ClientToServer)
+	res := NewDecoder().Decode(fixture.Unhex(t, "1A 10 00 00 40 02 DF 87 11 01 FF FF 03 40"), ClientToServer)
 	if res.Err != nil || len(res.Unparsed) > 0 {
 		t.Fatalf("%v % X", res.Err, res.Unparsed)
 	}
@@ -43,18 +43,18 @@ func TestBeamFireFields(t *testing.T) {
 // followed; such a message keeps its target bytes unparsed with a warning
 // that says why, and the opposite case fails with the reason.
 func TestBeamFireSourcesDisagree(t *testing.T) {
-	res := NewDecoder().Decode(testutil.Unhex(t, "1A 10 00 00 40 02 DF 87 11 02 FF FF 03 40"), ClientToServer)
+	res := NewDecoder().Decode(fixture.Unhex(t, "1A 10 00 00 40 02 DF 87 11 02 FF FF 03 40"), ClientToServer)
 	if res.Err != nil || len(res.Unparsed) != 4 || !strings.Contains(res.Warning, "OpenBC") {
 		t.Fatalf("bit-1 form: %v unparsed % X warning %q", res.Err, res.Unparsed, res.Warning)
 	}
-	res = NewDecoder().Decode(testutil.Unhex(t, "1A 10 00 00 40 02 DF 87 11 01"), ClientToServer)
+	res = NewDecoder().Decode(fixture.Unhex(t, "1A 10 00 00 40 02 DF 87 11 01"), ClientToServer)
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "shield-effect") {
 		t.Fatalf("bit-0 without target: %v", res.Err)
 	}
 }
 
 func FuzzBeamFire(f *testing.F) {
-	f.Add(uint8(0), testutil.Unhex(f, "10 00 00 40 02 DF 87 11 01 FF FF 03 40"))
-	f.Add(uint8(0), testutil.Unhex(f, "10 00 00 40 02 DF 87 11 00"))
+	f.Add(uint8(0), fixture.Unhex(f, "10 00 00 40 02 DF 87 11 01 FF FF 03 40"))
+	f.Add(uint8(0), fixture.Unhex(f, "10 00 00 40 02 DF 87 11 00"))
 	evFuzz(f, []Opcode{OpBeamFire})
 }

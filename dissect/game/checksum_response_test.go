@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // Checksum/NetFile messages: ChecksumRequest 0x20, ChecksumResponse 0x21,
@@ -170,7 +170,7 @@ func TestChecksumResponsePartialStock(t *testing.T) {
 		{"21 FF 3F D1 94 87 09 00 2D 71 11 2C 8F 73 CE 86 85 C0 A4 67 82 A7 61 59 29", 0x8794D13F, 9},
 		{"21 02 C4 D1 17 C0 33 00 BA 3E B2 3E 70 71 D3 CC 97 75 FC", 0xC017D1C4, 51},
 	} {
-		b := testutil.Unhex(t, c.hex)
+		b := fixture.Unhex(t, c.hex)
 		res := NewDecoder().Decode(b, ClientToServer)
 		if !errors.Is(res.Err, dissect.ErrShort) {
 			t.Fatalf("%s: %v, want truncation", c.hex, res.Err)
@@ -214,7 +214,7 @@ func TestChecksumResponseNamesBeforeTrees(t *testing.T) {
 			{Name: 0xAAAAAAAA, Tree: ChecksumTree{Files: files(0x01010101, 0x02020202)}},
 			{Name: 0xBBBBBBBB},
 		}}}
-	want := testutil.Unhex(t, "21 02 11111111 0000 02 AAAAAAAA BBBBBBBB 0100 01010101 02020202 00 0000 00")
+	want := fixture.Unhex(t, "21 02 11111111 0000 02 AAAAAAAA BBBBBBBB 0100 01010101 02020202 00 0000 00")
 	if got := m.Append(nil); !bytes.Equal(got, want) {
 		t.Fatalf("got  % X\nwant % X", got, want)
 	}
@@ -231,7 +231,7 @@ func TestChecksumResponseNamesBeforeTrees(t *testing.T) {
 func TestChecksumResponseHostile(t *testing.T) {
 	// A file count far beyond the message must fail without allocating
 	// for it.
-	b := testutil.Unhex(t, "21 01 00000000 FFFF 00")
+	b := fixture.Unhex(t, "21 01 00000000 FFFF 00")
 	if res := NewDecoder().Decode(b, ClientToServer); !errors.Is(res.Err, dissect.ErrShort) {
 		t.Fatalf("huge file count: %+v", res)
 	}
@@ -249,7 +249,7 @@ func TestChecksumResponseHostile(t *testing.T) {
 	d := NewDecoder()
 	big := (&ChecksumResponse{Round: 2, Tree: ChecksumTree{Files: files(1, 2, 3, 4),
 		Subdirs: []ChecksumSubdir{{Name: 1, Tree: ChecksumTree{Files: files(5, 6)}}, {Name: 2}}}}).Append(nil)
-	small := testutil.Unhex(t, "21 01 2F CB AF 4D 01 00 A1 E6 01 85 49 00 93 17 00")
+	small := fixture.Unhex(t, "21 01 2F CB AF 4D 01 00 A1 E6 01 85 49 00 93 17 00")
 	d.Decode(big, ClientToServer)
 	res = d.Decode(small, ClientToServer)
 	if got := res.Msg.Append(nil); !bytes.Equal(got, small) {
@@ -258,7 +258,7 @@ func TestChecksumResponseHostile(t *testing.T) {
 }
 
 func TestChecksumResponseJSON(t *testing.T) {
-	res := NewDecoder().Decode(testutil.Unhex(t, "21 00 43 E2 0C 7E 2F CB AF 4D 01 00 77 B6 3E 37 68 A7 A0 F8 00"), ClientToServer)
+	res := NewDecoder().Decode(fixture.Unhex(t, "21 00 43 E2 0C 7E 2F CB AF 4D 01 00 77 B6 3E 37 68 A7 A0 F8 00"), ClientToServer)
 	j, err := json.Marshal(res.Msg)
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +277,7 @@ func TestChecksumRequestVariants(t *testing.T) {
 		roundTrip(t, m, ServerToClient)
 	}
 	// A plain 0x01 byte for the flag (not a bit group) is an error.
-	b := testutil.Unhex(t, "20 00 00 00 00 00 01")
+	b := fixture.Unhex(t, "20 00 00 00 00 00 01")
 	if res := NewDecoder().Decode(b, ServerToClient); res.Err == nil {
 		t.Fatalf("plain-byte flag decoded: %s", res.Msg)
 	}
@@ -383,7 +383,7 @@ var checksumFuzzOps = []Opcode{OpChecksumRequest, OpChecksumResponse, OpVersionM
 
 func FuzzChecksumMessages(f *testing.F) {
 	fuzzSeed(f, checksumFuzzOps)
-	f.Add(uint8(1), testutil.Unhex(f, "02 11111111 0000 02 AAAAAAAA BBBBBBBB 0100 01010101 02020202 00 0000 00"))
+	f.Add(uint8(1), fixture.Unhex(f, "02 11111111 0000 02 AAAAAAAA BBBBBBBB 0100 01010101 02020202 00 0000 00"))
 	f.Add(uint8(4), append([]byte{3, 0, 'a', '.', 'b'}, 1, 2, 3))
 	f.Fuzz(func(t *testing.T, sel uint8, body []byte) {
 		fuzzOne(t, checksumFuzzOps[int(sel)%len(checksumFuzzOps)], body)
@@ -392,10 +392,10 @@ func FuzzChecksumMessages(f *testing.F) {
 
 func BenchmarkChecksumDecode(b *testing.B) {
 	msgs := [][]byte{
-		testutil.Unhex(b, "20 FF 13 00 53 63 72 69 70 74 73 2F 4D 75 6C 74 69 70 6C 61 79 65 72 05 00 2A 2E 70 79 63 21"),
-		testutil.Unhex(b, "21 03 5D 47 09 34 04 00 8B 66 46 58 7C 74 09 89 9D D2 70 43 C1 BB 58 B8 A2 9F DD E9 AD D0 8C 2C 23 1D 4D B5 A7 30 B1 2D 00"),
-		testutil.Unhex(b, "21 02 15 D3 31 B8 01 00 67 80 0F 8D 8F A1 A7 1D 01 A4 8D 1A C5 01 00 C4 91 67 E4 EF 55 C1 47 00"),
-		testutil.Unhex(b, "28"),
+		fixture.Unhex(b, "20 FF 13 00 53 63 72 69 70 74 73 2F 4D 75 6C 74 69 70 6C 61 79 65 72 05 00 2A 2E 70 79 63 21"),
+		fixture.Unhex(b, "21 03 5D 47 09 34 04 00 8B 66 46 58 7C 74 09 89 9D D2 70 43 C1 BB 58 B8 A2 9F DD E9 AD D0 8C 2C 23 1D 4D B5 A7 30 B1 2D 00"),
+		fixture.Unhex(b, "21 02 15 D3 31 B8 01 00 67 80 0F 8D 8F A1 A7 1D 01 A4 8D 1A C5 01 00 C4 91 67 E4 EF 55 C1 47 00"),
+		fixture.Unhex(b, "28"),
 	}
 	benchDecode(b, ClientToServer, msgs)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 func evCheckCollision(t *testing.T, m Message, target ObjectID, contacts []dissect.Contact, force, tol float64) {
@@ -88,7 +88,7 @@ var _ = addReal(realCase{
 })
 
 func TestCollisionEffectContactVector(t *testing.T) {
-	res := NewDecoder().Decode(testutil.Unhex(t, "15 24 81 00 00 50 00 80 00 00 00 00 00 FF FF FF 3F 01 0D 7E 00 D9 BB 20 A0 44"), ClientToServer)
+	res := NewDecoder().Decode(fixture.Unhex(t, "15 24 81 00 00 50 00 80 00 00 00 00 00 FF FF FF 3F 01 0D 7E 00 D9 BB 20 A0 44"), ClientToServer)
 	c := evAs[*CollisionEffect](t, res.Msg)
 	v := c.Contacts[0].Vec() // direction (13,126,0)/127 times 217/255 of the bounding radius
 	evNear(t, "x", float64(v.X), 13.0/127*217/255, 1e-5)
@@ -116,17 +116,17 @@ func TestCollisionEffectSynthetic(t *testing.T) {
 
 func TestCollisionEffectOddForms(t *testing.T) {
 	// Another event class: shown raw with an error.
-	res := NewDecoder().Decode(testutil.Unhex(t, "15 01 01 00 00 50 00 80 00 00 00 00 00 FF FF FF 3F 00 00 00 00 00"), ClientToServer)
+	res := NewDecoder().Decode(fixture.Unhex(t, "15 01 01 00 00 50 00 80 00 00 00 00 00 FF FF FF 3F 00 00 00 00 00"), ClientToServer)
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "0x00000101") {
 		t.Fatalf("foreign class: %v", res.Err)
 	}
 	// Another event code: decoded, with a warning.
-	res = NewDecoder().Decode(testutil.Unhex(t, "15 24 81 00 00 FC 00 80 00 00 00 00 00 FF FF FF 3F 00 00 00 80 3F"), ClientToServer)
+	res = NewDecoder().Decode(fixture.Unhex(t, "15 24 81 00 00 FC 00 80 00 00 00 00 00 FF FF FF 3F 00 00 00 80 3F"), ClientToServer)
 	if res.Err != nil || !strings.Contains(res.Warning, "ET_HOST_COLLISION_EFFECT") {
 		t.Fatalf("host code: %v %q", res.Err, res.Warning)
 	}
 	// A count larger than the contacts present: truncated.
-	res = NewDecoder().Decode(testutil.Unhex(t, "15 24 81 00 00 50 00 80 00 00 00 00 00 FF FF FF 3F FF 0D 7E 00 D9 BB 20 A0 44"), ClientToServer)
+	res = NewDecoder().Decode(fixture.Unhex(t, "15 24 81 00 00 50 00 80 00 00 00 00 00 FF FF FF 3F FF 0D 7E 00 D9 BB 20 A0 44"), ClientToServer)
 	if res.Err == nil {
 		t.Fatal("count 255 with one contact decoded")
 	}

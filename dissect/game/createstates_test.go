@@ -3,10 +3,9 @@ package game
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"strings"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // stockSovereignCreateHex is the collision test's stock Sovereign
@@ -24,7 +23,7 @@ const stockSovereignStatesHex = "FF FF 64 FF FF FF FF FF FF FF 64 FF FF FF FF FF
 // The stock ObjCreateTeam's subsystem states decode as the Sovereign's
 // eleven entries in list order, every byte accounted for, with no warning.
 func TestObjCreateStockSovereignStates(t *testing.T) {
-	msg := testutil.Unhex(t, stockSovereignCreateHex)
+	msg := fixture.Unhex(t, stockSovereignCreateHex)
 	res := lcDecodeClean(t, NewDecoder(), msg, ClientToServer)
 	m := lcAs[*ObjCreate](t, res.Msg)
 	if m.SubsystemData != nil || m.SubsystemsNote != "" || len(m.Subsystems) != 11 {
@@ -65,9 +64,9 @@ func TestObjCreateStockSovereignStates(t *testing.T) {
 			lcWant(t, w.name+" power", int(s.Power), w.power)
 			lcWant(t, w.name+" off", s.Off, false)
 		}
-		lcWant(t, w.name+" extra", string(s.Extra), string(testutil.Unhex(t, w.extra)))
+		lcWant(t, w.name+" extra", string(s.Extra), string(fixture.Unhex(t, w.extra)))
 	}
-	lcWant(t, "facings", string(m.Subsystems[1].Facings), string(testutil.Unhex(t, "FF FF FF FF FF FF")))
+	lcWant(t, "facings", string(m.Subsystems[1].Facings), string(fixture.Unhex(t, "FF FF FF FF FF FF")))
 	lcWant(t, "main battery", m.Subsystems[3].MainBattery, uint8(0xFF))
 	lcWant(t, "backup battery", m.Subsystems[3].BackupBattery, uint8(0xFF))
 	lcWant(t, "child name", m.Subsystems[7].ChildNames[0], "Ventral Phaser 3")
@@ -97,7 +96,7 @@ func TestObjCreateStockSovereignStates(t *testing.T) {
 
 	// A stock Sovereign at spawn is what the encoder writes for full health.
 	b, ok := ShipByName("Sovereign").AppendCreateStates(nil, nil)
-	if !ok || !bytes.Equal(b, testutil.Unhex(t, stockSovereignStatesHex)) {
+	if !ok || !bytes.Equal(b, fixture.Unhex(t, stockSovereignStatesHex)) {
 		t.Errorf("AppendCreateStates = % X, %v", b, ok)
 	}
 }
@@ -109,7 +108,7 @@ func TestObjCreateStatesPowerOff(t *testing.T) {
 	vals := sov.FullHealth()
 	vals[2].Condition, vals[2].Power = 0x80, 50 // Sensor Array
 	b, _ := sov.AppendCreateStates(nil, vals)
-	b[len(testutil.Unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = uint8(0x100 - 50) // -50: off, 50% wanted
+	b[len(fixture.Unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = uint8(0x100 - 50) // -50: off, 50% wanted
 	states, why := createStates(nil, b, sov)
 	if states == nil {
 		t.Fatal(why)
@@ -128,7 +127,7 @@ func TestObjCreateStatesPowerOff(t *testing.T) {
 		t.Errorf("round trip: %s", got)
 	}
 	// Zero is off too.
-	b[len(testutil.Unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = 0
+	b[len(fixture.Unhex(t, "FF FF 64 FF FF FF FF FF FF 80"))] = 0
 	if states, _ := createStates(nil, b, sov); !states[2].Off || states[2].Power != 0 {
 		t.Errorf("zero power byte: %+v", states[2])
 	}
@@ -138,7 +137,7 @@ func TestObjCreateStatesPowerOff(t *testing.T) {
 // form no stock bytes show is not guessed at.
 func TestObjCreateStatesUndecoded(t *testing.T) {
 	sov := ShipByName("Sovereign")
-	full := testutil.Unhex(t, stockSovereignStatesHex)
+	full := fixture.Unhex(t, stockSovereignStatesHex)
 	for _, c := range []struct {
 		b    []byte
 		spec *ShipSpec
@@ -200,7 +199,7 @@ func TestAppendCreateStatesRoundTrip(t *testing.T) {
 // FuzzObjCreateStates: any bytes after the set name decode or stay bytes,
 // never panic, and decoded states re-encode to exactly the input.
 func FuzzObjCreateStates(f *testing.F) {
-	f.Add(uint8(5), testutil.Unhex(f, stockSovereignStatesHex))
+	f.Add(uint8(5), fixture.Unhex(f, stockSovereignStatesHex))
 	f.Add(uint8(1), []byte{0xFF, 0xFF, 0x9C})
 	f.Add(uint8(9), []byte{})
 	f.Fuzz(func(t *testing.T, species uint8, b []byte) {
@@ -261,8 +260,8 @@ func TestStateUpdateOpenBCForms(t *testing.T) {
 		// A batch whose only deviation is the shield generator's byte.
 		{10, "FF FF FF", "Bridge Hull Shield Generator", false},
 	} {
-		msg := append(testutil.Unhex(t, "1C FF FF FF 3F 00 00 C8 41 20"), c.start)
-		msg = append(msg, testutil.Unhex(t, c.section)...)
+		msg := append(fixture.Unhex(t, "1C FF FF FF 3F 00 00 C8 41 20"), c.start)
+		msg = append(msg, fixture.Unhex(t, c.section)...)
 		res := lcCheck(t, d, msg, ServerToClient)
 		u := lcAs[*StateUpdate](t, res.Msg)
 		var names []string
@@ -282,7 +281,7 @@ func TestStateUpdateOpenBCForms(t *testing.T) {
 	}
 	// A stock batch is never read in OpenBC's form.
 	d.Ships.Add(PlayerObjectID(0), ShipByName("Sovereign"))
-	res := lcCheck(t, d, testutil.Unhex(t, "1C FF FF FF 3F 80 EC 04 42 20 00 FF FF 20 FF FF FF FF FF FF"), ServerToClient)
+	res := lcCheck(t, d, fixture.Unhex(t, "1C FF FF FF 3F 80 EC 04 42 20 00 FF FF 20 FF FF FF FF FF FF"), ServerToClient)
 	if res.Warning != "" {
 		t.Errorf("stock batch: warning %q", res.Warning)
 	}

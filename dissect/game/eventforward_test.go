@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // StopFiring from a stock trace. The source's own decode reads the body as
@@ -169,7 +169,7 @@ func TestEventForwardTruncated(t *testing.T) {
 		{"07 28 81 00 00 D8 00 80 00 00 00 00 00 05 00 00 40 01 02", "-"},
 		{"12 05 01 00 00 E0 00 80 00 FF FF FF 3F 00 00 00 00", "-"},
 	} {
-		p := testutil.Unhex(t, c.hex)
+		p := fixture.Unhex(t, c.hex)
 		res := NewDecoder().Decode(p, ClientToServer)
 		if res.NonStock == nil || res.NonStock.Form != dissect.FormEventLength {
 			t.Errorf("%s: mark %v, want event-length", c.hex, res.NonStock)

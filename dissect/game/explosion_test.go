@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // No source quotes Explosion bytes: these tests are synthetic. The CF16
@@ -12,7 +12,7 @@ import (
 // (15.0 -> 0x50E3 -> 14.989, 25.0 -> 0x52AA -> 24.989, 273.0 -> 0x6313).
 
 func TestExplosionSynthetic(t *testing.T) {
-	b := testutil.Unhex(t, "29 FF FF 03 40 00 7F 00 E3 50 E3 50 AA 52")
+	b := fixture.Unhex(t, "29 FF FF 03 40 00 7F 00 E3 50 E3 50 AA 52")
 	res := NewDecoder().Decode(b, ServerToClient)
 	if res.Err != nil || len(res.Unparsed) > 0 {
 		t.Fatalf("%v % X", res.Err, res.Unparsed)
@@ -37,12 +37,12 @@ func TestExplosionSynthetic(t *testing.T) {
 }
 
 func TestExplosionTruncated(t *testing.T) {
-	if res := NewDecoder().Decode(testutil.Unhex(t, "29 FF FF 03 40 00 7F 00 E3 50 E3 50 AA"), ServerToClient); res.Err == nil {
+	if res := NewDecoder().Decode(fixture.Unhex(t, "29 FF FF 03 40 00 7F 00 E3 50 E3 50 AA"), ServerToClient); res.Err == nil {
 		t.Fatal("13-byte explosion decoded")
 	}
 }
 
 func FuzzExplosion(f *testing.F) {
-	f.Add(uint8(0), testutil.Unhex(f, "FF FF 03 40 00 7F 00 E3 50 E3 50 AA 52"))
+	f.Add(uint8(0), fixture.Unhex(f, "FF FF 03 40 00 7F 00 E3 50 E3 50 AA 52"))
 	evFuzz(f, []Opcode{OpExplosion})
 }

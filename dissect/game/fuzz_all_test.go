@@ -1,9 +1,8 @@
 package game
 
 import (
+	"github.com/bcwire/bcwire/internal/fixture"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // FuzzEveryOpcode runs every opcode byte, registered or not, through the
@@ -17,7 +16,7 @@ func FuzzEveryOpcode(f *testing.F) {
 		f.Add(uint8(op), []byte{0, 0, 0, 0, 1, 0, 0, 0})
 	}
 	for _, c := range realCases {
-		b := testutil.Unhex(f, c.hex)
+		b := fixture.Unhex(f, c.hex)
 		f.Add(b[0], b[1:])
 	}
 	f.Fuzz(func(t *testing.T, op uint8, body []byte) {

@@ -3,9 +3,8 @@ package game
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // TestRealBytes decodes every real case: no error, no leftover bytes, the
@@ -13,7 +12,7 @@ import (
 func TestRealBytes(t *testing.T) {
 	for _, c := range realCases {
 		t.Run(c.name, func(t *testing.T) {
-			b := testutil.Unhex(t, c.hex)
+			b := fixture.Unhex(t, c.hex)
 			d := NewDecoder()
 			res := d.Decode(b, c.dir)
 			if res.Err != nil {
@@ -95,7 +94,7 @@ var noCapturedBytes = map[Opcode]string{
 func TestOpcodeCoverage(t *testing.T) {
 	have := map[Opcode]int{}
 	for _, c := range realCases {
-		b := testutil.Unhex(t, c.hex)
+		b := fixture.Unhex(t, c.hex)
 		if len(b) > 0 && !c.isIllustration() {
 			have[Opcode(b[0])]++
 		}

@@ -6,11 +6,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // realCase is a game message from real traffic (stock-trace hex quoted in
@@ -96,7 +95,7 @@ func lcDecodeClean(t *testing.T, d *Decoder, msg []byte, dir Direction) Result {
 func jsonDecoder(t testing.TB) *Decoder {
 	d := NewDecoder()
 	for _, c := range realCases {
-		if b := testutil.Unhex(t, c.hex); Opcode(b[0]) == OpObjCreate || Opcode(b[0]) == OpObjCreateTeam {
+		if b := fixture.Unhex(t, c.hex); Opcode(b[0]) == OpObjCreate || Opcode(b[0]) == OpObjCreateTeam {
 			d.Decode(b, c.dir)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect/game/internal/jsongen"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/golden"
 )
 
 // TestGeneratedJSONIsCurrent runs the generator into memory and fails when
@@ -19,7 +19,7 @@ func TestGeneratedJSONIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg := testutil.FirstDiff(want, got); msg != "" {
+	if msg := golden.FirstDiff(want, got); msg != "" {
 		t.Fatalf("zjson.go is stale; run go generate ./dissect/game\n%s", msg)
 	}
 }

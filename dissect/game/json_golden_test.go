@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bcwire/bcwire/internal/fixture"
+	"github.com/bcwire/bcwire/internal/golden"
 	"github.com/bcwire/bcwire/internal/jsonenc"
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the JSON goldens in testdata/json/")
@@ -54,7 +55,7 @@ func TestAppendJSONGolden(t *testing.T) {
 	}
 	d := jsonDecoder(t)
 	for _, c := range realCases {
-		b := testutil.Unhex(t, c.hex)
+		b := fixture.Unhex(t, c.hex)
 		for _, dir := range []Direction{c.dir, ClientToServer, ServerToClient, DirUnknown} {
 			add(fmt.Sprintf("%s (%v)", c.name, dir), d.Decode(b, dir).Msg)
 		}
@@ -72,7 +73,7 @@ func TestAppendJSONGolden(t *testing.T) {
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name+".ndjson")
-		testutil.Golden(t, filepath.Join(jsonGoldenDir, name+".ndjson"), files[name].Bytes(), *update)
+		golden.Compare(t, filepath.Join(jsonGoldenDir, name+".ndjson"), files[name].Bytes(), *update)
 	}
 	on, err := os.ReadDir(jsonGoldenDir)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"github.com/bcwire/bcwire/internal/jsonenc"
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // checkJSON holds m's AppendJSON to json.Marshal. For the messages whose
@@ -42,7 +42,7 @@ func checkJSON(t testing.TB, m Message) {
 func TestAppendJSONRealCases(t *testing.T) {
 	d := jsonDecoder(t)
 	for _, c := range realCases {
-		b := testutil.Unhex(t, c.hex)
+		b := fixture.Unhex(t, c.hex)
 		for _, dir := range []Direction{c.dir, ClientToServer, ServerToClient, DirUnknown} {
 			checkJSON(t, d.Decode(b, dir).Msg)
 		}
@@ -194,7 +194,7 @@ func TestFloatForms(t *testing.T) {
 // AppendJSON to json.Marshal (see checkJSON).
 func FuzzAppendJSON(f *testing.F) {
 	for _, c := range realCases {
-		b := testutil.Unhex(f, c.hex)
+		b := fixture.Unhex(f, c.hex)
 		f.Add(b[0], b[1:])
 	}
 	for op := range 256 {
@@ -215,7 +215,7 @@ func TestAppendJSONAllocatesNothing(t *testing.T) {
 	d := jsonDecoder(t)
 	buf := make([]byte, 0, 1<<16)
 	for _, c := range realCases {
-		m := d.Decode(testutil.Unhex(t, c.hex), c.dir).Msg
+		m := d.Decode(fixture.Unhex(t, c.hex), c.dir).Msg
 		a := m.(jsonenc.Appender)
 		if n := testing.AllocsPerRun(20, func() { a.AppendJSON(buf[:0]) }); n != 0 {
 			t.Errorf("%s: %v allocations", c.name, n)

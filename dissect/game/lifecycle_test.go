@@ -1,10 +1,9 @@
 package game
 
 import (
+	"github.com/bcwire/bcwire/internal/fixture"
 	"strings"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // Tests of the small object-lifecycle messages: HostMsg 0x13,
@@ -79,7 +78,7 @@ func TestLifecycleSynthetic(t *testing.T) {
 		{&HostMsg{}, "13"},
 		{NewDeletePlayerUI(ETNetworkPlayerRemoved, 0x64F, 3), "17 66 08 00 00 05 00 06 00 00 00 00 00 4F 06 00 00 03"},
 	} {
-		if got := c.m.Append(nil); string(got) != string(testutil.Unhex(t, c.hex)) {
+		if got := c.m.Append(nil); string(got) != string(fixture.Unhex(t, c.hex)) {
 			t.Errorf("%v: % X, want %s", c.m.Opcode(), got, c.hex)
 		}
 		got := lcRoundTrip(t, c.m, ServerToClient)
@@ -93,16 +92,16 @@ func TestLifecycleSynthetic(t *testing.T) {
 
 	d := NewDecoder()
 	// EnterSet without its NUL: decodes, with a warning.
-	res := lcDecodeClean(t, d, testutil.Unhex(t, "1F 05 00 00 00 02 00 00 00 41 42"), ServerToClient)
+	res := lcDecodeClean(t, d, fixture.Unhex(t, "1F 05 00 00 00 02 00 00 00 41 42"), ServerToClient)
 	if e := lcAs[*EnterSet](t, res.Msg); !e.Unterminated || e.SetName != "AB" || res.Warning == "" {
 		t.Fatalf("unterminated EnterSet: %+v %q", e, res.Warning)
 	}
 	// DeletePlayerUI of another event class: header only, rest unparsed.
-	res = d.Decode(testutil.Unhex(t, "17 02 00 00 00 05 00 06 00 00 00 00 00 4F 06 00 00 03"), ServerToClient)
+	res = d.Decode(fixture.Unhex(t, "17 02 00 00 00 05 00 06 00 00 00 00 00 4F 06 00 00 03"), ServerToClient)
 	if res.Err != nil || len(res.Unparsed) != 1 || !strings.Contains(res.Warning, "not DeletePlayerEvent") {
 		t.Fatalf("other class: %+v", res)
 	}
-	res = lcDecodeClean(t, d, testutil.Unhex(t, "17 66 08 00 00 01 00 80 00 00 00 00 00 4F 06 00 00 03"), ServerToClient)
+	res = lcDecodeClean(t, d, fixture.Unhex(t, "17 66 08 00 00 01 00 80 00 00 00 00 00 4F 06 00 00 03"), ServerToClient)
 	if !strings.Contains(res.Warning, "neither") {
 		t.Fatalf("odd code: %q", res.Warning)
 	}
@@ -119,7 +118,7 @@ func TestLifecycleTruncated(t *testing.T) {
 		"1F 05 00 00 00 FF FF FF FF 00",    // negative length
 		"17 66 08 00 00 F1 00 80 00 00 00 00 00 4F 06 00 00",
 	} {
-		if res := NewDecoder().Decode(testutil.Unhex(t, h), ServerToClient); res.Err == nil {
+		if res := NewDecoder().Decode(fixture.Unhex(t, h), ServerToClient); res.Err == nil {
 			t.Errorf("%s: decoded: %s", h, res.Msg)
 		}
 	}
@@ -131,7 +130,7 @@ func FuzzObjectLifecycle(f *testing.F) {
 		"17 66 08 00 00 F1 00 80 00 00 00 00 00 91 07 00 00 02", "18 05 00 43 61 64 79 32",
 		"1D 0D 00 00 40", "1E FF FF FF 3F", "1F FF FF 03 40 06 00 00 00 4D 75 6C 74 69 32 00",
 	} {
-		b := testutil.Unhex(f, h)
+		b := fixture.Unhex(f, h)
 		f.Add(b[0], b[1:])
 	}
 	ops := []Opcode{OpHostMsg, OpDestroyObject, OpDeletePlayerUI, OpDeletePlayerAnim, OpObjNotFound,

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // Script messages: CHAT 0x2C, TEAM_CHAT 0x2D, MISSION_INIT 0x35,
@@ -105,7 +105,7 @@ func TestChatVariants(t *testing.T) {
 		}
 	}
 	b := (&Chat{Op: OpTeamChat, SenderID: 2, Text: "hello"}).Append(nil)
-	if want := testutil.Unhex(t, "2D 02 00 00 00 05 00 68 65 6C 6C 6F"); !bytes.Equal(b, want) {
+	if want := fixture.Unhex(t, "2D 02 00 00 00 05 00 68 65 6C 6C 6F"); !bytes.Equal(b, want) {
 		t.Fatalf("team chat % X, want % X", b, want)
 	}
 	if b := (&Chat{Text: "x"}).Append(nil); b[0] != byte(OpChat) {
@@ -140,7 +140,7 @@ func TestScoreChangeVariants(t *testing.T) {
 		roundTrip(t, m, ServerToClient)
 	}
 	// A count the message cannot hold fails as truncated.
-	b := testutil.Unhex(t, "36 00000000 02000000 01000000 05 03000000 28000000")
+	b := fixture.Unhex(t, "36 00000000 02000000 01000000 05 03000000 28000000")
 	if res := NewDecoder().Decode(b, ServerToClient); !errors.Is(res.Err, dissect.ErrShort) {
 		t.Fatalf("short update list: %+v", res)
 	}
@@ -189,7 +189,7 @@ func TestTeamMessagesSynthetic(t *testing.T) {
 		}
 	}
 	b := (&TeamScore{Team: 1, Kills: 2, Score: 3}).Append(nil)
-	if want := testutil.Unhex(t, "40 01 02000000 03000000"); !bytes.Equal(b, want) {
+	if want := fixture.Unhex(t, "40 01 02000000 03000000"); !bytes.Equal(b, want) {
 		t.Fatalf("team score % X, want % X", b, want)
 	}
 }
@@ -200,7 +200,7 @@ var scriptFuzzOps = []Opcode{OpChat, OpTeamChat, OpMissionInit, OpScoreChange, O
 func FuzzScriptMessages(f *testing.F) {
 	fuzzSeed(f, scriptFuzzOps)
 	f.Add(uint8(2), []byte{8, 1, 10, 0x85, 2, 0, 0, 20})
-	f.Add(uint8(3), testutil.Unhex(f, "02000000 01000000 64000000 04000000 01000000 01 03000000 28000000"))
+	f.Add(uint8(3), fixture.Unhex(f, "02000000 01000000 64000000 04000000 01000000 01 03000000 28000000"))
 	f.Fuzz(func(t *testing.T, sel uint8, body []byte) {
 		fuzzOne(t, scriptFuzzOps[int(sel)%len(scriptFuzzOps)], body)
 	})
@@ -208,10 +208,10 @@ func FuzzScriptMessages(f *testing.F) {
 
 func BenchmarkScriptDecode(b *testing.B) {
 	msgs := [][]byte{
-		testutil.Unhex(b, "2C 02 00 00 00 05 00 68 65 6C 6C 6F"),
-		testutil.Unhex(b, "35 08 01 FF FF"),
-		testutil.Unhex(b, "36 00 00 00 00 02 00 00 00 01 00 00 00 00"),
-		testutil.Unhex(b, "38 03 00 00 00"),
+		fixture.Unhex(b, "2C 02 00 00 00 05 00 68 65 6C 6C 6F"),
+		fixture.Unhex(b, "35 08 01 FF FF"),
+		fixture.Unhex(b, "36 00 00 00 00 02 00 00 00 01 00 00 00 00"),
+		fixture.Unhex(b, "38 03 00 00 00"),
 	}
 	benchDecode(b, ServerToClient, msgs)
 }

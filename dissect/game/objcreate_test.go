@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // No source quotes a whole stock ObjCreate or ObjCreateTeam: OpenBC's two
@@ -29,7 +29,7 @@ var objCreatePrefixes = []struct {
 func TestObjCreateStockPrefixes(t *testing.T) {
 	for _, c := range objCreatePrefixes {
 		t.Run(c.name, func(t *testing.T) {
-			b := testutil.Unhex(t, c.hex)
+			b := fixture.Unhex(t, c.hex)
 			lcWant(t, "opcode", Opcode(b[0]), OpObjCreateTeam)
 			m := New(OpObjCreateTeam).(*ObjCreate)
 			r := dissect.NewReader(b[1:])
@@ -60,7 +60,7 @@ func TestObjCreateStockPrefixes(t *testing.T) {
 // Stock bytes decide: the decoder reads the first four body bytes as the
 // class, finds none it knows and leaves the rest undecoded, with a warning.
 func TestObjCreateIndependentVectorIsNotStockLayout(t *testing.T) {
-	b := testutil.Unhex(t, "03 00 00 FF FF FF 3F 0C D0 CC D4 41 C4 F5 A4 C1 40 0A 2D 42 00 00 80 3F")
+	b := fixture.Unhex(t, "03 00 00 FF FF FF 3F 0C D0 CC D4 41 C4 F5 A4 C1 40 0A 2D 42 00 00 80 3F")
 	res := lcCheck(t, NewDecoder(), b, ServerToClient)
 	if res.Err != nil {
 		t.Fatal(res.Err)
@@ -181,7 +181,7 @@ func TestObjCreateTruncated(t *testing.T) {
 
 func FuzzObjCreate(f *testing.F) {
 	for _, c := range objCreatePrefixes {
-		b := testutil.Unhex(f, c.hex)
+		b := fixture.Unhex(f, c.hex)
 		f.Add(b[0], b[1:])
 	}
 	for _, m := range []*ObjCreate{

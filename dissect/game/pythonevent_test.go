@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // Real PythonEvent bytes: the decoded packet examples of OpenBC's
@@ -129,7 +129,7 @@ func TestPythonEventClassesRoundTrip(t *testing.T) {
 }
 
 func TestPythonEventUnknownClassWarns(t *testing.T) {
-	b := testutil.Unhex(t, "06 34 12 00 00 34 12 80 00 07 00 00 00 08 00 00 00 AA BB")
+	b := fixture.Unhex(t, "06 34 12 00 00 34 12 80 00 07 00 00 00 08 00 00 00 AA BB")
 	res := NewDecoder().Decode(b, ServerToClient)
 	if res.Err != nil || len(res.Unparsed) != 0 {
 		t.Fatalf("decode: %v unparsed % X", res.Err, res.Unparsed)
@@ -148,7 +148,7 @@ func TestPythonEventUnknownClassWarns(t *testing.T) {
 }
 
 func TestPythonEventKnownClassTrailingBytesUnparsed(t *testing.T) {
-	b := testutil.Unhex(t, "06 01 01 00 00 DF 00 80 00 2A 00 00 00 1E 00 00 00 99")
+	b := fixture.Unhex(t, "06 01 01 00 00 DF 00 80 00 2A 00 00 00 1E 00 00 00 99")
 	res := NewDecoder().Decode(b, ServerToClient)
 	if res.Err != nil || !bytes.Equal(res.Unparsed, []byte{0x99}) {
 		t.Fatalf("err %v unparsed % X", res.Err, res.Unparsed)
@@ -158,7 +158,7 @@ func TestPythonEventKnownClassTrailingBytesUnparsed(t *testing.T) {
 func TestPythonEventTruncated(t *testing.T) {
 	for _, h := range []string{"06", "06 01 01 00", "06 0C 01 00 00 7C 00 80 00 FF FF FF 3F 00 00 00 00 3E 00",
 		"06 2A 81 00 00 EC 00 80 00 00 00 00 00 00 00 00 00 05 41 42"} {
-		res := NewDecoder().Decode(testutil.Unhex(t, h), ServerToClient)
+		res := NewDecoder().Decode(fixture.Unhex(t, h), ServerToClient)
 		if res.Err == nil {
 			t.Errorf("%s: no error", h)
 		}
@@ -169,7 +169,7 @@ func TestPythonEventTruncated(t *testing.T) {
 }
 
 func TestPythonEventJSON(t *testing.T) {
-	res := NewDecoder().Decode(testutil.Unhex(t, "06 0C 01 00 00 7C 00 80 00 FF FF FF 3F 00 00 00 00 3E 00 C0 3F"), ServerToClient)
+	res := NewDecoder().Decode(fixture.Unhex(t, "06 0C 01 00 00 7C 00 80 00 FF FF FF 3F 00 00 00 00 3E 00 C0 3F"), ServerToClient)
 	j, err := json.Marshal(res.Msg)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func evRoundTrip(t *testing.T, in Message) {
 // message that decodes cleanly. The real cases with these opcodes seed it.
 func evFuzz(f *testing.F, ops []Opcode) {
 	for _, c := range realCases {
-		b := testutil.Unhex(f, c.hex)
+		b := fixture.Unhex(f, c.hex)
 		for i, op := range ops {
 			if len(b) > 0 && Opcode(b[0]) == op {
 				f.Add(uint8(i), b[1:])
@@ -287,7 +287,7 @@ func TestEventDecodeAllocatesNothing(t *testing.T) {
 	var r dissect.Reader
 	ctx := &Context{Dir: ClientToServer}
 	for _, h := range evHot {
-		b := testutil.Unhex(t, h)
+		b := fixture.Unhex(t, h)
 		m := New(Opcode(b[0]))
 		run := func() {
 			r.ResetAt(b[1:], 1)
@@ -307,7 +307,7 @@ func BenchmarkEventDecode(b *testing.B) {
 	d := NewDecoder()
 	msgs := make([][]byte, len(evHot))
 	for i, h := range evHot {
-		msgs[i] = testutil.Unhex(b, h)
+		msgs[i] = fixture.Unhex(b, h)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -326,7 +326,7 @@ func BenchmarkEventDecodeDirect(b *testing.B) {
 	msgs := make([][]byte, len(evHot))
 	ms := make([]Message, len(evHot))
 	for i, h := range evHot {
-		msgs[i] = testutil.Unhex(b, h)
+		msgs[i] = fixture.Unhex(b, h)
 		ms[i] = New(Opcode(msgs[i][0]))
 	}
 	b.ReportAllocs()

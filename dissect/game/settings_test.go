@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // Connection-phase messages: Settings 0x00, GameInit 0x01, UICollision 0x16,
@@ -197,7 +197,7 @@ func TestSettingsCorrectionWarns(t *testing.T) {
 // group byte after the map name: here there is none (truncated), and when
 // one is there the first group fails the stock-encoding check.
 func TestSettingsRejectsNonStockBitGroup(t *testing.T) {
-	b := testutil.Unhex(t, "00 00 32 98 42 41 00 25 00"+mission1Hex)
+	b := fixture.Unhex(t, "00 00 32 98 42 41 00 25 00"+mission1Hex)
 	res := NewDecoder().Decode(b, ServerToClient)
 	if res.Err == nil || !errors.Is(res.Err, dissect.ErrShort) {
 		t.Fatalf("want a truncation error, got %+v", res)
@@ -211,14 +211,14 @@ func TestSettingsRejectsNonStockBitGroup(t *testing.T) {
 	}
 	// Stray value bits beyond the count.
 	for _, h := range []string{"2A 22", "2A 40", "16 23", "2A 00"} {
-		if res := NewDecoder().Decode(testutil.Unhex(t, h), ServerToClient); res.Err == nil {
+		if res := NewDecoder().Decode(fixture.Unhex(t, h), ServerToClient); res.Err == nil {
 			t.Errorf("%s: decoded without error: %+v", h, res.Msg)
 		}
 	}
 }
 
 func TestSettingsTruncated(t *testing.T) {
-	full := testutil.Unhex(t, "00 00 00 05 42 61 00 25 00"+mission1Hex)
+	full := fixture.Unhex(t, "00 00 00 05 42 61 00 25 00"+mission1Hex)
 	for n := 1; n < len(full); n++ {
 		res := NewDecoder().Decode(full[:n], ServerToClient)
 		if res.Err == nil {
@@ -307,7 +307,7 @@ func FuzzConnectionMessages(f *testing.F) {
 // fuzzSeed adds every real case whose opcode is in ops as (index, body).
 func fuzzSeed(f *testing.F, ops []Opcode) {
 	for _, c := range realCases {
-		b := testutil.Unhex(f, c.hex)
+		b := fixture.Unhex(f, c.hex)
 		for i, op := range ops {
 			if Opcode(b[0]) == op {
 				f.Add(uint8(i), b[1:])
@@ -350,10 +350,10 @@ func fuzzOne(t *testing.T, op Opcode, body []byte) {
 
 func BenchmarkConnectionDecode(b *testing.B) {
 	msgs := [][]byte{
-		testutil.Unhex(b, "00 00 00 05 42 61 00 25 00"+mission1Hex),
-		testutil.Unhex(b, "01"),
-		testutil.Unhex(b, "2A 20"),
-		testutil.Unhex(b, "16 21"),
+		fixture.Unhex(b, "00 00 00 05 42 61 00 25 00"+mission1Hex),
+		fixture.Unhex(b, "01"),
+		fixture.Unhex(b, "2A 20"),
+		fixture.Unhex(b, "16 21"),
 	}
 	benchDecode(b, ServerToClient, msgs)
 }

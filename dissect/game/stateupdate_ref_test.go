@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // The usual StateUpdate is read straight from the bytes: its fields before
@@ -165,7 +165,7 @@ func FuzzStateUpdateMatchesReference(f *testing.F) {
 		"1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20",
 		"1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 20 20"} {
 		for _, sp := range []uint8{0, 1, 5, 8} {
-			f.Add(sp, testutil.Unhex(f, h)[1:])
+			f.Add(sp, fixture.Unhex(f, h)[1:])
 		}
 	}
 	f.Fuzz(func(t *testing.T, species uint8, body []byte) {
@@ -286,7 +286,7 @@ func TestReadFixedMatchesByName(t *testing.T) {
 // group), and agrees with the reference. The first message is one of
 // testdata/openbc/networked-battle.pcap (frame 117: POS|FWD|UP, no hash).
 func TestStateUpdateFastPathTakesLonePositionBit(t *testing.T) {
-	openbc := testutil.Unhex(t, "1c ff ff ff 3f cd cc cc 3d 0d a1 28 81 42 0e 79 47 42 b9 ae ee c1 20 b3 a8 d0 05 05 7e")
+	openbc := fixture.Unhex(t, "1c ff ff ff 3f cd cc cc 3d 0d a1 28 81 42 0e 79 47 42 b9 ae ee c1 20 b3 a8 d0 05 05 7e")
 	d := NewDecoder()
 	id := PlayerObjectID(2)
 	d.Ships.Add(id, ShipByName("Galaxy"))

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // The stock client StateUpdate of OpenBC's example 1: Akira 0x3FFFFFFF just
@@ -75,7 +75,7 @@ var _ = addReal(realCase{
 		lcWant(t, "start index", u.SubsystemStart, uint8(8))
 		// No ObjCreate in this decoder: the states stay bytes, marked.
 		lcWant(t, "undecoded", u.SubsystemsUndecoded, true)
-		lcWant(t, "data", string(u.SubsystemData), string(testutil.Unhex(t, "FF 60 FF FF FF FF FF FF FF FF FF FF FF FF")))
+		lcWant(t, "data", string(u.SubsystemData), string(fixture.Unhex(t, "FF 60 FF FF FF FF FF FF FF FF FF FF FF FF")))
 		lcWant(t, "lead bits", len(u.SubsystemLeadBits), 0)
 		if !strings.Contains(u.String(), "undecoded") {
 			t.Errorf("String() does not mark the undecoded states: %s", u)
@@ -109,7 +109,7 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	akira := ShipByName("Akira")
 	d := NewDecoder()
 	d.Ships.Add(PlayerObjectID(0), akira)
-	res := lcDecodeClean(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
+	res := lcDecodeClean(t, d, fixture.Unhex(t, stateUpdateServerHex), ServerToClient)
 	u := lcAs[*StateUpdate](t, res.Msg)
 	if u.SubsystemsUndecoded || u.Class != akira {
 		t.Fatalf("not decoded by class: %s", u)
@@ -137,7 +137,7 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 		}
 		lcWant(t, w.name+" power bit", s.HasPower, false)
 	}
-	lcWant(t, "facings", string(u.Subsystems[4].Facings), string(testutil.Unhex(t, "FF FF FF FF FF FF")))
+	lcWant(t, "facings", string(u.Subsystems[4].Facings), string(fixture.Unhex(t, "FF FF FF FF FF FF")))
 	lcWant(t, "tractor child name", u.Subsystems[1].ChildNames[1], "Aft Tractor")
 	j, _ := json.Marshal(u)
 	if !strings.Contains(string(j), `"name":"Aft Tractor","condition":255`) || !strings.Contains(string(j), `"class":"Akira"`) ||
@@ -150,12 +150,12 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	// the batch past the budget, and the next one starts at the Sensor
 	// Array (2).
 	b, next := akira.AppendSubsystemStates(nil, 8, nil, true)
-	lcWant(t, "encoded batch", string(b), string(testutil.Unhex(t, "08 FF 60 FF FF FF FF FF FF FF FF FF FF FF FF")))
+	lcWant(t, "encoded batch", string(b), string(fixture.Unhex(t, "08 FF 60 FF FF FF FF FF FF FF FF FF FF FF FF")))
 	lcWant(t, "next start", next, 2)
 
 	// The first 20 bytes, the doc's stated length, fit only OpenBC's form:
 	// decoded by name, with the deviation named.
-	short := testutil.Unhex(t, stateUpdateServerHex)[:20]
+	short := fixture.Unhex(t, stateUpdateServerHex)[:20]
 	res = lcCheck(t, d, short, ServerToClient)
 	u = lcAs[*StateUpdate](t, res.Msg)
 	if res.Err != nil || u.SubsystemsUndecoded || res.Warning != warnOpenBCShield || len(u.Subsystems) != 6 ||
@@ -168,7 +168,7 @@ func TestStateUpdateRealSubsystemsByName(t *testing.T) {
 	// Nor do the 25 bytes fit a Sovereign (a tractor child where the
 	// Tractors' power bit group byte would be), in either form.
 	d.Ships.Add(PlayerObjectID(0), ShipByName("Sovereign"))
-	res = lcCheck(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
+	res = lcCheck(t, d, fixture.Unhex(t, stateUpdateServerHex), ServerToClient)
 	if u := lcAs[*StateUpdate](t, res.Msg); !u.SubsystemsUndecoded || !strings.Contains(res.Warning, "Sovereign") {
 		t.Fatalf("fits a Sovereign: %s", u)
 	}
@@ -185,7 +185,7 @@ func TestStateUpdateClassFromObjCreate(t *testing.T) {
 	if d.Ships.Lookup(PlayerObjectID(0)) != ShipByName("Akira") {
 		t.Fatal("class not learnt")
 	}
-	res := lcDecodeClean(t, d, testutil.Unhex(t, stateUpdateServerHex), ServerToClient)
+	res := lcDecodeClean(t, d, fixture.Unhex(t, stateUpdateServerHex), ServerToClient)
 	if u := lcAs[*StateUpdate](t, res.Msg); u.SubsystemsUndecoded || len(u.Subsystems) != 5 {
 		t.Fatalf("not decoded: %s", u)
 	}
@@ -285,7 +285,7 @@ func TestStateUpdateSynthetic(t *testing.T) {
 	lcWant(t, "flags", m.Flags, StateDelta|StateSubsystems)
 	wire := m.Append(nil)
 	wantTail := "00 FF FF 21 50 F0 01 02 03 04 05"
-	if got := wire[len(wire)-11:]; !bytes.Equal(got, testutil.Unhex(t, wantTail)) {
+	if got := wire[len(wire)-11:]; !bytes.Equal(got, fixture.Unhex(t, wantTail)) {
 		t.Fatalf("subsystem section % X, want %s", got, wantTail)
 	}
 	stateRoundTrip(t, m, sov, ServerToClient)
@@ -298,7 +298,7 @@ func TestStateUpdateSynthetic(t *testing.T) {
 	lcWant(t, "next", m.FillSubsystems(sov, 2, vals, false), 5)
 	wire = m.Append(nil)
 	wantTail = "02 FF 43 64 FF 7F 01 FF 80 10 4B"
-	if got := wire[len(wire)-11:]; !bytes.Equal(got, testutil.Unhex(t, wantTail)) {
+	if got := wire[len(wire)-11:]; !bytes.Equal(got, fixture.Unhex(t, wantTail)) {
 		t.Fatalf("subsystem section % X, want %s", got, wantTail)
 	}
 	stateRoundTrip(t, m, sov, ServerToClient)
@@ -411,19 +411,19 @@ func TestStateUpdateBadInput(t *testing.T) {
 		// stock writer would have shared the byte.
 		"1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 20 20",
 	} {
-		if res := NewDecoder().Decode(testutil.Unhex(t, h), ServerToClient); res.Err == nil {
+		if res := NewDecoder().Decode(fixture.Unhex(t, h), ServerToClient); res.Err == nil {
 			t.Errorf("%s: decoded without error: %s", h, res.Msg)
 		}
 	}
 	// The canonical form of the last one decodes.
-	lcDecodeClean(t, NewDecoder(), testutil.Unhex(t, "1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 40"), ServerToClient)
+	lcDecodeClean(t, NewDecoder(), fixture.Unhex(t, "1C 01 00 00 00 00 00 00 00 41 00 00 00 00 00 00 00 00 00 00 00 00 40"), ServerToClient)
 }
 
 func TestStateUpdateDecodeAllocs(t *testing.T) {
 	d := NewDecoder()
 	d.Ships.Add(PlayerObjectID(0), ShipByName("Akira"))
-	msgs := [][]byte{testutil.Unhex(t, stateUpdateClientHex), testutil.Unhex(t, stateUpdateServerHex),
-		testutil.Unhex(t, "1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20")}
+	msgs := [][]byte{fixture.Unhex(t, stateUpdateClientHex), fixture.Unhex(t, stateUpdateServerHex),
+		fixture.Unhex(t, "1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20")}
 	for _, m := range msgs {
 		d.Decode(m, ServerToClient)
 	}
@@ -443,7 +443,7 @@ func FuzzStateUpdate(f *testing.F) {
 	for _, h := range []string{stateUpdateClientHex, stateUpdateServerHex,
 		"1C FF FF 03 40 00 00 00 00 5C 3D 4B 51 02 02 7E F9 44 20"} {
 		for _, sp := range []uint8{0, 1, 5, 8} {
-			f.Add(sp, testutil.Unhex(f, h)[1:])
+			f.Add(sp, fixture.Unhex(f, h)[1:])
 		}
 	}
 	wb := ShipByName("Warbird")
@@ -474,7 +474,7 @@ func BenchmarkStateUpdateDecode(b *testing.B) {
 			if c.cls {
 				d.Ships.Add(PlayerObjectID(0), ShipByName("Akira"))
 			}
-			msg := testutil.Unhex(b, c.hex)
+			msg := fixture.Unhex(b, c.hex)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(msg)))
 			for b.Loop() {
@@ -506,7 +506,7 @@ func BenchmarkStateUpdateAppend(b *testing.B) {
 func TestStateUpdateResetClearsEveryField(t *testing.T) {
 	var m StateUpdate
 	v := reflect.ValueOf(&m).Elem()
-	testutil.FillNonZero(t, v)
+	fixture.FillNonZero(t, v)
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {
 			t.Fatalf("field %s not filled", v.Type().Field(i).Name)

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // builtinStockPayloads2 is a copy of the file's UDP, transport and game
@@ -307,10 +307,10 @@ var stockChecks2 = map[string]func(t *testing.T, d *stockDecoded){
 	},
 	"Cipher pair: packet #3 ConnectAck, wire 01 D7 33 68 C3 BF 76 DB": func(t *testing.T, d *stockDecoded) {
 		transport(t, d, 0, dissect.TypeConnectAck, 0, `"slot":2`)
-		plain := testutil.Unhex(t, "01 01 03 06 C0 00 00 02")
+		plain := fixture.Unhex(t, "01 01 03 06 C0 00 00 02")
 		wire := make([]byte, len(plain))
 		dissect.Encrypt(wire, plain)
-		lcWant(t, "wire_ciphertext", string(wire), string(testutil.Unhex(t, "01 D7 33 68 C3 BF 76 DB")))
+		lcWant(t, "wire_ciphertext", string(wire), string(fixture.Unhex(t, "01 D7 33 68 C3 BF 76 DB")))
 	},
 	"PythonEvent (0x06) factory 0x010C TGObjPtrEvent in reliable 0x32 message (datagram #33820 msg 0)": func(t *testing.T, d *stockDecoded) {
 		tm := &d.dg.Messages[0]
@@ -434,7 +434,7 @@ func TestStockPayloads2(t *testing.T) {
 				t.Fatalf("no check for this entry")
 			}
 			var d *stockDecoded
-			if b := testutil.Unhex(t, e.Hex); dissect.IsGameSpy(b) {
+			if b := fixture.Unhex(t, e.Hex); dissect.IsGameSpy(b) {
 				d = &stockDecoded{raw: b}
 			} else {
 				d = decodeStock(t, dec, e)

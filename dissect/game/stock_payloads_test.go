@@ -3,12 +3,11 @@ package game
 import (
 	"encoding/json"
 	"errors"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/bcwire/bcwire/internal/testutil"
 
 	"github.com/bcwire/bcwire/dissect"
 )
@@ -298,7 +297,7 @@ func stockCut(t *testing.T, d *stockDecoded, offset int, what string) {
 // fields before the cut are there to compare.
 func decodeStock(t *testing.T, dec *Decoder, e stockPayload) *stockDecoded {
 	t.Helper()
-	b := testutil.Unhex(t, e.Hex)
+	b := fixture.Unhex(t, e.Hex)
 	if e.Label == "MISSION_INIT (0x35) body without opcode byte, stock 2026-02-10 session" {
 		b = append([]byte{byte(OpMissionInit)}, b...)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 )
 
 // The stock TorpedoFire. The source decodes it as obj=0x4000000D subsys=2
@@ -60,7 +60,7 @@ func TestTorpedoFireSynthetic(t *testing.T) {
 
 func TestTorpedoFireTruncated(t *testing.T) {
 	for _, h := range []string{"19 0D 00 00 40 02 01 DF 87", "19 0D 00 00 40 02 01 DF 87 11 FF FF 03 40 00 88 D8"} {
-		if res := NewDecoder().Decode(testutil.Unhex(t, h), ClientToServer); res.Err == nil {
+		if res := NewDecoder().Decode(fixture.Unhex(t, h), ClientToServer); res.Err == nil {
 			t.Errorf("%s: no error", h)
 		}
 	}

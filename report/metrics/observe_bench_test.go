@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/capture/capturetest"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/internal/testutil"
 )
 
 // BenchmarkObserve is what --metrics adds per record on the decode path:
@@ -14,7 +14,7 @@ import (
 func BenchmarkObserve(b *testing.B) {
 	var recs []flow.Record
 	tr := flow.New(flow.Options{})
-	for _, d := range testutil.LoadBattle(b) {
+	for _, d := range capturetest.LoadBattle(b) {
 		tr.Datagram(d.Frame, d.Time, d.Src, d.Dst, d.Payload, func(r *flow.Record) {
 			c := *r
 			if r.Msg != nil {

@@ -133,6 +133,48 @@ func halfOpen(p *peer) bool { return p.phase < phLobby }
 // silent reports whether p is half-open and has acknowledged nothing.
 func silent(p *peer) bool { return halfOpen(p) && p.conn.AcksHeard() == 0 }
 
+// admit makes a peer for a new client, or refuses it when the server is full.
+func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
+	room, refuse := s.makeRoom(now, from)
+	if !room && !refuse {
+		return nil
+	}
+	slot := s.freeSlot()
+	if !room || len(s.peers) >= s.o.MaxPeers || slot == 0 {
+		s.stats.Refused++
+		if s.lim.allow(now, from) {
+			s.log.Info("connect refused: server full", "client", from, "players", len(s.peers))
+			// One small reliable boot, numbered as the first control
+			// message of a connection that never opens.
+			d := dissect.Datagram{Peer: stock.ServerPeer, Messages: []dissect.Message{
+				{Type: dissect.TypeBoot, Reliable: true, Ordered: true, Payload: []byte{stock.BootFull}}}}
+			s.sendPlain(now, from, d.Append(nil))
+		} else {
+			s.dropDatagram(now, from, DropRateLimited)
+		}
+		return nil
+	}
+	p := &peer{addr: from, slot: slot, index: int(slot) - stock.FirstClientPeer, team: -1, lastHeard: now,
+		nextKeepalive: now, connectedAt: now, waitingSince: now}
+	p.conn, p.order = s.newPeerConn()
+	p.ip = from.Addr().Unmap()
+	s.peers[from] = p
+	return p
+}
+
+func (s *Server) freeSlot() byte {
+	used := map[byte]bool{}
+	for _, p := range s.peers {
+		used[p.slot] = true
+	}
+	for i := 0; i < s.o.Config.MaxPlayers; i++ {
+		if sl := byte(stock.FirstClientPeer + i); !used[sl] {
+			return sl
+		}
+	}
+	return 0
+}
+
 // makeRoom applies the half-open bounds before a connect from from is
 // admitted, evicting a half-open connection when a bound is reached. It
 // reports whether the connect may be admitted; refuse tells a refusal the

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/dissect/game"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"github.com/bcwire/bcwire/server/native"
 	"github.com/bcwire/bcwire/server/stock"
 )
@@ -34,14 +34,14 @@ func TestObjectRequests(t *testing.T) {
 	a, _ := n.join("Cady2")
 	b, _ := n.join("B")
 	c, _ := n.join("C")
-	ship := testutil.Unhex(t, sovereign)
+	ship := fixture.Unhex(t, sovereign)
 	a.Send(n.now, ship, true)
 	n.run(100 * time.Millisecond)
 
-	notFound := testutil.Unhex(t, "1D FF FF FF 3F")
-	request := testutil.Unhex(t, "1E FF FF FF 3F")
-	unknown := testutil.Unhex(t, "1E FF FF 03 40") // player 1's ship: none created
-	unknownNF := testutil.Unhex(t, "1D FF FF 03 40")
+	notFound := fixture.Unhex(t, "1D FF FF FF 3F")
+	request := fixture.Unhex(t, "1E FF FF FF 3F")
+	unknown := fixture.Unhex(t, "1E FF FF 03 40") // player 1's ship: none created
+	unknownNF := fixture.Unhex(t, "1D FF FF 03 40")
 	b.Send(n.now, notFound, true)
 	b.Send(n.now, request, true)
 	b.Send(n.now, unknown, true)
@@ -84,10 +84,10 @@ func TestObjectRequests(t *testing.T) {
 
 	// An object that is no ship (here: a class the decoder does not know,
 	// as OpenBC's test clients send) is answered from its envelope.
-	odd := testutil.Unhex(t, "03 00 00 01 00 00 00 FF FF 07 40 01 00 00 00 00 00 00 00 00 00 00 00 00")
+	odd := fixture.Unhex(t, "03 00 00 01 00 00 00 FF FF 07 40 01 00 00 00 00 00 00 00 00 00 00 00 00")
 	c.Send(n.now, odd, true)
 	n.run(100 * time.Millisecond)
-	b.Send(n.now, testutil.Unhex(t, "1E FF FF 07 40"), true)
+	b.Send(n.now, fixture.Unhex(t, "1E FF FF 07 40"), true)
 	n.run(200 * time.Millisecond)
 	if got := received(b.Snapshot(), odd); got != 2 {
 		t.Errorf("B got the other object %d times, want 2 (relayed, then the answer)", got)

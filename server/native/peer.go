@@ -62,48 +62,6 @@ type peer struct {
 	nextUpdate    time.Time // the next host StateUpdates to this client
 }
 
-// admit makes a peer for a new client, or refuses it when the server is full.
-func (s *Server) admit(now time.Time, from netip.AddrPort, plain []byte) *peer {
-	room, refuse := s.makeRoom(now, from)
-	if !room && !refuse {
-		return nil
-	}
-	slot := s.freeSlot()
-	if !room || len(s.peers) >= s.o.MaxPeers || slot == 0 {
-		s.stats.Refused++
-		if s.lim.allow(now, from) {
-			s.log.Info("connect refused: server full", "client", from, "players", len(s.peers))
-			// One small reliable boot, numbered as the first control
-			// message of a connection that never opens.
-			d := dissect.Datagram{Peer: stock.ServerPeer, Messages: []dissect.Message{
-				{Type: dissect.TypeBoot, Reliable: true, Ordered: true, Payload: []byte{stock.BootFull}}}}
-			s.sendPlain(now, from, d.Append(nil))
-		} else {
-			s.dropDatagram(now, from, DropRateLimited)
-		}
-		return nil
-	}
-	p := &peer{addr: from, slot: slot, index: int(slot) - stock.FirstClientPeer, team: -1, lastHeard: now,
-		nextKeepalive: now, connectedAt: now, waitingSince: now}
-	p.conn, p.order = s.newPeerConn()
-	p.ip = from.Addr().Unmap()
-	s.peers[from] = p
-	return p
-}
-
-func (s *Server) freeSlot() byte {
-	used := map[byte]bool{}
-	for _, p := range s.peers {
-		used[p.slot] = true
-	}
-	for i := 0; i < s.o.Config.MaxPlayers; i++ {
-		if sl := byte(stock.FirstClientPeer + i); !used[sl] {
-			return sl
-		}
-	}
-	return 0
-}
-
 // drop ends p's time on the server: the others are told it left, its ships
 // are forgotten, and its connection lingers (Timing.Linger) to ACK and
 // deliver what is queued, unless the caller deletes it at once.

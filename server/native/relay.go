@@ -10,27 +10,12 @@ import (
 	"github.com/bcwire/bcwire/server/transport"
 )
 
-// gameMessage acts on a game message from p: checksum and join messages
-// while p joins, then, in the game, what the host keeps, relays or sends
-// to a team.
+// gameMessage acts on a game message from p, a player in the game: what
+// the host keeps, relays or sends to a team. (Game messages before that are
+// the join's: joinMessage, join.go.)
 func (s *Server) gameMessage(now time.Time, p *peer, d *transport.Delivery) {
 	payload := d.Payload
 	op := game.Opcode(payload[0])
-	switch p.phase {
-	case phChecksum:
-		if op == game.OpChecksumResponse && len(payload) >= 2 {
-			s.checksumResponse(now, p, payload)
-		}
-		return
-	case phLobby:
-		if op == game.OpNewPlayerInGame {
-			s.newPlayerInGame(now, p)
-		}
-		return
-	case phGame:
-	default:
-		return
-	}
 	// What the host learns from the message.
 	switch op {
 	case game.OpStateUpdate:

@@ -14,7 +14,7 @@ import (
 	"github.com/bcwire/bcwire/session/measure"
 )
 
-// FuzzBuilder feeds datagrams made of the fuzz input (as flow's
+// FuzzBuilder feeds datagrams made of the fuzz input (as pipeline's
 // FuzzPipeline does: length, direction and client, then the plaintext)
 // through the tracker into the Builder: it never panics, and its measures
 // always encode as JSON.

@@ -10,7 +10,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/golden"
 	"github.com/bcwire/bcwire/server/synth"
 )
 
@@ -67,7 +67,7 @@ func TestCorpus(t *testing.T) {
 				if code != wantCode {
 					t.Errorf("%s %s: exit %d, want %d", cmd, e.Name, code, wantCode)
 				}
-				golden(t, abs+"."+cmd+".golden", out)
+				checkGolden(t, abs+"."+cmd+".golden", out)
 			}
 		})
 	}
@@ -154,12 +154,12 @@ func TestCorpusCoversEveryGeneratedOpcode(t *testing.T) {
 	}
 }
 
-// golden compares out with the golden file (gzipped when large), or writes
+// checkGolden compares out with the golden file (gzipped when large), or writes
 // it under -update.
-func golden(t *testing.T, path, out string) {
+func checkGolden(t *testing.T, path, out string) {
 	t.Helper()
 	if len(out) > gzipLimit {
 		path += ".gz"
 	}
-	testutil.Golden(t, path, []byte(out), *update)
+	golden.Compare(t, path, []byte(out), *update)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/golden"
 	"github.com/bcwire/bcwire/report"
 )
 
@@ -20,9 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // fixture is the two-player capture timelinecmd's tests generate.
 const fixture = "../timelinecmd/testdata/two-players.pcap"
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
+	golden.Compare(t, filepath.Join("testdata", name), got, *update)
 }
 
 func run(t *testing.T, o *Options, color bool) (stdout, stderr string, code int) {
@@ -48,7 +48,7 @@ func TestStatsGolden(t *testing.T) {
 	if strings.Contains(out, "\x1b[") {
 		t.Errorf("color codes in piped output")
 	}
-	golden(t, "stats.golden", []byte(out))
+	checkGolden(t, "stats.golden", []byte(out))
 
 	colored, _, _ := run(t, &Options{Files: []string{fixture}, Quiet: true}, true)
 	if !strings.Contains(colored, "\x1b[") {
@@ -65,7 +65,7 @@ func TestStatsJSON(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	golden(t, "stats.json.golden", []byte(out))
+	checkGolden(t, "stats.json.golden", []byte(out))
 	var doc struct {
 		Opcodes []struct {
 			Dir    string

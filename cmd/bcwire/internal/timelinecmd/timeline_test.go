@@ -10,14 +10,14 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/golden"
 	"github.com/bcwire/bcwire/report"
 )
 
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name, rewriting it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
+	golden.Compare(t, filepath.Join("testdata", name), got, *update)
 }
 
 func run(t *testing.T, o *Options) (stdout, stderr string, code int) {
@@ -46,7 +46,7 @@ func TestTimelineGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	golden(t, "timeline.golden", []byte(out))
+	checkGolden(t, "timeline.golden", []byte(out))
 	if !strings.Contains(errs, "2 sessions") {
 		t.Errorf("summary: %q", errs)
 	}
@@ -58,7 +58,7 @@ func TestTimelineJSON(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	golden(t, "timeline.json.golden", []byte(out))
+	checkGolden(t, "timeline.json.golden", []byte(out))
 	var doc struct {
 		Sessions []struct {
 			File, Server, Client, Name string

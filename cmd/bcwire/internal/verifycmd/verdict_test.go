@@ -1,10 +1,7 @@
 package verifycmd_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,54 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/bcwire/bcwire/server/synth"
-	"github.com/spf13/pflag"
 )
-
-// nativeServer runs `bcwire serve -w FILE` (the native server) in-process
-// on a loopback port 0; stop ends it and waits until the capture is
-// written.
-func nativeServer(t *testing.T, write string) (addr string, stop func()) {
-	t.Helper()
-	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	o := servecmd.AddNativeFlags(fs)
-	if err := fs.Parse([]string{"--write", write, "--stop-after", "5m"}); err != nil {
-		t.Fatal(err)
-	}
-	o.Flags = fs
-	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Conn = pc
-	o.Stdin = strings.NewReader("")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- servecmd.RunNative(ctx, &report.IO{Out: io.Discard, Err: io.Discard}, o) }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop within 30 s")
-		}
-		pc.Close()
-	}
-	t.Cleanup(stop)
-	return pc.LocalAddr().String(), stop
-}
 
 type finding struct {
 	Severity string `json:"severity"`

@@ -2,113 +2,22 @@ package verifycmd_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/root"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
-	"github.com/bcwire/bcwire/report"
-	"github.com/spf13/cobra"
+	"github.com/bcwire/bcwire/server/replay"
 )
-
-const corpus = "../../../../testdata/pcaps/"
-
-// serve is linked in bcwire-full only: these tests run it in process.
-func init() {
-	root.Full = func(io *report.IO) []*cobra.Command { return []*cobra.Command{servecmd.NewCmdServe(io, nil)} }
-}
-
-func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = root.ExecuteIO(&report.IO{Out: &out, Err: &errb}, args)
-	return out.String(), errb.String(), code
-}
-
-// replayServer runs `serve --replay` in-process on a loopback port; stop
-// ends it and returns its exit error and output; exited waits up to d for
-// it to end by itself.
-func replayServer(t *testing.T, file string, extra func(o *servecmd.Options)) (addr string, stop func() (string, string, error), exited func(d time.Duration) bool) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	ready := make(chan net.Addr, 1)
-	o := &servecmd.Options{IO: &report.IO{Out: &out, Err: &errb}, Replay: file, Listen: "127.0.0.1:0",
-		Timing: "asap", Ready: func(a net.Addr) { ready <- a }}
-	if extra != nil {
-		extra(o)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- servecmd.RunReplay(ctx, o) }()
-	select {
-	case a := <-ready:
-		addr = a.String()
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve ended at once: %v\n%s", err, errb.String())
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("serve did not start listening within 30s")
-	}
-	ended := false
-	var res error
-	exited = func(d time.Duration) bool {
-		if !ended {
-			select {
-			case res = <-done:
-				ended = true
-			case <-time.After(d):
-			}
-		}
-		return ended
-	}
-	stop = func() (string, string, error) {
-		cancel()
-		if !exited(30 * time.Second) {
-			t.Fatal("serve did not return within 30s")
-		}
-		return out.String(), errb.String(), res
-	}
-	t.Cleanup(func() { stop() })
-	return addr, stop, exited
-}
-
-// noLeaks fails the test when it leaves goroutines running. os/signal's
-// watcher, started once per process by the commands' Ctrl-C handling and
-// never stopped, is started first so that it is not counted.
-func noLeaks(t *testing.T) {
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt)
-	signal.Stop(c)
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(2 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines left (was %d):\n%s", n, before, buf[:runtime.Stack(buf, true)])
-		}
-	})
-}
 
 func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	noLeaks(t)
 	serveJSON := filepath.Join(t.TempDir(), "serve.json")
-	addr, stop, exited := replayServer(t, corpus+"lossy.pcap", func(o *servecmd.Options) {
-		o.ExitOnDone = true
-		o.Output = serveJSON
-	})
+	addr, stop, exited := replayServer(t, corpus+"lossy.pcap", "--exit-when-done", "-o", serveJSON)
 	jsonPath := filepath.Join(t.TempDir(), "v.json")
 	// Every answer comes, and a complete window ends the wait at once: a
 	// long answer timeout costs nothing, and a short one (300 ms) let an
@@ -167,9 +76,9 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	if !exited(30 * time.Second) {
 		t.Fatal("serve --exit-when-done still running 30s after the last session")
 	}
-	sout, slog, serr := stop()
-	if serr != nil {
-		t.Fatalf("serve: %v\n%s", serr, slog)
+	sout, slog, scode := stop()
+	if scode != 0 {
+		t.Fatalf("serve: exit %d\n%s", scode, slog)
 	}
 	if strings.Count(sout, "/") < 3 || !strings.Contains(sout, "peer-info ip") {
 		t.Errorf("serve report:\n%s", sout)
@@ -178,7 +87,10 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 	if !strings.Contains(slog, "rewrote peer-info ip 10.0.1.10 -> 127.0.0.2") {
 		t.Errorf("serve log does not say which fields were rewritten:\n%s", slog)
 	}
-	var srep servecmd.Report
+	var srep struct {
+		Sessions []replay.ServerSession `json:"sessions"`
+		Captured int                    `json:"captured"`
+	}
 	if b, err := os.ReadFile(serveJSON); err != nil {
 		t.Fatal(err)
 	} else if err := json.Unmarshal(b, &srep); err != nil {
@@ -196,7 +108,7 @@ func TestVerifyCommandAgainstServeReplay(t *testing.T) {
 
 func TestVerifyCommandDifferences(t *testing.T) {
 	noLeaks(t)
-	addr, stop, _ := replayServer(t, corpus+"duel.pcapng", nil)
+	addr, stop, _ := replayServer(t, corpus+"duel.pcapng")
 	// The answers that differ arrive (1 s leaves a loaded machine room to
 	// deliver them); the ones that never come cost a timeout each.
 	out, _, code := run(t, "verify", "--target", addr, "--timing", "asap", "--answer-timeout", "1s", corpus+"join.pcap")
@@ -208,9 +120,9 @@ func TestVerifyCommandDifferences(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	sout, _, err := stop()
-	if err == nil || !strings.Contains(sout, "mismatched") {
-		t.Errorf("serve of a mismatching run: err %v\n%s", err, sout)
+	sout, _, scode := stop()
+	if scode != 1 || !strings.Contains(sout, "mismatched") {
+		t.Errorf("serve of a mismatching run: exit %d, want 1\n%s", scode, sout)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
-	"github.com/bcwire/bcwire/internal/testutil"
+	"github.com/bcwire/bcwire/internal/fixture"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/wireshark"
 	"github.com/bcwire/bcwire/session"
@@ -53,7 +53,7 @@ func writeLua(t *testing.T) string {
 }
 
 func TestRefusesCapture(t *testing.T) {
-	root := testutil.RepoRoot(t)
+	root := fixture.RepoRoot(t)
 	dst := filepath.Join(t.TempDir(), "x.pcap")
 	src, err := os.ReadFile(filepath.Join(root, "testdata/pcaps/join.pcap"))
 	if err != nil {
@@ -73,7 +73,7 @@ func TestRefusesCapture(t *testing.T) {
 
 // bundled are the captures the tshark tests read.
 func bundled(t *testing.T) []string {
-	root := testutil.RepoRoot(t)
+	root := fixture.RepoRoot(t)
 	var files []string
 	// The bundled captures, and OpenBC's traffic (testdata/openbc).
 	for _, pat := range []string{"testdata/pcaps/*.pcap", "testdata/pcaps/*.pcapng", "testdata/openbc/*.pcap"} {
@@ -353,7 +353,7 @@ func TestTsharkNonStockEqualsStats(t *testing.T) {
 		detected[n] = true
 	}
 	files := bundled(t)
-	openbc, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(t), "testdata", "openbc", "*.pcap"))
+	openbc, _ := filepath.Glob(filepath.Join(fixture.RepoRoot(t), "testdata", "openbc", "*.pcap"))
 	marked := 0
 	for _, file := range files {
 		want := map[string]int{}

@@ -1,4 +1,4 @@
-package session_test
+package pipeline_test
 
 import (
 	"bytes"

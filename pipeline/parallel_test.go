@@ -1,4 +1,4 @@
-package flow_test
+package pipeline_test
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func decodeAll(t *testing.T, path string, workers, limit int) (string, flow.Summ
 // every bundled capture (damaged and lossy ones included), with any number
 // of workers, and when the consumer stops early.
 func TestRunParallelMatchesRun(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "pcaps", "*.pcap*"))
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "pcaps", "*.pcap*"))
 	if err != nil {
 		t.Fatal(err)
 	}

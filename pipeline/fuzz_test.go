@@ -1,4 +1,4 @@
-package flow_test
+package pipeline_test
 
 import (
 	"bytes"

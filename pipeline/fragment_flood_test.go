@@ -1,4 +1,4 @@
-package flow_test
+package pipeline_test
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ const (
 var floodServer = netip.MustParseAddrPort("10.0.0.1:22101")
 
 func newFloodSource(t *testing.T) *floodSource {
-	rd, err := capture.Open("../../testdata/pcaps/join.pcap")
+	rd, err := capture.Open("../testdata/pcaps/join.pcap")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestFragmentFloodOfGrowingSetsStaysUnderByteCap(t *testing.T) {
 
 	// The real client: every game message, its fragmented checksum answer
 	// among them, and a whole join.
-	one, err := capture.Open("../../testdata/pcaps/join.pcap")
+	one, err := capture.Open("../testdata/pcaps/join.pcap")
 	if err != nil {
 		t.Fatal(err)
 	}

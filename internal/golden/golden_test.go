@@ -1,4 +1,4 @@
-package testutil
+package golden
 
 import (
 	"path/filepath"
@@ -19,19 +19,13 @@ func TestFirstDiff(t *testing.T) {
 	}
 }
 
-// TestGoldenWritesAndReads: what -update writes, plain and gzipped, reads
+// TestCompareWritesAndReads: what -update writes, plain and gzipped, reads
 // back equal.
-func TestGoldenWritesAndReads(t *testing.T) {
+func TestCompareWritesAndReads(t *testing.T) {
 	out := []byte(strings.Repeat("line\n", 1000))
 	for _, name := range []string{"x.golden", "x.golden.gz"} {
 		path := filepath.Join(t.TempDir(), "sub", name)
-		Golden(t, path, out, true)
-		Golden(t, path, out, false)
-	}
-}
-
-func TestUnhex(t *testing.T) {
-	if got := Unhex(t, "1C FF:00\n\t0a"); string(got) != "\x1c\xff\x00\x0a" {
-		t.Errorf("Unhex = % X", got)
+		Compare(t, path, out, true)
+		Compare(t, path, out, false)
 	}
 }
