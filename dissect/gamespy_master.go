@@ -69,12 +69,17 @@ func ParseMasterMessage(b []byte, fromMaster bool) (MasterMessage, error) {
 	if fromMaster && bytes.Equal(b, masterFinal) {
 		return MasterMessage{Kind: MasterList, Servers: []netip.AddrPort{}, Final: true}, nil // an empty list
 	}
-	if fromMaster && !IsGameSpy(b) || fromMaster && looksLikeList(b) {
+	if fromMaster && (!IsGameSpy(b) || !printable(b)) {
 		return parseMasterList(b)
 	}
 	g, err := ParseGameSpy(b)
 	if err != nil {
 		return MasterMessage{Kind: MasterText}, err
+	}
+	if fromMaster && len(g.Fields) == 0 {
+		// No key, only \final (a cut \final\): the end of a list, not text
+		// (GameSpy text of no fields re-encodes as the empty list).
+		return parseMasterList(b)
 	}
 	m := MasterMessage{Kind: MasterText, Text: &g}
 	if enc := g.Append(nil); len(enc)+1 == len(b) && b[len(b)-1] == '\\' && bytes.HasPrefix(b, enc) {
@@ -91,20 +96,18 @@ func ParseMasterMessage(b []byte, fromMaster bool) (MasterMessage, error) {
 	return m, nil
 }
 
-// looksLikeList tells a binary list that happens to start with a
-// backslash (a server at 92.x.x.x) from text: text holds only printable
-// bytes.
-func looksLikeList(b []byte) bool {
-	body := bytes.TrimSuffix(b, masterFinal)
-	if len(body)%6 != 0 || len(body) == 0 {
-		return false
-	}
-	for _, c := range body {
+// printable tells a binary list that happens to start with a backslash (a
+// server at 92.x.x.x) from text: the master's text holds only printable
+// bytes, so a message from it with any other byte is a list (damaged if it
+// does not fit one). Text with such a byte could not be told from a list
+// by its re-encoding (GameSpy text puts \final\ last).
+func printable(b []byte) bool {
+	for _, c := range b {
 		if c < 0x20 || c > 0x7E {
-			return true
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func (g *GameSpy) has(key string) bool {
@@ -209,7 +212,7 @@ func (s *MasterSplitter) Push(p []byte) [][]byte {
 	if !s.FromMaster {
 		return [][]byte{p}
 	}
-	if len(s.held) == 0 && IsGameSpy(p) && !looksLikeList(p) {
+	if len(s.held) == 0 && IsGameSpy(p) && printable(p) {
 		return [][]byte{p}
 	}
 	s.held = append(s.held, p...)
