@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/report/wireshark"
 )
 
 // TestReadmeLayoutListsEveryPackage: the README's layout table has a row
@@ -266,5 +267,46 @@ func TestReadmeTestNamesExist(t *testing.T) {
 	}
 	if named < 20 {
 		t.Errorf("only %d test names read", named)
+	}
+}
+
+// TestReadmeTypedLuaFieldsAreTheLayouts: the README's list of the Lua
+// dissector's typed fields ("Typed fields today") is what
+// report/wireshark's checked layouts give, message by message.
+func TestReadmeTypedLuaFieldsAreTheLayouts(t *testing.T) {
+	sec := readmeSection(t, "## Wireshark")
+	_, list, ok := strings.Cut(sec, "Typed fields today:")
+	if !ok {
+		t.Fatal("no list of typed fields under Wireshark")
+	}
+	list, _, _ = strings.Cut(list, ".\n\n")
+	list = strings.Join(strings.Fields(list), " ")
+	listed := map[string]bool{}
+	groups := regexp.MustCompile(`((?:[a-z_]+(?:, | and ))*[a-z_]+) \(([a-z_, ]+)\)`).FindAllStringSubmatch(list, -1)
+	for _, g := range groups {
+		for _, msg := range regexp.MustCompile(`, | and `).Split(g[1], -1) {
+			for _, f := range strings.Split(g[2], ", ") {
+				listed["bcwire."+msg+"."+f] = true
+			}
+		}
+	}
+	want := map[string]bool{}
+	for _, l := range wireshark.Layouts() {
+		for _, f := range l.Fields {
+			want[wireshark.Abbrev(l.Name, f.Name)] = true
+		}
+	}
+	for f := range want {
+		if !listed[f] {
+			t.Errorf("the Lua has the typed field %s, which the README does not list", f)
+		}
+	}
+	for f := range listed {
+		if !want[f] {
+			t.Errorf("the README lists the typed field %s, which the Lua does not have", f)
+		}
+	}
+	if len(want) < 30 {
+		t.Errorf("only %d typed fields in the layouts", len(want))
 	}
 }
