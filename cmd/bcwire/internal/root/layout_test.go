@@ -310,3 +310,40 @@ func TestReadmeTypedLuaFieldsAreTheLayouts(t *testing.T) {
 		t.Errorf("only %d typed fields in the layouts", len(want))
 	}
 }
+
+// TestReadmeFlagsTableHoldsForItsCommands: each row of "Flags that mean
+// the same in every command" names commands (`decode`, `serve --replay`,
+// ...) that do take its flag, as their --help shows.
+func TestReadmeFlagsTableHoldsForItsCommands(t *testing.T) {
+	sec := readmeSection(t, "## Commands")
+	_, sec, ok := strings.Cut(sec, "### Flags that mean the same in every command\n")
+	if !ok {
+		t.Fatal("no flags table in the README")
+	}
+	sec, _, _ = strings.Cut(strings.TrimLeft(sec, "\n"), "\n\n") // the table
+	commands := helpCommands(t)
+	help := map[string]string{}
+	checked := 0
+	for _, row := range regexp.MustCompile(`(?m)^\| (.+?) \| (.*) \|$`).FindAllStringSubmatch(sec, -1) {
+		flag := regexp.MustCompile("^`(-[-a-zA-Z]+)").FindStringSubmatch(row[1])
+		if flag == nil {
+			continue // the header
+		}
+		for _, m := range regexp.MustCompile("`([a-z]+)[` ]").FindAllStringSubmatch(row[2], -1) {
+			c := m[1]
+			if !slices.Contains(commands, c) {
+				continue
+			}
+			if _, ok := help[c]; !ok {
+				help[c], _, _ = run(t, c, "--help")
+			}
+			if !regexp.MustCompile(`(?m)(^|[ ,])` + regexp.QuoteMeta(flag[1]) + `\b`).MatchString(help[c]) {
+				t.Errorf("the flags table says %s has %s; its --help does not", c, flag[1])
+			}
+			checked++
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d command flags checked", checked)
+	}
+}
