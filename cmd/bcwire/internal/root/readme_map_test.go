@@ -1,5 +1,9 @@
 package root
 
+// The README is the map a newcomer reads first; these tests keep its
+// tables and lists (packages, commands, common flags, non-stock forms, the
+// Lua's typed fields), its links and the tests it names true to the code.
+
 import (
 	"os"
 	"os/exec"
