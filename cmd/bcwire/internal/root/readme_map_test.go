@@ -2,7 +2,7 @@ package root
 
 // The README is the map a newcomer reads first; these tests keep its
 // tables and lists (packages, commands, common flags, non-stock forms, the
-// Lua's typed fields), its links and the tests it names true to the code.
+// Lua's typed fields and forms), its links and the tests it names true to the code.
 
 import (
 	"os"
@@ -349,5 +349,26 @@ func TestReadmeFlagsTableHoldsForItsCommands(t *testing.T) {
 	}
 	if checked < 30 {
 		t.Errorf("only %d command flags checked", checked)
+	}
+}
+
+// TestReadmeLuaFormsAreDetectedForms: the forms the README says the Lua
+// recognises from one datagram are report/wireshark's DetectedForms.
+func TestReadmeLuaFormsAreDetectedForms(t *testing.T) {
+	sec := readmeSection(t, "## Wireshark")
+	_, list, ok := strings.Cut(sec, "recognises the forms it can tell from one datagram (")
+	if !ok {
+		t.Fatal("no list of the forms the Lua recognises under Wireshark")
+	}
+	list, _, _ = strings.Cut(list, ")")
+	var listed []string
+	for _, f := range strings.Split(strings.Join(strings.Fields(list), " "), ", ") {
+		listed = append(listed, strings.TrimSpace(f))
+	}
+	slices.Sort(listed)
+	want := wireshark.DetectedForms()
+	slices.Sort(want)
+	if !slices.Equal(listed, want) {
+		t.Errorf("the README says the Lua recognises %v; it recognises %v", listed, want)
 	}
 }
