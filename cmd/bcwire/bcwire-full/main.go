@@ -9,15 +9,15 @@ import (
 	"os"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exportcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/livecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/root"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
-	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
 
 func main() {
-	root.Full = func(io *report.IO) []*cobra.Command {
+	root.Full = func(io *iostreams.IOStreams) []*cobra.Command {
 		return []*cobra.Command{exportcmd.NewCmdExport(io, nil), livecmd.NewCmdLive(io, nil), servecmd.NewCmdServe(io, nil)}
 	}
 	os.Exit(root.Execute(os.Args[1:]))

@@ -3,24 +3,25 @@ package ciphercmd
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/spf13/cobra"
 )
 
 // Options for the cipher commands.
 type Options struct {
+	IO      *iostreams.IOStreams
 	Encrypt bool
 	Hex     string
-	Out     io.Writer
 }
 
 // NewCmdCipher builds `bcwire cipher`. runF, when set, is called with the
 // parsed options instead of running the command.
-func NewCmdCipher(out io.Writer, runF func(*Options) error) *cobra.Command {
+func NewCmdCipher(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cipher",
 		Short: "Encrypt or decrypt one datagram with the AlbyRules cipher",
@@ -42,7 +43,7 @@ Hex may contain spaces, colons, dashes and 0x prefixes, as pasted from logs.`,
 			Example: "  bcwire cipher " + name + " 01 00 00 00 00 00",
 			Args:    cobra.MinimumNArgs(1),
 			RunE: func(_ *cobra.Command, args []string) error {
-				o := &Options{Encrypt: enc, Hex: strings.Join(args, " "), Out: out}
+				o := &Options{IO: io, Encrypt: enc, Hex: strings.Join(args, " ")}
 				if runF != nil {
 					return runF(o)
 				}
@@ -55,15 +56,15 @@ Hex may contain spaces, colons, dashes and 0x prefixes, as pasted from logs.`,
 
 // Run converts one datagram.
 func Run(o *Options) error {
-	b, err := cliutil.ParseHex(o.Hex)
+	b, err := input.ParseHex(o.Hex)
 	if err != nil {
-		return cliutil.Usage("bad hex: %v", err)
+		return exit.Usage("bad hex: %v", err)
 	}
 	if o.Encrypt {
 		dissect.Encrypt(b, b)
 	} else {
 		dissect.Decrypt(b, b)
 	}
-	_, err = fmt.Fprintf(o.Out, "%X\n", b)
+	_, err = fmt.Fprintf(o.IO.Out, "%X\n", b)
 	return err
 }

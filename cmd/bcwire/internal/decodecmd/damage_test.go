@@ -15,15 +15,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/session"
 )
 
 // scanExit runs the session scan of stats, timeline and report on path and
 // returns its exit error.
-func scanExit(path string, caps cliutil.Caps) error {
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: &report.IO{Out: io.Discard, Err: io.Discard}, Files: []string{path},
+func scanExit(path string, caps input.Caps) error {
+	res, err := scan.Run(&scan.Options{IO: &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, Files: []string{path},
 		Quiet: true, Session: caps.Session(session.Options{}), Workers: caps.Workers, Flow: caps.Flow(), Capture: caps.Capture()},
 		func(string, *session.Session) error { return nil })
 	if err != nil {
@@ -52,14 +54,14 @@ func decodeFile(t *testing.T, name string, data []byte, workers int) (recs []jso
 	var out bytes.Buffer
 	go func() {
 		defer close(done)
-		o := &Options{JSON: true, Files: []string{path}, Caps: cliutil.Caps{Workers: workers}}
+		o := &Options{JSON: true, Files: []string{path}, Caps: input.Caps{Workers: workers}}
 		var s string
 		s, code = run(t, o)
 		out.WriteString(s[:bytes.IndexByte([]byte(s), 0)])
 		// stats (the session scan) must agree that the capture is damaged.
-		err := scanExit(path, cliutil.Caps{Workers: workers})
+		err := scanExit(path, input.Caps{Workers: workers})
 		scode := 0
-		if ee, ok := err.(*cliutil.ExitError); ok {
+		if ee, ok := err.(*exit.Error); ok {
 			scode = ee.Code
 		} else if err != nil {
 			t.Errorf("stats: %v", err)
@@ -122,7 +124,7 @@ func TestDamagedCaptures(t *testing.T) {
 		t.Run("truncated", func(t *testing.T) {
 			cut := clean[:offs[frames-1]+16+10]
 			recs, code, last := decodeFile(t, "truncated.pcap", cut, workers)
-			if code != cliutil.ExitDamaged {
+			if code != exit.CodeDamaged {
 				t.Fatalf("exit %d, want 1", code)
 			}
 			if d := damagedFrames(recs); !d[frames] || len(d) != 1 {
@@ -140,7 +142,7 @@ func TestDamagedCaptures(t *testing.T) {
 			binary.LittleEndian.PutUint32(b[mid+8:], 0x7FFFFFF0)
 			binary.LittleEndian.PutUint32(b[mid+12:], 0x7FFFFFF0)
 			recs, code, last := decodeFile(t, "absurd.pcap", b, workers)
-			if code != cliutil.ExitDamaged {
+			if code != exit.CodeDamaged {
 				t.Fatalf("exit %d, want 1", code)
 			}
 			if d := damagedFrames(recs); len(d) == 0 || len(d) > 3 {
@@ -183,7 +185,7 @@ func TestDamagedCaptures(t *testing.T) {
 				}
 			}
 			recs, code, last := decodeFile(t, "corrupt.pcap", b, workers)
-			if code != cliutil.ExitDamaged {
+			if code != exit.CodeDamaged {
 				t.Fatalf("exit %d, want 1", code)
 			}
 			if last < frames-5 {
@@ -243,7 +245,7 @@ func TestDamagedCaptures(t *testing.T) {
 				}
 			}
 			recs, code, _ := decodeFile(t, "corrupt-all.pcap", b, workers)
-			if code != cliutil.ExitDamaged {
+			if code != exit.CodeDamaged {
 				t.Fatalf("exit %d, want 1", code)
 			}
 			if len(damagedFrames(recs)) < 100 {
@@ -326,7 +328,7 @@ func TestPcapngUnknownAndDamagedBlocks(t *testing.T) {
 	}
 	want, wcode, wlast := decodeFile(t, "clean.pcapng", clean, 1)
 	got, gcode, glast := decodeFile(t, "unknown.pcapng", withUnknown, 1)
-	if wcode != 0 || gcode != cliutil.ExitDamaged || len(got) != len(want)+len(inserted) || glast != wlast {
+	if wcode != 0 || gcode != exit.CodeDamaged || len(got) != len(want)+len(inserted) || glast != wlast {
 		t.Fatalf("unknown blocks: exit %d (clean %d), %d records (clean %d, %d blocks inserted), last frame %d (clean %d)",
 			gcode, wcode, len(got), len(want), len(inserted), glast, wlast)
 	}
@@ -358,7 +360,7 @@ func TestPcapngUnknownAndDamagedBlocks(t *testing.T) {
 		}
 	}
 	recs, code, last := decodeFile(t, "damaged.pcapng", damaged, 2)
-	if code != cliutil.ExitDamaged {
+	if code != exit.CodeDamaged {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	// Blocks 0 and 1 are the section header and the interface, so block i
@@ -454,7 +456,7 @@ func TestChecksumFlag(t *testing.T) {
 	outputs := map[int]string{} // verify mode's output by worker count
 	decode := func(mode string, workers int) (recs []map[string]any, err error) {
 		var out, errb bytes.Buffer
-		o := &Options{IO: &report.IO{Out: &out, Err: &errb}, JSON: true, Peer: -1, Files: []string{path}, Caps: cliutil.Caps{Workers: workers}}
+		o := &Options{IO: &iostreams.IOStreams{Out: &out, Err: &errb}, JSON: true, Peer: -1, Files: []string{path}, Caps: input.Caps{Workers: workers}}
 		if err := o.Caps.Checksums.Set(mode); err != nil {
 			t.Fatal(err)
 		}
@@ -473,8 +475,8 @@ func TestChecksumFlag(t *testing.T) {
 	}
 
 	recs, err := decode("verify", 1)
-	var ee *cliutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cliutil.ExitDamaged || !strings.Contains(err.Error(), "--checksums=off") {
+	var ee *exit.Error
+	if !errors.As(err, &ee) || ee.Code != exit.CodeDamaged || !strings.Contains(err.Error(), "--checksums=off") {
 		t.Fatalf("verify: %v, want exit 1 with the --checksums=off hint", err)
 	}
 	var bad []map[string]any
@@ -514,7 +516,7 @@ func TestChecksumFlag(t *testing.T) {
 
 	// stats (the session scan) agrees, and takes the flag too.
 	for _, mode := range []string{"verify", "off"} {
-		var caps cliutil.Caps
+		var caps input.Caps
 		if err := caps.Checksums.Set(mode); err != nil {
 			t.Fatal(err)
 		}
@@ -526,7 +528,7 @@ func TestChecksumFlag(t *testing.T) {
 			t.Errorf("stats --checksums=off: %v", err)
 		}
 	}
-	if err := new(cliutil.Checksums).Set("on"); err == nil {
+	if err := new(input.Checksums).Set("on"); err == nil {
 		t.Error(`--checksums=on accepted`)
 	}
 }

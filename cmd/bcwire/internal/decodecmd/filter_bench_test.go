@@ -4,8 +4,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 // BenchmarkDisplayFilter is decode of the battle with -Y and -T fields
@@ -24,8 +24,8 @@ func BenchmarkDisplayFilter(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				cmd := NewCmdDecode(&report.IO{Out: io.Discard, Err: io.Discard}, nil)
-				if err := cliutil.ParseOnly(cmd, append(tc.args, "-q", battle)...); err != nil {
+				cmd := NewCmdDecode(&iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, nil)
+				if err := flagtest.ParseOnly(cmd, append(tc.args, "-q", battle)...); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 )
 
 // The flags, tested without running (runF): every name means what it
@@ -14,7 +14,7 @@ func TestFlags(t *testing.T) {
 	var got *Options
 	parse := func(args ...string) error {
 		got = nil
-		return cliutil.ParseOnly(NewCmdDecode(nil, func(o *Options) error { got = o; return nil }), args...)
+		return flagtest.ParseOnly(NewCmdDecode(nil, func(o *Options) error { got = o; return nil }), args...)
 	}
 	if err := parse("-c", "40", "-V", "-q", "--json", "--server", "10.0.0.1:22101", "--server", "10.0.0.2:1", "--dir", "s2c", "--opcode", "CHAT,0x1C", "a.pcap", "b.pcap"); err != nil {
 		t.Fatal(err)

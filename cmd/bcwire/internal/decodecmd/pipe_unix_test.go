@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 // lineSignal is an output that tells of every write.
@@ -39,7 +39,7 @@ func TestPipeDecodedAsItArrives(t *testing.T) {
 	out := make(lineSignal, 1000)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(&Options{IO: &report.IO{Out: out, Err: &strings.Builder{}}, Files: []string{fifo}, Peer: -1})
+		done <- Run(&Options{IO: &iostreams.IOStreams{Out: out, Err: &strings.Builder{}}, Files: []string{fifo}, Peer: -1})
 	}()
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -69,7 +69,7 @@ func TestLineBuffered(t *testing.T) {
 	join := filepath.Join("..", "..", "..", "..", "testdata", "pcaps", "join.pcap")
 	writes := func(l bool) int {
 		out := make(lineSignal, 10000)
-		if err := Run(&Options{IO: &report.IO{Out: out, Err: &strings.Builder{}}, Files: []string{join}, Peer: -1, Count: 20, LineBuffered: l}); err != nil {
+		if err := Run(&Options{IO: &iostreams.IOStreams{Out: out, Err: &strings.Builder{}}, Files: []string{join}, Peer: -1, Count: 20, LineBuffered: l}); err != nil {
 			t.Fatal(err)
 		}
 		return len(out)

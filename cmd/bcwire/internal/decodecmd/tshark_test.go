@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/report"
 	"github.com/klauspost/compress/zstd"
@@ -24,10 +27,10 @@ const battle = "../../../../testdata/pcaps/battle.pcap"
 func decodeArgs(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := NewCmdDecode(&report.IO{Out: &out, Err: &errb}, nil)
-	err := cliutil.ParseOnly(cmd, args...)
+	cmd := NewCmdDecode(&iostreams.IOStreams{Out: &out, Err: &errb}, nil)
+	err := flagtest.ParseOnly(cmd, args...)
 	if err != nil {
-		var ee *cliutil.ExitError
+		var ee *exit.Error
 		if !errors.As(err, &ee) {
 			t.Fatalf("decode %v: error without an exit status: %v", args, err)
 		}
@@ -182,7 +185,7 @@ func TestHexDump(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	plain, _ := cliutil.ParseHex("01 02 03 06 C0 00 00 02 32 1B 80 00 00 20 00 08 00 73 63 72 69 70 74 73 2F 07 00 41 70 70 2E 70 79 63 20")
+	plain, _ := input.ParseHex("01 02 03 06 C0 00 00 02 32 1B 80 00 00 20 00 08 00 73 63 72 69 70 74 73 2F 07 00 41 70 70 2E 70 79 63 20")
 	want := string(report.AppendHexDump(nil, plain))
 	if !strings.Contains(out, want) || strings.Count(out, "\n0000  ") != 1 {
 		t.Errorf("hex dump:\n%s\nwant\n%s", out, want)

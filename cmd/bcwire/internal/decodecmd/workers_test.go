@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 func run(t *testing.T, o *Options) (string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	o.IO = &report.IO{Out: &out, Err: &errb}
+	o.IO = &iostreams.IOStreams{Out: &out, Err: &errb}
 	o.Peer = -1
 	code := 0
 	if err := Run(o); err != nil {
-		var ee *cliutil.ExitError
+		var ee *exit.Error
 		if !errors.As(err, &ee) {
 			t.Fatalf("error without an exit status: %v", err)
 		}

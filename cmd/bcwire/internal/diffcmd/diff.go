@@ -11,7 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session/diff"
 	"github.com/spf13/cobra"
@@ -19,7 +23,7 @@ import (
 
 // Options of `bcwire diff`.
 type Options struct {
-	IO        *report.IO
+	IO        *iostreams.IOStreams
 	Ours      string
 	Stock     string
 	JSON      bool
@@ -37,12 +41,12 @@ type Options struct {
 	// LatencySet and RateRatioSet say the flags were given, so that they
 	// override a rules file.
 	LatencySet, RateRatioSet bool
-	Checksums                cliutil.Checksums
+	Checksums                input.Checksums
 }
 
 // NewCmdDiff builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdDiff(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdDiff(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "diff [flags] OURS STOCK",
@@ -99,7 +103,7 @@ some do, 2 for usage or I/O errors.`,
   bcwire diff --rules rules.json --show minor ours.pcap stock.pcap`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return cliutil.Usage("give two capture files, OURS and STOCK (see --help)")
+				return exit.Usage("give two capture files, OURS and STOCK (see --help)")
 			}
 			o.Ours, o.Stock = args[0], args[1]
 			o.LatencySet, o.RateRatioSet = c.Flags().Changed("latency"), c.Flags().Changed("rate-ratio")
@@ -113,7 +117,7 @@ some do, 2 for usage or I/O errors.`,
 	f.BoolVar(&o.JSON, "json", false, `print {"differences":[...],"shared_findings":[...],"summary":{...}}`)
 	f.StringVarP(&o.Output, "output", "o", "", "also write the comparison as an HTML page to `FILE`")
 	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
-	cliutil.ReplacedFlag(f, "html", "", "--html is now -o FILE")
+	output.ReplacedFlag(f, "html", "", "--html is now -o FILE")
 	f.StringVar(&o.RulesFile, "rules", "", "read tolerances and thresholds from a JSON rules `FILE`")
 	f.StringVar(&o.FailOn, "fail-on", "minor", "exit 1 when a difference of this `SEVERITY` or worse is found (info, minor, major, critical); add \",config\" to count configuration differences too")
 	f.StringVar(&o.Show, "show", "info", "list only differences of this `SEVERITY` or worse")
@@ -121,59 +125,23 @@ some do, 2 for usage or I/O errors.`,
 	f.StringSliceVar(&o.Compare, "compare", nil, "compare fields the defaults tolerate again (`PATTERN` exactly as listed in the defaults, e.g. '*.player_name')")
 	f.DurationVar(&o.Latency, "latency", 100*time.Millisecond, "tolerated difference in reply latency")
 	f.Float64Var(&o.RateRatio, "rate-ratio", 1.5, "flag rates whose ratio ours/stock is beyond this or its inverse")
-	cliutil.AddServerFlag(f, &o.Servers)
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	input.AddServerFlag(f, &o.Servers)
+	output.AddQuietFlag(f, &o.Quiet)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
 
 // Run compares the captures and prints the result.
 func Run(o *Options) error {
-	rules := diff.DefaultRules()
-	if o.RulesFile != "" {
-		r, err := diff.LoadRules(o.RulesFile)
-		if err != nil {
-			return cliutil.Usage("--rules %s: %v", o.RulesFile, err)
-		}
-		rules = r
-	}
-	// --fail-on SEVERITY, optionally with "config" (configuration
-	// differences count too): "major,config", or "config" alone (minor).
-	failOn, failConfig := diff.Minor, false
-	for _, f := range strings.Split(o.FailOn, ",") {
-		if f = strings.TrimSpace(f); f == "config" {
-			failConfig = true
-			continue
-		}
-		sev, err := diff.ParseSeverity(f)
-		if err != nil {
-			return cliutil.Usage("--fail-on: %v", err)
-		}
-		failOn = sev
-	}
-	show, err := diff.ParseSeverity(o.Show)
-	if err != nil {
-		return cliutil.Usage("--show: %v", err)
-	}
-	rules.Ignore = append(rules.Ignore, o.Ignore...)
-	if err := checkCompare(o.Compare, rules.Ignore); err != nil {
-		return err
-	}
-	rules.Strict(o.Compare...)
-	if o.LatencySet || o.RulesFile == "" {
-		rules.Latency = diff.Duration(o.Latency)
-	}
-	if o.RateRatioSet || o.RulesFile == "" {
-		rules.RateRatio = o.RateRatio
-	}
-	if err := rules.Check(); err != nil {
-		return cliutil.Usage("%v", err)
-	}
-	servers, err := cliutil.ParseServers(o.Servers)
+	rules, sv, err := parseFlags(o)
 	if err != nil {
 		return err
 	}
-	out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+	servers, err := input.ParseServers(o.Servers)
+	if err != nil {
+		return err
+	}
+	out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
 	if o.Output != "" {
 		if err := out.Check(o.Ours, o.Stock, o.RulesFile); err != nil {
 			return err
@@ -192,18 +160,84 @@ func Run(o *Options) error {
 		if len(ours.Sessions) > 0 {
 			empty = o.Stock
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: no Bridge Commander sessions found (is the server on another port? try --server)", empty)}
+		return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: no Bridge Commander sessions found (is the server on another port? try --server)", empty)}
 	}
 	res := diff.Compare(ours, stock, &rules)
-	failing := res.Count(failOn)
-	if failConfig {
+	failing := res.Count(sv.failOn)
+	if sv.failConfig {
 		for _, d := range res.Differences {
-			if d.Kind == "config" && d.Severity < failOn {
+			if d.Kind == "config" && d.Severity < sv.failOn {
 				failing++
 			}
 		}
 	}
-	res.Filter(show)
+	res.Filter(sv.show)
+	if err := printDiff(o, res); err != nil {
+		return err
+	}
+	if failing > 0 {
+		return &exit.Error{Code: exit.CodeDamaged,
+			Err: fmt.Errorf("%d difference(s) of severity %s or worse", failing, sv.failOn)}
+	}
+	return nil
+}
+
+// severities are what --fail-on and --show ask of the differences.
+type severities struct {
+	failOn     diff.Severity
+	failConfig bool // configuration differences count too
+	show       diff.Severity
+}
+
+// parseFlags reads the rules (--rules, --ignore, --compare, --latency,
+// --rate-ratio), --fail-on and --show.
+func parseFlags(o *Options) (diff.Rules, severities, error) {
+	rules := diff.DefaultRules()
+	sv := severities{failOn: diff.Minor}
+	if o.RulesFile != "" {
+		r, err := diff.LoadRules(o.RulesFile)
+		if err != nil {
+			return rules, sv, exit.Usage("--rules %s: %v", o.RulesFile, err)
+		}
+		rules = r
+	}
+	// --fail-on SEVERITY, optionally with "config" (configuration
+	// differences count too): "major,config", or "config" alone (minor).
+	for _, f := range strings.Split(o.FailOn, ",") {
+		if f = strings.TrimSpace(f); f == "config" {
+			sv.failConfig = true
+			continue
+		}
+		sev, err := diff.ParseSeverity(f)
+		if err != nil {
+			return rules, sv, exit.Usage("--fail-on: %v", err)
+		}
+		sv.failOn = sev
+	}
+	var err error
+	if sv.show, err = diff.ParseSeverity(o.Show); err != nil {
+		return rules, sv, exit.Usage("--show: %v", err)
+	}
+	rules.Ignore = append(rules.Ignore, o.Ignore...)
+	if err := checkCompare(o.Compare, rules.Ignore); err != nil {
+		return rules, sv, err
+	}
+	rules.Strict(o.Compare...)
+	if o.LatencySet || o.RulesFile == "" {
+		rules.Latency = diff.Duration(o.Latency)
+	}
+	if o.RateRatioSet || o.RulesFile == "" {
+		rules.RateRatio = o.RateRatio
+	}
+	if err := rules.Check(); err != nil {
+		return rules, sv, exit.Usage("%v", err)
+	}
+	return rules, sv, nil
+}
+
+// printDiff prints the differences (text, or --json) and writes -o's page.
+func printDiff(o *Options, res *diff.Result) error {
+	var err error
 	switch {
 	case o.Output == "-": // the page is stdout
 	case o.JSON:
@@ -214,23 +248,19 @@ func Run(o *Options) error {
 		err = report.WriteDiffText(o.IO.Out, res, o.IO.Color)
 	}
 	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
 	if o.Output != "" {
-		err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error { return report.WriteDiffHTML(w, res, "") })
+		err := output.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error { return report.WriteDiffHTML(w, res, "") })
 		if err != nil {
-			return cliutil.IOError(o.Output, err)
+			return exit.IOError(o.Output, err)
 		}
-	}
-	if failing > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
-			Err: fmt.Errorf("%d difference(s) of severity %s or worse", failing, failOn)}
 	}
 	return nil
 }
 
 func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) (*diff.Capture, error) {
-	return cliutil.LoadDiff(o.IO, path, servers, rules, o.Quiet, o.Checksums.Options())
+	return scan.LoadDiff(o.IO, path, servers, rules, o.Quiet, o.Checksums.Options())
 }
 
 // checkCompare refuses a --compare pattern that is none of the tolerated
@@ -238,7 +268,7 @@ func load(o *Options, path string, servers []netip.AddrPort, rules *diff.Rules) 
 func checkCompare(compare, ignored []string) error {
 	for _, c := range compare {
 		if !slices.Contains(ignored, c) {
-			return cliutil.Usage("--compare %q: not one of the tolerated fields; give one exactly as listed: %s", c, strings.Join(ignored, ", "))
+			return exit.Usage("--compare %q: not one of the tolerated fields; give one exactly as listed: %s", c, strings.Join(ignored, ", "))
 		}
 	}
 	return nil

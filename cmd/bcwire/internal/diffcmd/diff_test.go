@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/synth"
 )
 
@@ -20,13 +20,13 @@ import (
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := NewCmdDiff(&report.IO{Out: &out, Err: &errb}, nil)
+	cmd := NewCmdDiff(&iostreams.IOStreams{Out: &out, Err: &errb}, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(&errb)
 	cmd.SetErr(&errb)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	err := cmd.Execute()
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	switch {
 	case err == nil:
 		code = 0
@@ -34,7 +34,7 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		code = ee.Code
 		errb.WriteString(err.Error())
 	default:
-		code = cliutil.ExitUsage
+		code = exit.CodeUsage
 		errb.WriteString(err.Error())
 	}
 	return out.String(), errb.String(), code

@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 )
 
 func TestFlags(t *testing.T) {
 	var got *Options
 	parse := func(args ...string) error {
-		return cliutil.ParseOnly(NewCmdDiff(nil, func(o *Options) error { got = o; return nil }), args...)
+		return flagtest.ParseOnly(NewCmdDiff(nil, func(o *Options) error { got = o; return nil }), args...)
 	}
 	if err := parse("--json", "-o", "d.html", "--force", "--show", "major", "--latency", "250ms", "a.pcap", "b.pcap"); err != nil {
 		t.Fatal(err)

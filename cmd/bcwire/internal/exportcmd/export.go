@@ -4,12 +4,17 @@ package exportcmd
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime/debug"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/export"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -17,19 +22,19 @@ import (
 
 // Options of `bcwire export`.
 type Options struct {
-	FailOn  cliutil.FailOn // --fail-on nonstock
-	IO      *report.IO
+	FailOn  exit.FailOn // --fail-on nonstock
+	IO      *iostreams.IOStreams
 	Files   []string
 	Dir     string
 	Servers []string
 	Quiet   bool
 	Count   int // -c
-	Caps    cliutil.Caps
+	Caps    input.Caps
 }
 
 // NewCmdExport builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command.
-func NewCmdExport(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdExport(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "export -o DIR [flags] FILE...",
@@ -71,26 +76,19 @@ usage or I/O errors, 130 when interrupted (nothing is left behind).`,
                     count(*) FILTER (name = 'StateUpdate') AS state_updates
              FROM read_parquet('fleet/messages/**/*.parquet', hive_partitioning = true)
              GROUP BY ALL ORDER BY ALL"`,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.Files = args
-			if len(o.Files) == 0 {
-				return cliutil.Usage("give one or more capture files (see --help)")
-			}
+		RunE: input.FilesRunE(o, nil, &o.Files, runF, Run, func() error {
 			if o.Dir == "" {
-				return cliutil.Usage("-o DIR: give the directory to write the tables to")
+				return exit.Usage("-o DIR: give the directory to write the tables to")
 			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+			return nil
+		}),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Dir, "output", "o", "", "write the tables under `DIR` (created if needed)")
-	cliutil.AddServerFlag(f, &o.Servers)
-	cliutil.AddCountFlag(f, &o.Count)
-	cliutil.AddQuietFlag(f, &o.Quiet)
-	cliutil.AddFailOnFlag(f, &o.FailOn)
+	input.AddServerFlag(f, &o.Servers)
+	input.AddCountFlag(f, &o.Count)
+	output.AddQuietFlag(f, &o.Quiet)
+	exit.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
 	return cmd
 }
@@ -109,29 +107,64 @@ func Run(o *Options) error {
 	if err := o.FailOn.Check(); err != nil {
 		return err
 	}
-	servers, err := cliutil.ParseServers(o.Servers)
+	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
 	if err := o.Caps.Check(); err != nil {
 		return err
 	}
-	if err := cliutil.CheckCount(o.Count); err != nil {
+	files, err := inputs(o)
+	if err != nil {
 		return err
 	}
-	if err := cliutil.CheckInputs(o.Files); err != nil {
-		return err // before the directory is made
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
+	w, err := export.New(o.Dir)
+	if err != nil {
+		return exit.IOError(o.Dir, err)
+	}
+	w.Stale = func(path string, size int64) {
+		fmt.Fprintf(o.IO.Err, "bcwire: warning: %s (%d bytes) was left by an export that was killed before it finished; remove it\n", path, size)
+	}
+	intr, stop := interrupt.Catch()
+	defer stop()
+	res, werr, err := exportFiles(o, w, files, servers, intr)
+	if res != nil && res.Interrupted {
+		w.Abort()
+		return &exit.Error{Code: exit.CodeInterrupted, Err: fmt.Errorf("interrupted: nothing exported, %s left as it was", o.Dir)}
+	}
+	if cerr := w.Close(); werr == nil {
+		werr = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return exit.IOError(o.Dir, werr)
+	}
+	return res.ErrFailOn(o.FailOn)
+}
+
+// inputs checks the files (before the directory is made) and -o against
+// them, and gives each capture once: the same capture given twice
+// (a.pcap ./a.pcap) is exported once, as its parts are named by its key
+// and two runs of it would be one file's rows twice.
+func inputs(o *Options) ([]string, error) {
+	if err := input.CheckCount(o.Count); err != nil {
+		return nil, err
+	}
+	if err := input.CheckInputs(o.Files); err != nil {
+		return nil, err // before the directory is made
 	}
 	for _, in := range o.Files {
-		if t := (cliutil.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
+		if t := (output.Target{Flag: "-o", Path: o.Dir}); !isDir(o.Dir) {
 			if err := t.Check(in); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	// The same capture given twice (a.pcap ./a.pcap) is exported once: its
-	// parts are named by its key, and two runs of it would be one file's
-	// rows twice.
 	seen := map[string]bool{}
 	var files []string
 	for _, in := range o.Files {
@@ -143,24 +176,17 @@ func Run(o *Options) error {
 		seen[k] = true
 		files = append(files, in)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
-	w, err := export.New(o.Dir)
-	if err != nil {
-		return cliutil.IOError(o.Dir, err)
-	}
-	w.Stale = func(path string, size int64) {
-		fmt.Fprintf(o.IO.Err, "bcwire: warning: %s (%d bytes) was left by an export that was killed before it finished; remove it\n", path, size)
-	}
+	return files, nil
+}
+
+// exportFiles scans files into w: a row per record and per session. werr
+// is the first error writing the tables, err the scan's.
+func exportFiles(o *Options, w *export.Writer, files []string, servers []netip.AddrPort, intr <-chan struct{}) (res *scan.Result, werr, err error) {
 	var (
 		file string
 		rows export.Rows
-		werr error
 	)
-	intr, stop := cliutil.CatchInterrupt()
-	defer stop()
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
+	res, err = scan.Run(&scan.Options{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
 		Record: func(r *flow.Record) {
@@ -179,20 +205,7 @@ func Run(o *Options) error {
 		export.SessionRowOf(&sr, path, s)
 		return w.Session(sr)
 	})
-	if res != nil && res.Interrupted {
-		w.Abort()
-		return &cliutil.ExitError{Code: cliutil.ExitInterrupted, Err: fmt.Errorf("interrupted: nothing exported, %s left as it was", o.Dir)}
-	}
-	if cerr := w.Close(); werr == nil {
-		werr = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if werr != nil {
-		return cliutil.IOError(o.Dir, werr)
-	}
-	return res.ErrFailOn(o.FailOn)
+	return res, werr, err
 }
 
 func isDir(p string) bool {

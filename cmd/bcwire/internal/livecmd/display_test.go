@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 // TestLiveDisplayFilter: live -Y prints only the messages the filter
@@ -22,9 +22,9 @@ func TestLiveDisplayFilter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, JSON: true, Count: rp.Datagrams, Hex: true, Quiet: true,
-		Read:    cliutil.ReadFlags{Filter: `name == "ChecksumRequest" or name == "ChecksumResponse"`, Time: "r"},
+		Read:    input.ReadFlags{Filter: `name == "ChecksumRequest" or name == "ChecksumResponse"`, Time: "r"},
 		Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
 	done := make(chan error, 1)
 	go func() { done <- Run(o) }()
@@ -63,13 +63,13 @@ func TestLiveDisplayFilter(t *testing.T) {
 }
 
 func TestLiveDisplayFilterUsage(t *testing.T) {
-	err := Run(&Options{IO: &report.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Iface: "lo", Port: 22101, Snaplen: 262144,
-		Read: cliutil.ReadFlags{Filter: `name ==`, Time: "r"}})
+	err := Run(&Options{IO: &iostreams.IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Iface: "lo", Port: 22101, Snaplen: 262144,
+		Read: input.ReadFlags{Filter: `name ==`, Time: "r"}})
 	if err == nil || !strings.Contains(err.Error(), "column 8") {
 		t.Errorf("bad -Y: %v", err)
 	}
-	err = Run(&Options{IO: &report.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Iface: "lo", Port: 22101, Snaplen: 262144,
-		Read: cliutil.ReadFlags{Time: "q"}})
+	err = Run(&Options{IO: &iostreams.IOStreams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, Iface: "lo", Port: 22101, Snaplen: 262144,
+		Read: input.ReadFlags{Time: "q"}})
 	if err == nil || !strings.Contains(err.Error(), "-t") {
 		t.Errorf("bad -t: %v", err)
 	}

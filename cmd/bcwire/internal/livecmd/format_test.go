@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 )
 
 // live -w honours the file name's extension as decode -w and synth -w do
@@ -113,7 +113,7 @@ func TestLiveWriteToStdout(t *testing.T) {
 		}
 	}()
 	var stdout, stderr bytes.Buffer
-	err = Run(&Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: port, Snaplen: 262144,
+	err = Run(&Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: port, Snaplen: 262144,
 		Write: "-", Duration: 2 * time.Second})
 	close(stop)
 	if err != nil {
@@ -138,7 +138,7 @@ func TestLiveWriteToStdout(t *testing.T) {
 	if n == 0 {
 		t.Error("no packets in the capture on stdout")
 	}
-	if err := Run(&Options{IO: &report.IO{Out: io.Discard, Err: io.Discard}, Iface: "lo", Port: port, Snaplen: 262144,
+	if err := Run(&Options{IO: &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, Iface: "lo", Port: port, Snaplen: 262144,
 		Write: "-", Ring: []string{"filesize:10"}}); err == nil || !strings.Contains(err.Error(), "-w - writes one stream") {
 		t.Error("-w - with -b accepted")
 	}

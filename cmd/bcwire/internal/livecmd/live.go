@@ -18,7 +18,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/live"
 	"github.com/bcwire/bcwire/dissect/pcapfilter"
@@ -32,7 +36,7 @@ import (
 
 // Options of `bcwire live`.
 type Options struct {
-	IO         *report.IO
+	IO         *iostreams.IOStreams
 	Iface      string
 	Port       int
 	Filter     string
@@ -49,12 +53,12 @@ type Options struct {
 	Quiet      bool // nothing on stderr but errors and --stats-every
 	Promisc    bool
 	Snaplen    int
-	Checksums  cliutil.Checksums
-	Read       cliutil.ReadFlags // -Y and -t
-	Hex        bool              // -x
-	Metrics    string            // serve Prometheus metrics at http://ADDR/metrics
-	Recvmsg    bool              // one system call per packet instead of the TPACKET_V3 ring
-	Force      bool              // -w may replace an existing file
+	Checksums  input.Checksums
+	Read       input.ReadFlags // -Y and -t
+	Hex        bool            // -x
+	Metrics    string          // serve Prometheus metrics at http://ADDR/metrics
+	Recvmsg    bool            // one system call per packet instead of the TPACKET_V3 ring
+	Force      bool            // -w may replace an existing file
 
 	// Ctx, when set, stops the capture when done (tests); Ctrl-C and
 	// SIGTERM always do.
@@ -66,14 +70,14 @@ type Options struct {
 	// hold its final figures, before the endpoint closes (tests).
 	MetricsReady func(addr net.Addr)
 	Stopped      func()
-	// create opens each -w file (default cliutil.Create; tests inject a
+	// create opens each -w file (default output.Create; tests inject a
 	// full disk).
 	create func(path string) (captureFile, error)
 }
 
 // NewCmdLive builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdLive(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdLive(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "live -i IFACE [flags]",
@@ -154,17 +158,17 @@ permission, or an I/O error.`,
 	f.StringVarP(&o.Filter, "filter", "f", "", `kernel filter, tcpdump syntax (default "udp port PORT")`)
 	f.BoolVar(&o.Auto, "auto", false, "also find servers on other ports (see above)")
 	f.StringVarP(&o.Write, "write", "w", "", "also write every captured packet to `FILE` (pcap when it ends in .pcap or .cap, else pcapng)")
-	cliutil.AddForceFlag(f, &o.Force)
+	output.AddForceFlag(f, &o.Force)
 	f.StringArrayVarP(&o.Ring, "ring-buffer", "b", nil, "with -w, switch files: filesize:KB (1 kB = 1000 bytes, as dumpcap), duration:SEC, files:N (keep the last N); repeatable")
 	f.IntVarP(&o.Count, "count", "c", 0, "stop after COUNT captured packets")
 	f.DurationVar(&o.Duration, "duration", 0, "stop after this long (e.g. 30s, 1h)")
 	f.BoolVarP(&o.Verbose, "verbose", "V", false, "print every field of each message")
 	f.BoolVar(&o.JSON, "json", false, "print NDJSON: one object per transport message")
 	f.DurationVar(&o.StatsEvery, "stats-every", 0, "print a summary line on stderr this often (e.g. 10s)")
-	cliutil.AddServerFlag(f, &o.Servers)
+	input.AddServerFlag(f, &o.Servers)
 	f.BoolVar(&o.StatsOnly, "stats-only", false, "do not print messages, only the statistics")
-	cliutil.AddQuietFlag(f, &o.Quiet)
-	cliutil.AddFilterFlags(f, &o.Read, true)
+	output.AddQuietFlag(f, &o.Quiet)
+	input.AddFilterFlags(f, &o.Read, true)
 	f.BoolVarP(&o.Hex, "hex-dump", "x", false, "add each datagram's decrypted bytes in hex and ASCII under its first message shown")
 	f.BoolVar(&o.Promisc, "promisc", false, "put the interface in promiscuous mode (capture traffic not addressed to this host)")
 	f.IntVar(&o.Snaplen, "snaplen", 262144, "keep at most this many bytes of each packet")
@@ -177,98 +181,29 @@ permission, or an I/O error.`,
 
 // Run captures and prints until stopped.
 func Run(o *Options) error {
-	if o.Iface == "" {
-		return cliutil.Usage("give the interface to capture on with -i IFACE (e.g. -i eth0; see --help)")
-	}
-	if o.Port < 1 || o.Port > 65535 {
-		return cliutil.Usage("--port %d: ports are 1-65535", o.Port)
-	}
-	if o.Count < 0 || o.Duration < 0 || o.StatsEvery < 0 {
-		return cliutil.Usage("-c, --duration and --stats-every cannot be negative")
-	}
-	if o.Snaplen < 64 || o.Snaplen > 262144 {
-		return cliutil.Usage("--snaplen %d: use 64-262144", o.Snaplen)
-	}
-	ring, err := parseRing(o.Ring)
+	l, ring, servers, err := newLiveRun(o)
 	if err != nil {
 		return err
 	}
-	if len(o.Ring) > 0 && o.Write == "" {
-		return cliutil.Usage("-b needs -w FILE (the files to switch)")
-	}
-	servers, err := cliutil.ParseServers(o.Servers)
-	if err != nil {
-		return err
-	}
-	yflt, err := o.Read.CompileFilter()
-	if err != nil {
-		return err
-	}
-	tf, err := o.Read.TimeFormat()
-	if err != nil {
-		return err
-	}
-	base := pcapfilter.UDPPort(uint16(o.Port))
-	if o.Filter != "" {
-		if base, err = pcapfilter.Parse(o.Filter); err != nil {
-			return cliutil.Usage("-f: %v", err)
-		}
-	}
-	if o.Write != "" {
-		// With -b the files get new names (counter and time): FILE itself
-		// is never written.
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: !ring.rotating(), Force: o.Force}).Check(); err != nil {
-			return err
-		}
-	}
-	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
-		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
 	h, err := live.Open(o.Iface, live.Options{Filter: l.filter(), Promiscuous: o.Promisc, Snaplen: o.Snaplen, NoRing: o.Recvmsg})
 	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
 	defer h.Close()
 	l.h = h
-
 	if o.Write != "" {
-		create := o.create
-		if create == nil {
-			create = createAtomic
-		}
-		if o.Write == "-" { // tshark's habit: the capture on standard output
-			if ring.rotating() {
-				return cliutil.Usage("-w - writes one stream to standard output; -b switches files, give -w FILE")
-			}
-			create = func(string) (captureFile, error) { return stdoutCapture{o.IO.Out}, nil }
-			o.StatsOnly = true // standard output carries the capture; no lines in it
-		}
-		l.rw = &ringWriter{path: o.Write, ring: ring, link: h.LinkType(), iface: o.Iface, create: create}
-		if ring.rotating() && !o.Quiet {
-			l.rw.onSwitch = func(name string, frames int) {
-				fmt.Fprintf(l.err, "bcwire live: %s complete, %d packets\n", name, frames)
-			}
-		}
-		if err := l.rw.Start(time.Now()); err != nil {
-			return cliutil.IOError(o.Write, explainWriteError(err))
+		if err := l.startWriter(ring); err != nil {
+			return err
 		}
 		defer l.rw.Abort() // after a failure; a clean end commits first
 	}
-
 	if o.Metrics != "" {
-		l.m = metrics.NewDissector()
-		ep, err := metrics.Listen(o.Metrics, l.m)
+		ep, err := l.serveMetrics()
 		if err != nil {
-			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
+			return err
 		}
 		defer ep.Close()
-		if w := ep.Warning(); w != "" {
-			fmt.Fprintf(l.err, "bcwire live: warning: %s\n", w)
-		}
-		if o.MetricsReady != nil {
-			o.MetricsReady(ep.Addr())
-		}
 	}
-
 	parent := o.Ctx
 	if parent == nil {
 		parent = context.Background()
@@ -281,6 +216,105 @@ func Run(o *Options) error {
 		defer cancel()
 	}
 	return l.run(ctx, servers)
+}
+
+// newLiveRun checks the flags and makes the run's state; ring is -b's.
+func newLiveRun(o *Options) (*liveRun, ringOptions, []netip.AddrPort, error) {
+	var ring ringOptions
+	if o.Iface == "" {
+		return nil, ring, nil, exit.Usage("give the interface to capture on with -i IFACE (e.g. -i eth0; see --help)")
+	}
+	if o.Port < 1 || o.Port > 65535 {
+		return nil, ring, nil, exit.Usage("--port %d: ports are 1-65535", o.Port)
+	}
+	if o.Count < 0 || o.Duration < 0 || o.StatsEvery < 0 {
+		return nil, ring, nil, exit.Usage("-c, --duration and --stats-every cannot be negative")
+	}
+	if o.Snaplen < 64 || o.Snaplen > 262144 {
+		return nil, ring, nil, exit.Usage("--snaplen %d: use 64-262144", o.Snaplen)
+	}
+	ring, err := parseRing(o.Ring)
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	if len(o.Ring) > 0 && o.Write == "" {
+		return nil, ring, nil, exit.Usage("-b needs -w FILE (the files to switch)")
+	}
+	servers, err := input.ParseServers(o.Servers)
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	yflt, err := o.Read.CompileFilter()
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	tf, err := o.Read.TimeFormat()
+	if err != nil {
+		return nil, ring, nil, err
+	}
+	base := pcapfilter.UDPPort(uint16(o.Port))
+	if o.Filter != "" {
+		if base, err = pcapfilter.Parse(o.Filter); err != nil {
+			return nil, ring, nil, exit.Usage("-f: %v", err)
+		}
+	}
+	if o.Write != "" {
+		// With -b the files get new names (counter and time): FILE itself
+		// is never written.
+		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: !ring.rotating(), Force: o.Force}).Check(); err != nil {
+			return nil, ring, nil, err
+		}
+	}
+	l := &liveRun{o: o, base: base, learned: map[uint16]bool{uint16(o.Port): true},
+		display: yflt, displayCtx: &filter.Context{File: o.Iface}, timeFormat: tf}
+	return l, ring, servers, nil
+}
+
+// startWriter starts -w: one capture file, a ring of them (-b), or the
+// capture on standard output.
+func (l *liveRun) startWriter(ring ringOptions) error {
+	o := l.o
+	create := o.create
+	if create == nil {
+		create = createAtomic
+	}
+	if o.Write == "-" { // tshark's habit: the capture on standard output
+		if ring.rotating() {
+			return exit.Usage("-w - writes one stream to standard output; -b switches files, give -w FILE")
+		}
+		create = func(string) (captureFile, error) { return stdoutCapture{o.IO.Out}, nil }
+		o.StatsOnly = true // standard output carries the capture; no lines in it
+	}
+	rw := &ringWriter{path: o.Write, ring: ring, link: l.h.LinkType(), iface: o.Iface, create: create}
+	if ring.rotating() && !o.Quiet {
+		rw.onSwitch = func(name string, frames int) {
+			fmt.Fprintf(l.err, "bcwire live: %s complete, %d packets\n", name, frames)
+		}
+	}
+	if err := rw.Start(time.Now()); err != nil {
+		return exit.IOError(o.Write, explainWriteError(err))
+	}
+	l.rw = rw
+	return nil
+}
+
+// serveMetrics starts --metrics' endpoint.
+func (l *liveRun) serveMetrics() (*metrics.Endpoint, error) {
+	o := l.o
+	l.m = metrics.NewDissector()
+	ep, err := metrics.Listen(o.Metrics, l.m)
+	if err != nil {
+		return nil, exit.Usage("--metrics %s: %v", o.Metrics, err)
+	}
+	if w := ep.Warning(); w != "" {
+		// Straight to stderr: l.err, the buffered writer of run's lines,
+		// does not exist yet.
+		fmt.Fprintf(o.IO.Err, "bcwire live: warning: %s\n", w)
+	}
+	if o.MetricsReady != nil {
+		o.MetricsReady(ep.Addr())
+	}
+	return ep, nil
 }
 
 // maxSummaries caps the session lines kept for the final summary, so a
@@ -364,7 +398,7 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 	})
 	l.tr = flow.New(flow.Options{Servers: servers})
 	if len(servers) > 0 {
-		l.keep = cliutil.KeepServers(servers)
+		l.keep = scan.KeepServers(servers)
 	}
 	l.start = time.Now()
 	l.lastTick, l.lastFlush = l.start, l.start
@@ -407,13 +441,13 @@ func (l *liveRun) run(ctx context.Context, servers []netip.AddrPort) error {
 		if p := l.rw.Partial(); p != "" {
 			kept = fmt.Sprintf(" (the packets written until then are in %s)", p)
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("-w %s: %w%s", o.Write, explainWriteError(l.werr), kept)}
+		return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("-w %s: %w%s", o.Write, explainWriteError(l.werr), kept)}
 	case runErr != nil && !errors.Is(runErr, l.werr):
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: runErr}
+		return &exit.Error{Code: exit.CodeUsage, Err: runErr}
 	case l.printErr != nil:
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: l.printErr}
+		return &exit.Error{Code: exit.CodeUsage, Err: l.printErr}
 	case sum.Damage > 0:
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)%s", sum.Damage, cliutil.ChecksumHint(sum.Capture.BadChecksums))}
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%d damaged packets or messages (see the output)%s", sum.Damage, input.ChecksumHint(sum.Capture.BadChecksums))}
 	}
 	return nil
 }

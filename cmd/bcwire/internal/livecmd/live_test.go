@@ -18,7 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
@@ -195,7 +196,7 @@ func TestLiveMatchesFile(t *testing.T) {
 			stopCtx, stop := context.WithCancel(ctx)
 			defer stop()
 			ready := make(chan struct{})
-			o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+			o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 				Servers: []string{rp.Server.String()}, JSON: true, Write: out,
 				StatsEvery: 200 * time.Millisecond, Snaplen: 262144, Ctx: stopCtx, Ready: func() { close(ready) }}
 			done := make(chan error, 1)
@@ -286,7 +287,7 @@ func TestDurationStopsIdleCapture(t *testing.T) {
 	needRoot(t)
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	err := Run(&Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Snaplen: 262144,
+	err := Run(&Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Snaplen: 262144,
 		Duration: 300 * time.Millisecond, StatsEvery: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -320,10 +321,10 @@ func TestUsageErrors(t *testing.T) {
 		{Options{Iface: "lo", Port: 22101, Snaplen: 262144, Metrics: "127.0.0.1:99999"}, "--metrics"},
 	} {
 		o := c.o
-		o.IO = &report.IO{Out: io.Discard, Err: io.Discard}
+		o.IO = &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}
 		err := Run(&o)
-		var ee *cliutil.ExitError
-		if !errors.As(err, &ee) || ee.Code != cliutil.ExitUsage {
+		var ee *exit.Error
+		if !errors.As(err, &ee) || ee.Code != exit.CodeUsage {
 			t.Errorf("%+v: err %v, want exit status 2", c.o, err)
 			continue
 		}
@@ -368,7 +369,7 @@ func TestAutoLearnsServerPort(t *testing.T) {
 	// tests running at the same time (go test runs packages in parallel)
 	// have servers on lo too. The capture runs until this test's datagrams
 	// are all in, and only lines of this test's server are compared.
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Auto: true, JSON: true,
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: 9, Auto: true, JSON: true,
 		Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
 	done := make(chan error, 1)
 	go func() { done <- Run(o) }()
@@ -416,9 +417,9 @@ func TestAutoLearnsServerPort(t *testing.T) {
 	timedOut := ctx.Err() != nil
 	// Exit status 1 (damage) may come from other tests' traffic, which
 	// --auto also captures; this test's own lines must be clean.
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	if err := stop(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
-		!(errors.As(err, &ee) && ee.Code == cliutil.ExitDamaged) {
+		!(errors.As(err, &ee) && ee.Code == exit.CodeDamaged) {
 		t.Fatalf("live: %v\n%s", err, stderr.String())
 	}
 	for _, l := range linesOf(t, splitLines(stdout.String()), rp.Server) {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 // scrape fetches url and returns each sample's value by its name and labels
@@ -67,7 +67,7 @@ func TestMetricsMatchFile(t *testing.T) {
 	var url string
 	var final map[string]float64
 	var during map[string]float64
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, StatsOnly: true, Count: rp.Datagrams, Snaplen: 262144,
 		Metrics: "127.0.0.1:0", Ctx: ctx, Ready: func() { close(ready) },
 		MetricsReady: func(a net.Addr) { url = "http://" + a.String() + "/metrics" },
@@ -168,4 +168,22 @@ func TestMetricsMatchFile(t *testing.T) {
 	t.Logf("%d samples; %v datagrams C->S, %v S->C; %v sessions; %v ACKs timed",
 		len(final), final[`bcwire_datagrams_total{dir="c2s"}`], final[`bcwire_datagrams_total{dir="s2c"}`],
 		final[`bcwire_sessions_ended_total`], final["bcwire_ack_rtt_seconds_count"])
+}
+
+// TestMetricsBeyondLoopbackWarns: --metrics on every interface is warned
+// about on stderr before the capture starts (it used to panic: the warning
+// went to a writer made only later).
+func TestMetricsBeyondLoopbackWarns(t *testing.T) {
+	needRoot(t)
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the capture ends as soon as it starts
+	err := Run(&Options{IO: &iostreams.IOStreams{Out: io.Discard, Err: &stderr}, Iface: "lo", Port: 9, Snaplen: 262144,
+		StatsOnly: true, Metrics: "0.0.0.0:0", Ctx: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "listens on every interface") {
+		t.Errorf("no warning about the endpoint:\n%s", stderr.String())
+	}
 }

@@ -11,7 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/dissect/capture"
 )
 
@@ -31,12 +32,12 @@ func parseRing(vals []string) (ringOptions, error) {
 		key, num, ok := strings.Cut(v, ":")
 		n, err := strconv.ParseInt(num, 10, 64)
 		if !ok || err != nil || n <= 0 {
-			return r, cliutil.Usage("-b %q: use filesize:kB, duration:SEC or files:N with a positive whole number", v)
+			return r, exit.Usage("-b %q: use filesize:kB, duration:SEC or files:N with a positive whole number", v)
 		}
 		switch key {
 		case "filesize":
 			if n > 1<<40 {
-				return r, cliutil.Usage("-b %q: too big", v)
+				return r, exit.Usage("-b %q: too big", v)
 			}
 			r.FileSize = n * 1000
 		case "duration":
@@ -44,11 +45,11 @@ func parseRing(vals []string) (ringOptions, error) {
 		case "files":
 			r.Files = int(n)
 		default:
-			return r, cliutil.Usage("-b %q: use filesize:kB, duration:SEC or files:N", v)
+			return r, exit.Usage("-b %q: use filesize:kB, duration:SEC or files:N", v)
 		}
 	}
 	if r.Files > 0 && !r.rotating() {
-		return r, cliutil.Usage("-b files:N needs -b filesize:kB or -b duration:SEC (when to switch files)")
+		return r, exit.Usage("-b files:N needs -b filesize:kB or -b duration:SEC (when to switch files)")
 	}
 	return r, nil
 }
@@ -74,7 +75,7 @@ type ringWriter struct {
 	ring  ringOptions
 	link  capture.LinkType
 	iface string
-	// create opens a file (cliutil.Create; tests inject failures).
+	// create opens a file (output.Create; tests inject failures).
 	create func(path string) (captureFile, error)
 	// onSwitch is told of every completed file (stderr note).
 	onSwitch func(name string, frames int)
@@ -113,7 +114,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // format is the -w name's: pcap for .pcap and .cap, as decode -w and
 // synth -w choose; pcapng (dumpcap's default) for any other name.
 func (r *ringWriter) format() capture.Format {
-	if f, ok := cliutil.CaptureFormat(r.path); ok {
+	if f, ok := output.CaptureFormat(r.path); ok {
 		return f
 	}
 	return capture.PCAPNG
@@ -333,7 +334,7 @@ func explainWriteError(err error) error {
 
 // createAtomic creates a -w file: kept on SIGINT and SIGTERM, which end the
 // capture, and the file is then completed.
-func createAtomic(path string) (captureFile, error) { return cliutil.CreateKept(path) }
+func createAtomic(path string) (captureFile, error) { return output.CreateKept(path) }
 
 // stdoutCapture is -w -: the capture goes to standard output as it is
 // written, and there is nothing to rename.

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 )
 
 // udpFrame is an Ethernet/IPv4/UDP frame whose payload starts with seq,
@@ -257,7 +257,7 @@ func TestRingFullDisk(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		StatsOnly: true, Write: filepath.Join(t.TempDir(), "ring.pcapng"), Ring: []string{"filesize:5"},
 		Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }, create: create}
 	done := make(chan error, 1)
@@ -273,8 +273,8 @@ func TestRingFullDisk(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("a full disk did not end the capture")
 	}
-	var ee *cliutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cliutil.ExitUsage || !strings.Contains(err.Error(), "disk is full") {
+	var ee *exit.Error
+	if !errors.As(err, &ee) || ee.Code != exit.CodeUsage || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("live on a full disk: %v, want exit status 2 saying the disk is full", err)
 	}
 	if !strings.Contains(stderr.String(), "complete,") {
@@ -295,7 +295,7 @@ func TestLiveRingCountsEqual(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), replayGuard)
 	defer cancel()
 	ready := make(chan struct{})
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		StatsOnly: true, Write: filepath.Join(dir, "ring.pcapng"), Ring: []string{"filesize:50"},
 		Count: rp.Datagrams, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
 	done := make(chan error, 1)

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 )
 
 // burst sends every datagram of the replay at once, with no pause: the
@@ -108,7 +108,7 @@ func stopKeepsEveryPassedFrame(t *testing.T, path, stop, out string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a safety net, never the stop
 	defer cancel()
 	ready := make(chan struct{})
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, JSON: true, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) }}
 	switch out {
 	case "-w":
@@ -144,8 +144,8 @@ func stopKeepsEveryPassedFrame(t *testing.T, path, stop, out string) {
 	case <-time.After(90 * time.Second):
 		t.Fatal("live did not stop")
 	}
-	var ee *cliutil.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.Code == cliutil.ExitDamaged) {
+	var ee *exit.Error
+	if err != nil && !(errors.As(err, &ee) && ee.Code == exit.CodeDamaged) {
 		t.Fatalf("live: %v\n%s", err, stderr.String())
 	}
 	if ctx.Err() != nil {
@@ -253,7 +253,7 @@ func TestWriteErrorKeepsDecoding(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	ready := make(chan struct{})
-	o := &Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
+	o := &Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Iface: "lo", Port: int(rp.Server.Port()),
 		Servers: []string{rp.Server.String()}, JSON: true, Snaplen: 262144, Ctx: ctx, Ready: func() { close(ready) },
 		Write: filepath.Join(t.TempDir(), "full.pcapng"),
 		create: func(path string) (captureFile, error) {
@@ -274,8 +274,8 @@ func TestWriteErrorKeepsDecoding(t *testing.T) {
 	case <-time.After(90 * time.Second):
 		t.Fatal("live did not stop")
 	}
-	var ee *cliutil.ExitError
-	if !errors.As(err, &ee) || ee.Code != cliutil.ExitUsage || !strings.Contains(err.Error(), "disk is full") {
+	var ee *exit.Error
+	if !errors.As(err, &ee) || ee.Code != exit.CodeUsage || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("live on a full disk: %v, want exit status 2 saying the disk is full\n%s", err, stderr.String())
 	}
 	if ctx.Err() != nil {

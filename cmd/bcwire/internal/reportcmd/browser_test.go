@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser; one on
@@ -63,7 +63,7 @@ func TestReportInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var stderr bytes.Buffer
-	if err := Run(&Options{IO: &report.IO{Out: &bytes.Buffer{}, Err: &stderr}, Files: []string{writeCapture(t, dir)},
+	if err := Run(&Options{IO: &iostreams.IOStreams{Out: &bytes.Buffer{}, Err: &stderr}, Files: []string{writeCapture(t, dir)},
 		Output: page, Timeout: 45 * time.Second, Quiet: true}); err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}

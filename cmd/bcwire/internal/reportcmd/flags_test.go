@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 )
 
 func TestFlags(t *testing.T) {
 	var got *Options
 	parse := func(args ...string) error {
-		return cliutil.ParseOnly(NewCmdReport(nil, func(o *Options) error { got = o; return nil }), args...)
+		return flagtest.ParseOnly(NewCmdReport(nil, func(o *Options) error { got = o; return nil }), args...)
 	}
 	if err := parse("a.pcap"); err != nil || got.Output != "report.html" || got.Force || got.Timeout != 45*time.Second {
 		t.Errorf("defaults: %v %+v", err, got)

@@ -8,7 +8,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -16,8 +20,8 @@ import (
 
 // Options of `bcwire report`.
 type Options struct {
-	FailOn  cliutil.FailOn // --fail-on nonstock
-	IO      *report.IO
+	FailOn  exit.FailOn // --fail-on nonstock
+	IO      *iostreams.IOStreams
 	Files   []string
 	Output  string // "-" for stdout
 	Force   bool   // replace an existing capture at Output
@@ -27,15 +31,15 @@ type Options struct {
 	Quiet   bool
 	Count   int // -c
 	// Checksums says whether IPv4 and UDP checksums are verified.
-	Checksums cliutil.Checksums
+	Checksums input.Checksums
 	// MaxDamageLines caps the damaged records listed on stderr per file.
 	MaxDamageLines int
-	Read           cliutil.ReadFlags // -r, -Y
+	Read           input.ReadFlags // -r, -Y
 }
 
 // NewCmdReport builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdReport(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdReport(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "report [flags] FILE...",
@@ -60,31 +64,18 @@ same), 2 for usage or I/O errors.`,
 		Example: `  bcwire report testdata/pcaps/battle.pcap -o battle.html
   bcwire report --title "Friday league" a.pcap b.pcapng -o league.html
   bcwire report capture.pcap -o - > report.html`,
-		RunE: func(c *cobra.Command, args []string) error {
-			files, err := o.Read.Inputs(args)
-			if err != nil {
-				return err
-			}
-			o.Files = files
-			if len(o.Files) == 0 {
-				return cliutil.Usage("give one or more capture files (see --help)")
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+		RunE: input.FilesRunE(o, &o.Read, &o.Files, runF, Run),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "report.html", "write the page to `FILE` (\"-\" for stdout)")
 	f.BoolVar(&o.Force, "force", false, "let -o replace a file that holds a capture")
 	f.StringVar(&o.Title, "title", "", "page title (default: the capture file names)")
-	cliutil.AddServerFlag(f, &o.Servers)
+	input.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
-	cliutil.AddCountFlag(f, &o.Count)
-	cliutil.AddQuietFlag(f, &o.Quiet)
-	cliutil.AddFailOnFlag(f, &o.FailOn)
-	cliutil.AddReadFlags(f, &o.Read, false)
+	input.AddCountFlag(f, &o.Count)
+	output.AddQuietFlag(f, &o.Quiet)
+	exit.AddFailOnFlag(f, &o.FailOn)
+	input.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
@@ -94,14 +85,14 @@ func Run(o *Options) error {
 	if err := o.FailOn.Check(); err != nil {
 		return err
 	}
-	servers, err := cliutil.ParseServers(o.Servers)
+	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
+		return exit.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
-	out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+	out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
 	if err := out.Check(o.Files...); err != nil {
 		return err
 	}
@@ -113,7 +104,7 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers,
+	res, err := scan.Run(&scan.Options{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
 		Record: rep.Record, Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {
@@ -125,7 +116,7 @@ func Run(o *Options) error {
 	}
 	totals := res.Totals
 	if err := write(o, rep, &totals); err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
 	return res.ErrFailOn(o.FailOn)
 }
@@ -133,7 +124,7 @@ func Run(o *Options) error {
 // write renders the page into a temporary file beside the output and
 // renames it, so a failed run leaves no half-written report.
 func write(o *Options, rep *report.HTMLReport, totals *session.Counts) error {
-	err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
+	err := output.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
 		return rep.Write(w, o.Files, totals)
 	})
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/synth"
 )
 
@@ -40,7 +40,7 @@ func TestRun(t *testing.T) {
 	capPath := writeCapture(t, dir)
 	out := filepath.Join(dir, "report.html")
 	var stdout, stderr bytes.Buffer
-	err := Run(&Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Files: []string{capPath}, Output: out,
+	err := Run(&Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Files: []string{capPath}, Output: out,
 		Timeout: 45 * time.Second})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
@@ -64,7 +64,7 @@ func TestRun(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if err := Run(&Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Files: []string{capPath}, Output: "-",
+	if err := Run(&Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Files: []string{capPath}, Output: "-",
 		Timeout: 45 * time.Second, Quiet: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("-o - wrote %.100q", stdout.String())
 	}
 
-	err = Run(&Options{IO: &report.IO{Out: &stdout, Err: &stderr}, Files: []string{filepath.Join(dir, "missing.pcap")},
+	err = Run(&Options{IO: &iostreams.IOStreams{Out: &stdout, Err: &stderr}, Files: []string{filepath.Join(dir, "missing.pcap")},
 		Output: out, Timeout: time.Second})
 	if err == nil {
 		t.Errorf("missing file: no error")

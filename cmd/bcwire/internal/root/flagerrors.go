@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -15,14 +15,14 @@ import (
 func flagError(c *cobra.Command, err error) error {
 	var ive *pflag.InvalidValueError
 	if !errors.As(err, &ive) {
-		return cliutil.Usage("%v", err)
+		return exit.Usage("%v", err)
 	}
 	fl := ive.GetFlag()
 	name := "--" + fl.Name
 	if fl.Shorthand != "" {
 		name = "-" + fl.Shorthand
 	}
-	return cliutil.Usage("%s %s: %s", name, quoteArg(ive.GetValue()), wantFor(fl, ive.Unwrap()))
+	return exit.Usage("%s %s: %s", name, quoteArg(ive.GetValue()), wantFor(fl, ive.Unwrap()))
 }
 
 // wantFor says what a flag of fl's type takes; for the flags of bcwire's

@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
@@ -29,7 +29,7 @@ const fullBinary = "bcwire-full"
 // Full builds the commands that only bcwire-full links. bcwire-full sets
 // it before Execute; in bcwire it is nil and those commands are stubs
 // that start bcwire-full.
-var Full func(io *report.IO) []*cobra.Command
+var Full func(io *iostreams.IOStreams) []*cobra.Command
 
 // fullOnly names the commands that bcwire-full alone links, with their
 // one-line help (TestFullStubsMatchCommands keeps it in step).
@@ -40,7 +40,7 @@ var fullOnly = []struct{ name, short string }{
 }
 
 // fullCommands returns Full's commands, or the stubs that start bcwire-full.
-func fullCommands(io *report.IO) []*cobra.Command {
+func fullCommands(io *iostreams.IOStreams) []*cobra.Command {
 	if Full != nil {
 		return Full(io)
 	}
@@ -53,7 +53,7 @@ func fullCommands(io *report.IO) []*cobra.Command {
 
 // newCmdFullStub is a command that hands its arguments, flags and all, to
 // the same command of bcwire-full; its help is bcwire-full's too.
-func newCmdFullStub(io *report.IO, name, short string) *cobra.Command {
+func newCmdFullStub(io *iostreams.IOStreams, name, short string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:                name,
 		Short:              short,
@@ -82,14 +82,14 @@ func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)
 // are then the command's own, as if it were linked in. Otherwise (tests,
 // or where there is no execve) it runs it as a child on io and returns its
 // exit status as an error (nil for 0).
-func runFull(io *report.IO, args []string) error {
+func runFull(io *iostreams.IOStreams, args []string) error {
 	path, err := findFull()
 	if err != nil {
 		return err
 	}
 	if io.Out == os.Stdout && io.Err == os.Stderr {
 		if err := execve(path, args); !errors.Is(err, errors.ErrUnsupported) {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+			return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: %w", path, err)}
 		}
 	}
 	cmd := exec.Command(path, args...)
@@ -108,7 +108,7 @@ func runFull(io *report.IO, args []string) error {
 			return exitStatus(128 + int(ws.Signal()))
 		}
 	}
-	return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
+	return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: %w", path, err)}
 }
 
 // findFull finds bcwire-full: $BCWIRE_FULL, else beside this executable
@@ -130,6 +130,6 @@ func findFull() (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	return "", cliutil.Usage("this command is in %s, which is not beside bcwire nor on PATH "+
+	return "", exit.Usage("this command is in %s, which is not beside bcwire nor on PATH "+
 		"(install both: go install github.com/bcwire/bcwire/cmd/bcwire/...)", fullBinary)
 }

@@ -7,22 +7,22 @@ import (
 	"testing"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exportcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/livecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/servecmd"
-	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
 
 // The tests run every command in process, as bcwire-full does.
 func init() { Full = linkAll }
 
-func linkAll(io *report.IO) []*cobra.Command {
+func linkAll(io *iostreams.IOStreams) []*cobra.Command {
 	return []*cobra.Command{exportcmd.NewCmdExport(io, nil), livecmd.NewCmdLive(io, nil), servecmd.NewCmdServe(io, nil)}
 }
 
 // bcwire's stubs are named and described as the commands bcwire-full runs.
 func TestFullStubsMatchCommands(t *testing.T) {
-	real := linkAll(&report.IO{})
+	real := linkAll(&iostreams.IOStreams{})
 	if len(real) != len(fullOnly) {
 		t.Fatalf("%d stubs for %d commands", len(fullOnly), len(real))
 	}

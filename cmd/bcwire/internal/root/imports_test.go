@@ -33,7 +33,7 @@ var assemblers = map[string]bool{
 }
 
 // isCommand reports whether path is one command's package (decodecmd,
-// servecmd, ...), as opposed to what the commands share (cliutil and the
+// servecmd, ...), as opposed to what the commands share (input, output and the
 // like) or assemble them (root).
 func isCommand(path string) bool {
 	rest, ok := strings.CutPrefix(path, module+"/cmd/bcwire/internal/")
@@ -142,7 +142,7 @@ func TestImportViolation(t *testing.T) {
 		{"server/replay", "session/diff", ""},
 		{"pipeline", "report", ""},
 		{"pipeline", "server/synth", ""},
-		{"cmd/bcwire/internal/verifycmd", "cmd/bcwire/internal/cliutil", ""},
+		{"cmd/bcwire/internal/verifycmd", "cmd/bcwire/internal/input", ""},
 		{"cmd/bcwire/internal/root", "cmd/bcwire/internal/servecmd", ""},
 		{"cmd/bcwire/bcwire-full", "cmd/bcwire/internal/servecmd", ""},
 		{"dissect/flow", "session", "a layer above it"},
@@ -157,7 +157,7 @@ func TestImportViolation(t *testing.T) {
 		{"cmd/bcwire/internal/verifycmd", "cmd/bcwire/internal/servecmd", "commands import no other command"},
 		{"cmd/bcwire/internal/verifycmd", "cmd/bcwire/internal/root", "assembles the commands"},
 		{"pipeline", "cmd/bcwire/internal/root", "beside each other"},
-		{"cmd/bcwire/internal/cliutil", "cmd/bcwire/internal/decodecmd", "commands import no other command"},
+		{"cmd/bcwire/internal/input", "cmd/bcwire/internal/decodecmd", "commands import no other command"},
 		{"tools/x", "dissect", "in no layer"},
 		{"dissect", "tools/x", "in no layer"},
 	} {

@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -27,7 +28,7 @@ them where man looks:
   bcwire man ~/.local/share/man/man1 && man bcwire-decode`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return cliutil.Usage("give the directory to write the man pages to")
+				return exit.Usage("give the directory to write the man pages to")
 			}
 			return nil
 		},
@@ -37,7 +38,7 @@ them where man looks:
 		RunE: func(c *cobra.Command, args []string) error {
 			dir := args[0]
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return cliutil.IOError(dir, err)
+				return exit.IOError(dir, err)
 			}
 			return writeManPages(c.Root(), dir)
 		},
@@ -50,12 +51,12 @@ func writeManPages(c *cobra.Command, dir string) error {
 	}
 	name := strings.ReplaceAll(c.CommandPath(), " ", "-")
 	path := filepath.Join(dir, name+".1")
-	err := cliutil.WriteFile(path, nil, func(w io.Writer) error {
+	err := output.WriteFile(path, nil, func(w io.Writer) error {
 		_, err := w.Write([]byte(manPage(c)))
 		return err
 	})
 	if err != nil {
-		return cliutil.IOError(path, err)
+		return exit.IOError(path, err)
 	}
 	for _, sub := range c.Commands() {
 		if err := writeManPages(sub, dir); err != nil {

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +15,7 @@ import (
 // written whether the command succeeds or not.
 type profiling struct {
 	cpuPath, memPath string
-	cpuFile          *cliutil.AtomicFile
+	cpuFile          *output.AtomicFile
 }
 
 func (p *profiling) addFlags(root *cobra.Command) {
@@ -34,7 +34,7 @@ func (p *profiling) start() error {
 	if p.cpuPath == "" {
 		return nil
 	}
-	f, err := cliutil.CreateKept(p.cpuPath) // finished after the command, which may stop on a signal
+	f, err := output.CreateKept(p.cpuPath) // finished after the command, which may stop on a signal
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (p *profiling) stop() error {
 	if p.memPath == "" {
 		return nil
 	}
-	err := cliutil.WriteFile(p.memPath, nil, func(w io.Writer) error { return pprof.Lookup("allocs").WriteTo(w, 0) })
+	err := output.WriteFile(p.memPath, nil, func(w io.Writer) error { return pprof.Lookup("allocs").WriteTo(w, 0) })
 	if err != nil {
 		return fmt.Errorf("--memprofile: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 )
 
 var repoRoot = filepath.Join("..", "..", "..", "..")
@@ -201,7 +201,7 @@ func shellWords(s string) ([]word, error) {
 // command exists and every flag and value parses.
 func checkFlags(t *testing.T, ex example, args []string) {
 	t.Helper()
-	root := NewCmdRoot(&report.IO{Out: io.Discard, Err: io.Discard})
+	root := NewCmdRoot(&iostreams.IOStreams{Out: io.Discard, Err: io.Discard})
 	c, rest, err := root.Find(args)
 	if err != nil || c == root {
 		t.Errorf("README line %d: %q: no such command (%v)", ex.line, strings.Join(args, " "), err)

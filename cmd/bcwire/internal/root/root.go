@@ -12,25 +12,25 @@ import (
 	"strings"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/decodecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/diffcmd"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/reportcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/statscmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/synthcmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/wiresharkcmd"
-	"github.com/bcwire/bcwire/report"
 	"github.com/spf13/cobra"
 )
 
 // NewCmdRoot builds the whole command tree writing to io.
-func NewCmdRoot(io *report.IO) *cobra.Command {
+func NewCmdRoot(io *iostreams.IOStreams) *cobra.Command {
 	return newCmdRoot(io, &profiling{})
 }
 
-func newCmdRoot(io *report.IO, prof *profiling) *cobra.Command {
+func newCmdRoot(io *iostreams.IOStreams, prof *profiling) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bcwire",
 		Short: "Dissect, analyse, compare and serve Star Trek: Bridge Commander multiplayer traffic",
@@ -50,7 +50,7 @@ Start with:
 	root.SetErr(io.Err)
 	root.SetHelpCommand(newCmdHelp())
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io.Out, nil),
+	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io, nil),
 		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
 		reportcmd.NewCmdReport(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
 	root.AddCommand(verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
@@ -72,9 +72,9 @@ func needSubcommand(c *cobra.Command, args []string) error {
 	c.SetOut(c.ErrOrStderr())
 	_ = c.Help()
 	if !c.HasParent() {
-		return cliutil.Usage("give a command (see above)")
+		return exit.Usage("give a command (see above)")
 	}
-	return cliutil.Usage("%s needs one of its commands (see above)", c.CommandPath())
+	return exit.Usage("%s needs one of its commands (see above)", c.CommandPath())
 }
 
 // newCmdHelp is cobra's help command, except that an unknown topic is a
@@ -87,7 +87,7 @@ func newCmdHelp() *cobra.Command {
 			root := c.Root()
 			target, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 || target == nil {
-				return cliutil.Usage("no help topic %q (the commands are listed by 'bcwire help')", strings.Join(args, " "))
+				return exit.Usage("no help topic %q (the commands are listed by 'bcwire help')", strings.Join(args, " "))
 			}
 			target.InitDefaultHelpFlag()
 			target.InitDefaultVersionFlag()
@@ -98,12 +98,12 @@ func newCmdHelp() *cobra.Command {
 
 // Execute runs bcwire with args and returns the exit status.
 func Execute(args []string) int {
-	io := report.System()
+	io := iostreams.System()
 	return ExecuteIO(io, args)
 }
 
 // ExecuteIO is Execute with explicit I/O, for tests.
-func ExecuteIO(io *report.IO, args []string) int {
+func ExecuteIO(io *iostreams.IOStreams, args []string) int {
 	var prof profiling
 	cmd := newCmdRoot(io, &prof)
 	cmd.SetArgs(args)
@@ -112,16 +112,16 @@ func ExecuteIO(io *report.IO, args []string) int {
 		err = perr
 	}
 	if err == nil {
-		return cliutil.ExitOK
+		return exit.CodeOK
 	}
 	var st exitStatus
 	if errors.As(err, &st) {
 		return int(st) // bcwire-full ran the command and said why
 	}
 	fmt.Fprintln(io.Err, "bcwire:", err)
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return cliutil.ExitUsage // cobra's own usage errors (unknown flag, ...)
+	return exit.CodeUsage // cobra's own usage errors (unknown flag, ...)
 }

@@ -10,16 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/game"
-	"github.com/bcwire/bcwire/report"
 )
 
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = ExecuteIO(&report.IO{Out: &out, Err: &errb}, args)
+	code = ExecuteIO(&iostreams.IOStreams{Out: &out, Err: &errb}, args)
 	return out.String(), errb.String(), code
 }
 

@@ -3,14 +3,14 @@ package servecmd
 import (
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 )
 
 func TestFlags(t *testing.T) {
 	var got *Options
 	parse := func(args ...string) error {
 		got = nil
-		return cliutil.ParseOnly(NewCmdServe(nil, func(o *Options) error { got = o; return nil }), args...)
+		return flagtest.ParseOnly(NewCmdServe(nil, func(o *Options) error { got = o; return nil }), args...)
 	}
 	if err := parse("--replay", "c.pcap", "--json", "-o", "s.json", "--listen", "127.0.0.1", "--port", "24301", "-q", "--exit-when-done"); err != nil {
 		t.Fatal(err)

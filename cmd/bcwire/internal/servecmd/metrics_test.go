@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/stock"
 )
 
@@ -34,7 +34,9 @@ func TestServeMetrics(t *testing.T) {
 	var flush func()
 	o.MetricsReady = func(a net.Addr, f func()) { flush = f; addr <- "http://" + a.String() + "/metrics" }
 	done := make(chan error, 1)
-	go func() { done <- RunNative(context.Background(), &report.IO{Out: &syncBuffer{}, Err: &syncBuffer{}}, o) }()
+	go func() {
+		done <- RunNative(context.Background(), &iostreams.IOStreams{Out: &syncBuffer{}, Err: &syncBuffer{}}, o)
+	}()
 	var url string
 	select {
 	case url = <-addr:
@@ -172,7 +174,7 @@ func TestServeMetricsWarnsBeyondLoopback(t *testing.T) {
 		}
 		o.Conn = pc
 		var errOut syncBuffer
-		err = RunNative(context.Background(), &report.IO{Out: io.Discard, Err: &errOut}, o)
+		err = RunNative(context.Background(), &iostreams.IOStreams{Out: io.Discard, Err: &errOut}, o)
 		pc.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -11,18 +11,17 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/game"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/server/native"
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
 )
 
@@ -55,7 +54,7 @@ type NativeOptions struct {
 
 	// For tests: the flag set (to tell set flags from defaults), a socket
 	// to serve on instead of listening, and the console's input (default
-	// os.Stdin).
+	// the streams' In).
 	Flags *pflag.FlagSet
 	Conn  net.PacketConn
 	Stdin io.Reader
@@ -102,7 +101,7 @@ func (o *NativeOptions) config() (native.Config, error) {
 	if o.ConfigFile != "" {
 		c, err := native.LoadConfig(o.ConfigFile, cfg)
 		if err != nil {
-			return cfg, cliutil.Usage("--config: %v", err)
+			return cfg, exit.Usage("--config: %v", err)
 		}
 		cfg = c
 	}
@@ -123,42 +122,103 @@ func (o *NativeOptions) config() (native.Config, error) {
 	set("checksum-manifest", func() { cfg.ChecksumManifest = o.Manifest })
 	set("master", func() { cfg.Masters = o.Masters })
 	if err := cfg.Validate(); err != nil {
-		return cfg, cliutil.Usage("%v", err)
+		return cfg, exit.Usage("%v", err)
 	}
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
 	}{{"--stop-after", o.StopAfter}, {"--end-after", o.EndAfter}, {"--restart-after", o.RestartAfter}} {
 		if d.v < 0 {
-			return cfg, cliutil.Usage("%s %s: give a positive duration (0, the default, for never)", d.flag, d.v)
+			return cfg, exit.Usage("%s %s: give a positive duration (0, the default, for never)", d.flag, d.v)
 		}
 	}
 	return cfg, nil
 }
 
-func ioErr(err error) error { return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err} }
+func ioErr(err error) error { return &exit.Error{Code: exit.CodeUsage, Err: err} }
 
 // RunNative runs the server until ctx is done, "quit" on the console, or
 // --stop-after.
-func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
+func RunNative(ctx context.Context, io *iostreams.IOStreams, o *NativeOptions) error {
 	if o.PrintManifest {
 		if err := native.WriteManifest(io.Out, native.StockManifest()); err != nil {
 			return ioErr(err)
 		}
 		return nil
 	}
-	cfg, err := o.config()
+	opts, err := o.serverOptions(io.Err)
 	if err != nil {
 		return err
 	}
+	log := opts.Logger
+	// The -w target is checked before the port is taken: a refusal
+	// leaves nothing running.
+	if o.Write != "" {
+		if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, opts.Config.ChecksumManifest); err != nil {
+			return err
+		}
+	}
+	pc := o.Conn
+	if pc == nil {
+		if pc, err = o.listen(opts.Config.Port); err != nil {
+			return err
+		}
+		defer pc.Close()
+	}
+	capw, sm, err := o.taps(&opts)
+	if err != nil {
+		return err
+	}
+	srv, err := native.New(opts)
+	if err != nil {
+		return exit.Usage("%v", err)
+	}
+	if sm != nil {
+		ep, err := o.metricsEndpoint(log, sm, srv)
+		if err != nil {
+			return err
+		}
+		defer ep.Close()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	o.schedule(ctx, &wg, srv, cancel)
+	in := o.Stdin
+	if in == nil && (o.Console || io.InTTY) {
+		in = io.In
+	}
+	if in != nil {
+		// The reader is not waited for: a read from a terminal cannot be
+		// interrupted, and the process ends right after Run.
+		go console(ctx, io.Out, srv, in, cancel)
+	}
+	err = srv.Serve(ctx, pc)
+	wg.Wait()
+	if capw != nil {
+		err = o.closeCapture(log, capw, err)
+	}
+	if err != nil {
+		return ioErr(err)
+	}
+	return nil
+}
+
+// serverOptions are the native server's options from the flags and the
+// config file, with its logger on errw (--log-level, --log-json).
+func (o *NativeOptions) serverOptions(errw io.Writer) (native.Options, error) {
+	cfg, err := o.config()
+	if err != nil {
+		return native.Options{}, err
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return cliutil.Usage("--log-level %q: use debug, info, warn or error", o.LogLevel)
+		return native.Options{}, exit.Usage("--log-level %q: use debug, info, warn or error", o.LogLevel)
 	}
 	hopts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(io.Err, hopts)
+	var h slog.Handler = slog.NewTextHandler(errw, hopts)
 	if o.LogJSON {
-		h = slog.NewJSONHandler(io.Err, hopts)
+		h = slog.NewJSONHandler(errw, hopts)
 	}
 	log := slog.New(h)
 
@@ -170,38 +230,37 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 	if cfg.ChecksumManifest != "" {
 		m, err := native.LoadManifest(cfg.ChecksumManifest)
 		if err != nil {
-			return cliutil.Usage("checksum manifest: %v", err)
+			return opts, exit.Usage("checksum manifest: %v", err)
 		}
 		opts.Manifest = m
 	}
+	return opts, nil
+}
 
-	// The -w target is checked before the port is taken: a refusal
-	// leaves nothing running.
-	if o.Write != "" {
-		if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(o.ConfigFile, cfg.ChecksumManifest); err != nil {
-			return err
-		}
+// listen takes the UDP port: --listen's address (with port, when it has
+// none), or every address on port.
+func (o *NativeOptions) listen(port int) (net.PacketConn, error) {
+	addr := o.Listen
+	if addr == "" {
+		addr = ":" + strconv.Itoa(port)
+	} else if _, _, err := net.SplitHostPort(addr); err != nil {
+		addr = net.JoinHostPort(addr, strconv.Itoa(port))
 	}
-	pc := o.Conn
-	if pc == nil {
-		addr := o.Listen
-		if addr == "" {
-			addr = ":" + strconv.Itoa(cfg.Port)
-		} else if _, _, err := net.SplitHostPort(addr); err != nil {
-			addr = net.JoinHostPort(addr, strconv.Itoa(cfg.Port))
-		}
-		pc, err = net.ListenPacket("udp", addr)
-		if err != nil {
-			return ioErr(fmt.Errorf("listen: %w", err))
-		}
-		defer pc.Close()
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return nil, ioErr(fmt.Errorf("listen: %w", err))
 	}
+	return pc, nil
+}
 
+// taps sets opts.Tap for -w (the capture file) and --metrics (the
+// dissector behind it), either or both.
+func (o *NativeOptions) taps(opts *native.Options) (*captureFile, *serveMetrics, error) {
 	var capw *captureFile
 	if o.Write != "" {
-		capw, err = createCapture(o.Write)
-		if err != nil {
-			return ioErr(err)
+		var err error
+		if capw, err = createCapture(o.Write); err != nil {
+			return nil, nil, ioErr(err)
 		}
 		opts.Tap = capw.tap
 	}
@@ -217,64 +276,52 @@ func RunNative(ctx context.Context, io *report.IO, o *NativeOptions) error {
 			opts.Tap = sm.tap
 		}
 	}
-	srv, err := native.New(opts)
-	if err != nil {
-		return cliutil.Usage("%v", err)
-	}
-	if sm != nil {
-		ep, err := metrics.Listen(o.Metrics, sm.d, serverCollector(srv))
-		if err != nil {
-			return cliutil.Usage("--metrics %s: %v", o.Metrics, err)
-		}
-		defer ep.Close()
-		if w := ep.Warning(); w != "" {
-			log.Warn(w)
-		}
-		if o.MetricsReady != nil {
-			o.MetricsReady(ep.Addr(), sm.flush)
-		}
-	}
+	return capw, sm, nil
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
+// metricsEndpoint starts --metrics' HTTP endpoint.
+func (o *NativeOptions) metricsEndpoint(log *slog.Logger, sm *serveMetrics, srv *native.Server) (*metrics.Endpoint, error) {
+	ep, err := metrics.Listen(o.Metrics, sm.d, serverCollector(srv))
+	if err != nil {
+		return nil, exit.Usage("--metrics %s: %v", o.Metrics, err)
+	}
+	if w := ep.Warning(); w != "" {
+		log.Warn(w)
+	}
+	if o.MetricsReady != nil {
+		o.MetricsReady(ep.Addr(), sm.flush)
+	}
+	return ep, nil
+}
+
+// schedule starts the timers of --stop-after, --end-after and
+// --restart-after.
+func (o *NativeOptions) schedule(ctx context.Context, wg *sync.WaitGroup, srv *native.Server, cancel func()) {
 	if o.StopAfter > 0 {
-		after(ctx, &wg, o.StopAfter, cancel)
+		after(ctx, wg, o.StopAfter, cancel)
 	}
 	if o.EndAfter > 0 {
-		after(ctx, &wg, o.EndAfter, func() {
+		after(ctx, wg, o.EndAfter, func() {
 			srv.EndGame(time.Now(), game.EndOver)
 			if o.RestartAfter > 0 {
-				after(ctx, &wg, o.RestartAfter, func() { srv.Restart(time.Now()) })
+				after(ctx, wg, o.RestartAfter, func() { srv.Restart(time.Now()) })
 			}
 		})
 	}
-	in := o.Stdin
-	if in == nil && (o.Console || isatty.IsTerminal(os.Stdin.Fd())) {
-		in = os.Stdin
-	}
-	if in != nil {
-		// The reader is not waited for: a read from a terminal cannot be
-		// interrupted, and the process ends right after Run.
-		go console(ctx, io.Out, srv, in, cancel)
-	}
+}
 
-	err = srv.Serve(ctx, pc)
-	wg.Wait()
-	if capw != nil {
-		if cerr := capw.close(); cerr != nil {
-			log.Error("capture not written", "file", o.Write, "err", cerr)
-			if err == nil {
-				err = fmt.Errorf("-w %s: %w", o.Write, cerr)
-			}
-		} else {
-			log.Info("capture written", "file", o.Write)
+// closeCapture completes -w's capture, logging the outcome; a failure is
+// the run's error unless it has one already.
+func (o *NativeOptions) closeCapture(log *slog.Logger, capw *captureFile, err error) error {
+	if cerr := capw.close(); cerr != nil {
+		log.Error("capture not written", "file", o.Write, "err", cerr)
+		if err == nil {
+			err = fmt.Errorf("-w %s: %w", o.Write, cerr)
 		}
+	} else {
+		log.Info("capture written", "file", o.Write)
 	}
-	if err != nil {
-		return ioErr(err)
-	}
-	return nil
+	return err
 }
 
 // after runs fn once d has passed, unless ctx ends first.
@@ -297,7 +344,7 @@ func after(ctx context.Context, wg *sync.WaitGroup, d time.Duration, fn func()) 
 // after a crash the traffic so far is in the .partial file.
 type captureFile struct {
 	mu  sync.Mutex
-	f   *cliutil.AtomicFile
+	f   *output.AtomicFile
 	bw  *bufio.Writer
 	w   *capture.Writer
 	err error
@@ -305,13 +352,13 @@ type captureFile struct {
 
 func createCapture(path string) (*captureFile, error) {
 	if path == "-" {
-		return nil, cliutil.Usage("-w -: serve's standard output is its console; give the capture a file name (.pcap or .pcapng)")
+		return nil, exit.Usage("-w -: serve's standard output is its console; give the capture a file name (.pcap or .pcapng)")
 	}
-	format, ok := cliutil.CaptureFormat(path)
+	format, ok := output.CaptureFormat(path)
 	if !ok {
-		return nil, cliutil.Usage("-w %s: name the capture .pcap or .pcapng", path)
+		return nil, exit.Usage("-w %s: name the capture .pcap or .pcapng", path)
 	}
-	f, err := cliutil.CreateKept(path) // serve completes it when stopped
+	f, err := output.CreateKept(path) // serve completes it when stopped
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/native"
 	"github.com/bcwire/bcwire/server/stock"
 	"github.com/spf13/pflag"
@@ -58,7 +58,7 @@ func parse(t *testing.T, args ...string) *NativeOptions {
 }
 
 func exitCode(err error) int {
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
@@ -83,7 +83,7 @@ func TestRunServesAndWritesCapture(t *testing.T) {
 	stdinR, stdinW := io.Pipe()
 	o.Stdin = stdinR
 	out, logs := &syncBuffer{}, &syncBuffer{}
-	rio := &report.IO{Out: out, Err: logs}
+	rio := &iostreams.IOStreams{Out: out, Err: logs}
 	done := make(chan error, 1)
 	go func() { done <- RunNative(context.Background(), rio, o) }()
 
@@ -179,7 +179,7 @@ func TestRunStopsAfter(t *testing.T) {
 	defer pc.Close()
 	o.Conn = pc
 	start := time.Now()
-	if err := RunNative(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o); err != nil {
+	if err := RunNative(context.Background(), &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, o); err != nil {
 		t.Fatal(err)
 	}
 	if el := time.Since(start); el > hangGuard {
@@ -202,8 +202,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--config", cfg, "-w", cfg}, // an input
 	} {
 		o := parse(t, args...)
-		err := RunNative(context.Background(), &report.IO{Out: io.Discard, Err: io.Discard}, o)
-		if exitCode(err) != cliutil.ExitUsage {
+		err := RunNative(context.Background(), &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, o)
+		if exitCode(err) != exit.CodeUsage {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, exitCode(err))
 		}
 	}
@@ -211,7 +211,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestPrintManifest(t *testing.T) {
 	var out bytes.Buffer
-	if err := RunNative(context.Background(), &report.IO{Out: &out, Err: io.Discard}, parse(t, "--print-manifest")); err != nil {
+	if err := RunNative(context.Background(), &iostreams.IOStreams{Out: &out, Err: io.Discard}, parse(t, "--print-manifest")); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "m.toml")

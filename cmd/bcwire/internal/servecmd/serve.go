@@ -21,15 +21,17 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/spf13/cobra"
 )
 
 // Options of `bcwire serve`.
 type Options struct {
-	IO         *report.IO
+	IO         *iostreams.IOStreams
 	Replay     string // capture file to replay
 	Listen     string
 	Timing     string
@@ -52,7 +54,7 @@ type Options struct {
 // NewCmdServe builds the cobra command: the native server, or with
 // --replay the stand-in for a captured server. Both share --listen. runF,
 // when set, is called with the parsed options instead of running.
-func NewCmdServe(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdServe(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	var no *NativeOptions
 	cmd := &cobra.Command{
@@ -144,18 +146,18 @@ out), 2 for usage or I/O errors.`,
   bcwire serve --replay join.pcap --exit-when-done -o serve.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return cliutil.Usage("serve takes no arguments, got %q (--json is a switch; write the report with -o FILE)", args[0])
+				return exit.Usage("serve takes no arguments, got %q (--json is a switch; write the report with -o FILE)", args[0])
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.Replay == "" {
 				if name := firstChanged(c, replayOnly); name != "" {
-					return cliutil.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
+					return exit.Usage("--%s needs --replay CAPTURE (it has no meaning for the native server)", name)
 				}
 			} else {
 				if name := firstChanged(c, nativeOnly); name != "" {
-					return cliutil.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
+					return exit.Usage("--%s is a setting of the native server; it has no meaning with --replay", name)
 				}
 				o.Listen = no.Listen
 				if o.Listen == "" {
@@ -191,7 +193,7 @@ out), 2 for usage or I/O errors.`,
 	f.StringVarP(&o.Output, "output", "o", "", "replay: also write the per-session report as JSON to `FILE` (\"-\" for stdout)")
 	f.BoolVar(&o.Force, "force", false, "let -w replace an existing file; replay: let -o replace a file that holds a capture")
 	f.StringVar(&o.Server, "server", "", "replay: the captured server `HOST:PORT` to stand in for (needed when the capture has several)")
-	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+cliutil.QuietUsage)
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "replay: "+output.QuietUsage)
 	f.BoolVar(&o.ExitOnDone, "exit-when-done", false, "replay: exit once every captured session has been played to its end")
 	f.DurationVar(&o.WaitLimit, "wait-limit", time.Minute, "replay with --exit-when-done: give up (exit 1) after this long without a client datagram, before the first session or between sessions")
 	return cmd
@@ -236,43 +238,85 @@ type Report struct {
 // RunReplay serves o.Replay until ctx ends (or every session is done with
 // --exit-when-done), then prints the report.
 func RunReplay(ctx context.Context, o *Options) error {
-	timing, err := replay.ParseTiming(o.Timing)
+	timing, c, err := loadReplay(ctx, o)
 	if err != nil {
-		return cliutil.Usage("--timing: %v", err)
-	}
-	var lo replay.LoadOptions
-	if o.Server != "" {
-		ap, err := cliutil.ParseServer(o.Server)
-		if err != nil {
-			return err
-		}
-		lo.Server = ap
-	}
-	if o.Output != "" {
-		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
-		if err := out.Check(o.Replay); err != nil {
-			return err
-		}
-	}
-	if err := cliutil.CheckCapturePath(o.Replay); err != nil {
 		return err
 	}
-	lo.Interrupt = ctx.Done()
-	c, err := replay.Load(o.Replay, lo)
+	pc, err := net.ListenPacket("udp", o.Listen)
 	if err != nil {
-		return cliutil.ReplayLoadError(o.IO, o.Replay, c, err)
+		return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
+	}
+	defer pc.Close()
+
+	srv := newReplayServer(o, c, timing, pc.LocalAddr())
+	if o.Ready != nil {
+		o.Ready(pc.LocalAddr())
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watched := make(chan struct{})
+	waitedOut := false
+	if !o.ExitOnDone {
+		close(watched)
+	} else {
+		go func() {
+			defer close(watched)
+			waitedOut = watchDone(ctx, srv, o.WaitLimit)
+			cancel()
+		}()
+	}
+	serveErr := srv.Serve(ctx, pc)
+	cancel()
+	<-watched
+
+	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
+		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored(),
+		Damage: c.DamageReport(), NonStock: c.NonStockReport(), WaitedOut: waitedOut}
+	if err := writeReport(o, &rep); err != nil {
+		return err
+	}
+	if serveErr != nil {
+		return &exit.Error{Code: exit.CodeUsage, Err: serveErr}
+	}
+	for _, s := range rep.Sessions {
+		if s.Mismatched > 0 || s.Skipped > 0 {
+			return &exit.Error{Code: exit.CodeDamaged,
+				Err: errors.New("some client datagrams did not match the capture (see the report)")}
+		}
+	}
+	return replayDamage(c, &rep, o.WaitLimit)
+}
+
+// loadReplay checks the replay's flags and loads its capture.
+func loadReplay(ctx context.Context, o *Options) (replay.Timing, *replay.Capture, error) {
+	timing, err := replay.ParseTiming(o.Timing)
+	if err != nil {
+		return timing, nil, exit.Usage("--timing: %v", err)
+	}
+	lo, err := input.ReplayServer(o.Server)
+	if err != nil {
+		return timing, nil, err
+	}
+	if o.Output != "" {
+		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		if err := out.Check(o.Replay); err != nil {
+			return timing, nil, err
+		}
+	}
+	c, err := input.LoadReplay(ctx, o.IO.Err, o.Replay, lo)
+	if err != nil {
+		return timing, nil, err
 	}
 	if o.WaitLimit <= 0 {
 		o.WaitLimit = time.Minute
 	}
-	fmt.Fprint(o.IO.Err, c.DamageSummary())
-	fmt.Fprint(o.IO.Err, c.NonStockSummary())
-	pc, err := net.ListenPacket("udp", o.Listen)
-	if err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("--listen %s: %w", o.Listen, err)}
-	}
-	defer pc.Close()
+	return timing, c, nil
+}
 
+// newReplayServer makes the replay server of c, logging on stderr unless
+// -q, and says what it replays.
+func newReplayServer(o *Options, c *replay.Capture, timing replay.Timing, addr net.Addr) *replay.Server {
 	var logMu sync.Mutex
 	logf := func(format string, args ...any) {
 		logMu.Lock()
@@ -290,75 +334,52 @@ func RunReplay(ctx context.Context, o *Options) error {
 	}
 	if !o.Quiet {
 		logf("replaying %d sessions (%d datagrams) of %s, server %s, on %s (timing %s)",
-			len(c.Sessions), steps, o.Replay, c.Server, pc.LocalAddr(), timing)
+			len(c.Sessions), steps, o.Replay, c.Server, addr, timing)
 	}
-	if o.Ready != nil {
-		o.Ready(pc.LocalAddr())
-	}
+	return srv
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	watched := make(chan struct{})
-	waitedOut := false
-	if !o.ExitOnDone {
-		close(watched)
-	} else {
-		go func() {
-			defer close(watched)
-			t := time.NewTicker(50 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					if srv.AllDone() {
-						cancel()
-						return
-					}
-					if srv.Idle(time.Now()) > o.WaitLimit {
-						waitedOut = true
-						cancel()
-						return
-					}
-				}
+// watchDone waits, for --exit-when-done, until every captured session has
+// been played (false) or --wait-limit passed without a client datagram
+// (true), or ctx ends (false).
+func watchDone(ctx context.Context, srv *replay.Server, wait time.Duration) (waitedOut bool) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			if srv.AllDone() {
+				return false
 			}
-		}()
+			if srv.Idle(time.Now()) > wait {
+				return true
+			}
+		}
 	}
-	serveErr := srv.Serve(ctx, pc)
-	cancel()
-	<-watched
+}
 
-	rep := Report{Capture: o.Replay, Listen: pc.LocalAddr().String(), Timing: timing.String(),
-		Sessions: srv.Report(), Captured: len(c.Sessions), Ignored: srv.Ignored(),
-		Damage: c.DamageReport(), NonStock: c.NonStockReport(), WaitedOut: waitedOut}
+// writeReport prints the report (a table, or --json) and writes -o's JSON.
+func writeReport(o *Options, rep *Report) error {
 	switch {
 	case o.Output == "-": // the JSON is stdout
 	case o.JSON:
-		if err := writeJSON(o.IO, "-", &rep); err != nil {
+		if err := writeJSON(o.IO, "-", rep); err != nil {
 			return err
 		}
 	default:
-		printReport(o.IO, &rep)
+		printReport(o.IO, rep)
 	}
 	if o.Output != "" {
-		if err := writeJSON(o.IO, o.Output, &rep); err != nil {
+		if err := writeJSON(o.IO, o.Output, rep); err != nil {
 			return err
 		}
 	}
-	if serveErr != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: serveErr}
-	}
-	for _, s := range rep.Sessions {
-		if s.Mismatched > 0 || s.Skipped > 0 {
-			return &cliutil.ExitError{Code: cliutil.ExitDamaged,
-				Err: errors.New("some client datagrams did not match the capture (see the report)")}
-		}
-	}
-	return replayDamage(c, &rep, o.WaitLimit)
+	return nil
 }
 
-func printReport(io *report.IO, r *Report) {
+func printReport(io *iostreams.IOStreams, r *Report) {
 	w := io.Out
 	if len(r.Sessions) == 0 {
 		fmt.Fprintf(w, "no client connected (%d sessions in %s)\n", r.Captured, r.Capture)
@@ -386,14 +407,14 @@ func printReport(io *report.IO, r *Report) {
 	}
 }
 
-func writeJSON(io *report.IO, path string, v any) error {
-	err := cliutil.WriteFile(path, io.Out, func(w stdio.Writer) error {
+func writeJSON(io *iostreams.IOStreams, path string, v any) error {
+	err := output.WriteFile(path, io.Out, func(w stdio.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	})
 	if err != nil {
-		return cliutil.IOError(path, err)
+		return exit.IOError(path, err)
 	}
 	return nil
 }
@@ -403,11 +424,11 @@ func writeJSON(io *report.IO, path string, v any) error {
 // the run with sessions left.
 func replayDamage(c *replay.Capture, rep *Report, wait time.Duration) error {
 	if c.DamageAffects(len(rep.Sessions)) {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+		return &exit.Error{Code: exit.CodeDamaged,
 			Err: errors.New("the captured traffic of the replayed sessions is damaged (listed at the start)")}
 	}
 	if rep.WaitedOut {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged,
+		return &exit.Error{Code: exit.CodeDamaged,
 			Err: fmt.Errorf("no client datagram for %s (--wait-limit) with %d of %d sessions played", wait, len(rep.Sessions), rep.Captured)}
 	}
 	return nil

@@ -6,9 +6,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 )
 
 // benchFile is the capture BenchmarkStatsFile reads: battle.pcap, or the
@@ -43,11 +43,11 @@ func BenchmarkStatsFile(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	for b.Loop() {
-		o := &Options{IO: &report.IO{Out: io.Discard, Err: io.Discard}, Files: []string{battle}, JSON: true, Quiet: true}
+		o := &Options{IO: &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}, Files: []string{battle}, JSON: true, Quiet: true}
 		// A real peer's capture may hold messages the dissector reports as
 		// damaged (exit status 1): that is output, not a failed run.
-		var ee *cliutil.ExitError
-		if err := Run(o); err != nil && !(errors.As(err, &ee) && ee.Code == cliutil.ExitDamaged) {
+		var ee *exit.Error
+		if err := Run(o); err != nil && !(errors.As(err, &ee) && ee.Code == exit.CodeDamaged) {
 			b.Fatal(err)
 		}
 	}

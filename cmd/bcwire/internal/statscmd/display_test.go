@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 )
 
 // TestStatsDisplayFilter: stats -Y counts only the messages the filter
@@ -13,8 +14,8 @@ import (
 // with its column.
 func TestStatsDisplayFilter(t *testing.T) {
 	battle := "../../../../testdata/pcaps/battle.pcap"
-	out, _, code := run(t, &Options{Files: []string{battle}, JSON: true, Quiet: true, Caps: cliutil.Caps{Workers: 1},
-		Read: cliutil.ReadFlags{Filter: `name == "CHAT" and dir == "C->S"`}}, false)
+	out, _, code := run(t, &Options{Files: []string{battle}, JSON: true, Quiet: true, Caps: input.Caps{Workers: 1},
+		Read: input.ReadFlags{Filter: `name == "CHAT" and dir == "C->S"`}}, false)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -32,10 +33,10 @@ func TestStatsDisplayFilter(t *testing.T) {
 		t.Errorf("opcodes %+v, want only CHAT C->S", res.Opcodes)
 	}
 	var got *Options
-	if err := cliutil.ParseOnly(NewCmdStats(nil, func(o *Options) error { got = o; return nil }), "-r", battle, "-Y", "opcode == 0x2C"); err != nil || len(got.Files) != 1 || got.Read.Filter == "" {
+	if err := flagtest.ParseOnly(NewCmdStats(nil, func(o *Options) error { got = o; return nil }), "-r", battle, "-Y", "opcode == 0x2C"); err != nil || len(got.Files) != 1 || got.Read.Filter == "" {
 		t.Errorf("-r: %v %+v", err, got)
 	}
-	_, errs, code := run(t, &Options{Files: []string{battle}, Caps: cliutil.Caps{Workers: 1}, Read: cliutil.ReadFlags{Filter: `name == "CHAT" &&`}}, false)
+	_, errs, code := run(t, &Options{Files: []string{battle}, Caps: input.Caps{Workers: 1}, Read: input.ReadFlags{Filter: `name == "CHAT" &&`}}, false)
 	if code != 2 || !strings.Contains(errs, "column 18") {
 		t.Errorf("bad -Y: exit %d %q", code, errs)
 	}

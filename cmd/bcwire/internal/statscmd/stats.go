@@ -4,7 +4,12 @@
 package statscmd
 
 import (
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
@@ -14,8 +19,8 @@ import (
 
 // Options of `bcwire stats`.
 type Options struct {
-	FailOn     cliutil.FailOn // --fail-on nonstock
-	IO         *report.IO
+	FailOn     exit.FailOn // --fail-on nonstock
+	IO         *iostreams.IOStreams
 	Files      []string
 	JSON       bool
 	NoSessions bool // text: totals only
@@ -23,13 +28,13 @@ type Options struct {
 	Servers    []string
 	Quiet      bool
 	Count      int // -c
-	Caps       cliutil.Caps
-	Read       cliutil.ReadFlags // -r, -Y
+	Caps       input.Caps
+	Read       input.ReadFlags // -r, -Y
 }
 
 // NewCmdStats builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdStats(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdStats(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "stats [flags] FILE...",
@@ -71,30 +76,17 @@ usage or I/O errors.`,
 		Example: `  bcwire stats testdata/pcaps/battle.pcap
   bcwire stats --no-sessions a.pcap b.pcapng
   bcwire stats --json capture.pcap | jq '.opcodes[] | select(.name == "StateUpdate")'`,
-		RunE: func(c *cobra.Command, args []string) error {
-			files, err := o.Read.Inputs(args)
-			if err != nil {
-				return err
-			}
-			o.Files = files
-			if len(o.Files) == 0 {
-				return cliutil.Usage("give one or more capture files (see --help)")
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+		RunE: input.FilesRunE(o, &o.Read, &o.Files, runF, Run),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
 	f.BoolVar(&o.NoMeasures, "no-measures", false, "--json: leave out the measures (cadence, flag families, relay matrix, ...), which take about as much CPU as the rest")
-	cliutil.AddServerFlag(f, &o.Servers)
-	cliutil.AddCountFlag(f, &o.Count)
-	cliutil.AddQuietFlag(f, &o.Quiet)
-	cliutil.AddFailOnFlag(f, &o.FailOn)
-	cliutil.AddReadFlags(f, &o.Read, false)
+	input.AddServerFlag(f, &o.Servers)
+	input.AddCountFlag(f, &o.Count)
+	output.AddQuietFlag(f, &o.Quiet)
+	exit.AddFailOnFlag(f, &o.FailOn)
+	input.AddReadFlags(f, &o.Read, false)
 	o.Caps.AddFlags(f, true)
 	return cmd
 }
@@ -104,7 +96,7 @@ func Run(o *Options) error {
 	if err := o.FailOn.Check(); err != nil {
 		return err
 	}
-	servers, err := cliutil.ParseServers(o.Servers)
+	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
@@ -116,9 +108,9 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	intr, stop := cliutil.CatchInterrupt()
+	intr, stop := interrupt.Catch()
 	defer stop()
-	so := &cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	so := &scan.Options{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		Interrupt: intr}
 	// --json: each capture's measures (cadence per ship lane, flag
@@ -135,7 +127,7 @@ func Run(o *Options) error {
 		so.File = func(path string) { done(); mb, file = measure.NewBuilder(), path }
 		so.Record = func(r *flow.Record) { mb.Add(r) }
 	}
-	res, err := cliutil.Scan(so, p.Session)
+	res, err := scan.Run(so, p.Session)
 	done()
 	p.Measures(measures)
 	if err != nil {
@@ -143,7 +135,7 @@ func Run(o *Options) error {
 		return err
 	}
 	if err := p.Totals(o.Files, &res.Totals, res.Sessions); err != nil {
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
 	return res.InterruptedOr(res.ErrFailOn(o.FailOn))
 }

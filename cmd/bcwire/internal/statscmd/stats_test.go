@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/internal/golden"
-	"github.com/bcwire/bcwire/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -28,10 +28,10 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func run(t *testing.T, o *Options, color bool) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	o.IO = &report.IO{Out: &out, Err: &errb, Color: color}
+	o.IO = &iostreams.IOStreams{Out: &out, Err: &errb, Color: color}
 	err := Run(o)
 	if err != nil {
-		var ee *cliutil.ExitError
+		var ee *exit.Error
 		if !errors.As(err, &ee) {
 			t.Fatalf("error without an exit status: %v", err)
 		}
@@ -177,7 +177,7 @@ func TestStatsJSON(t *testing.T) {
 }
 
 func TestStatsErrors(t *testing.T) {
-	if _, errs, code := run(t, &Options{Files: []string{"testdata/nope.pcap"}}, false); code != cliutil.ExitUsage || !strings.Contains(errs, "nope.pcap") {
+	if _, errs, code := run(t, &Options{Files: []string{"testdata/nope.pcap"}}, false); code != exit.CodeUsage || !strings.Contains(errs, "nope.pcap") {
 		t.Errorf("missing file: exit %d %q", code, errs)
 	}
 	raw, err := os.ReadFile(fixture)
@@ -191,7 +191,7 @@ func TestStatsErrors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "damaged.pcap")
 	os.WriteFile(path, damaged, 0o644)
 	_, errs, code := run(t, &Options{Files: []string{path}}, false)
-	if code != cliutil.ExitDamaged || !strings.Contains(errs, path+": frame 1 ") {
+	if code != exit.CodeDamaged || !strings.Contains(errs, path+": frame 1 ") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

@@ -3,7 +3,8 @@ package statscmd
 import (
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 )
 
 // --workers N must print exactly what one worker prints, text and JSON,
@@ -16,7 +17,7 @@ func TestStatsWorkersSameOutput(t *testing.T) {
 			t.Fatal("no output")
 		}
 		for _, w := range []int{2, 4} {
-			got, gerr, gcode := run(t, &Options{Files: files, JSON: json, Caps: cliutil.Caps{Workers: w}}, false)
+			got, gerr, gcode := run(t, &Options{Files: files, JSON: json, Caps: input.Caps{Workers: w}}, false)
 			if got != want || gerr != werr || gcode != wcode {
 				t.Errorf("json=%v workers=%d: output differs from one worker (exit %d vs %d)\nstderr: %s\nwant stderr: %s", json, w, gcode, wcode, gerr, werr)
 			}
@@ -25,8 +26,8 @@ func TestStatsWorkersSameOutput(t *testing.T) {
 }
 
 func TestStatsCapsFlagsRejectNegative(t *testing.T) {
-	_, _, code := run(t, &Options{Files: []string{fixture}, Caps: cliutil.Caps{Flows: -1}}, false)
-	if code != cliutil.ExitUsage {
-		t.Fatalf("exit %d, want %d", code, cliutil.ExitUsage)
+	_, _, code := run(t, &Options{Files: []string{fixture}, Caps: input.Caps{Flows: -1}}, false)
+	if code != exit.CodeUsage {
+		t.Fatalf("exit %d, want %d", code, exit.CodeUsage)
 	}
 }

@@ -3,13 +3,13 @@ package synthcmd
 import (
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 )
 
 func TestFlags(t *testing.T) {
 	var got *Options
 	parse := func(args ...string) error {
-		return cliutil.ParseOnly(NewCmdSynth(nil, func(o *Options) error { got = o; return nil }), args...)
+		return flagtest.ParseOnly(NewCmdSynth(nil, func(o *Options) error { got = o; return nil }), args...)
 	}
 	if err := parse("-w", "x.pcapng", "--players", "3", "--server-addr", "10.0.0.9:22101", "-q"); err != nil {
 		t.Fatal(err)

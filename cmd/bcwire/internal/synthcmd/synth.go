@@ -10,16 +10,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/dissect/capture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/synth"
 	"github.com/spf13/cobra"
 )
 
 // Options of `bcwire synth`.
 type Options struct {
-	IO       *report.IO
+	IO       *iostreams.IOStreams
 	Write    string // the capture, -w
 	Players  int
 	Duration time.Duration
@@ -34,7 +35,7 @@ type Options struct {
 
 // NewCmdSynth builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdSynth(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdSynth(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "synth -w FILE [flags]",
@@ -67,8 +68,8 @@ pcap) unless --format says otherwise.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Write, "write", "w", "", "write the capture to `FILE` (required)")
-	cliutil.ReplacedFlag(f, "output", "o", "synth writes a capture: give it with -w FILE")
-	cliutil.AddForceFlag(f, &o.Force)
+	output.ReplacedFlag(f, "output", "o", "synth writes a capture: give it with -w FILE")
+	output.AddForceFlag(f, &o.Force)
 	f.IntVar(&o.Players, "players", 2, "number of players, 1-16")
 	f.DurationVar(&o.Duration, "duration", 60*time.Second, "length of the capture")
 	f.Int64Var(&o.Seed, "seed", 1, "random seed; the same seed gives the same bytes")
@@ -76,31 +77,31 @@ pcap) unless --format says otherwise.`,
 	f.StringVar(&o.Format, "format", "", "capture format: pcap or pcapng (default: by the file name)")
 	f.StringVar(&o.Link, "link", "ethernet", "link type: ethernet, sll or loopback")
 	f.StringVar(&o.Server, "server-addr", synth.DefaultServer.String(), "the generated server's IPv4 `ADDR:PORT`")
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	output.AddQuietFlag(f, &o.Quiet)
 	return cmd
 }
 
 // Run generates the capture.
 func Run(o *Options) error {
 	if o.Write == "" {
-		return cliutil.Usage("-w FILE is required (the capture to write)")
+		return exit.Usage("-w FILE is required (the capture to write)")
 	}
-	if err := (cliutil.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(); err != nil {
+	if err := (output.Target{Flag: "-w", Path: o.Write, NoClobber: true, Force: o.Force}).Check(); err != nil {
 		return err
 	}
 	if o.Players < 1 || o.Players > 16 {
-		return cliutil.Usage("--players %d: use 1 to 16", o.Players)
+		return exit.Usage("--players %d: use 1 to 16", o.Players)
 	}
 	var format capture.Format
 	switch strings.ToLower(o.Format) {
 	case "":
-		format, _ = cliutil.CaptureFormat(o.Write)
+		format, _ = output.CaptureFormat(o.Write)
 	case "pcap":
 		format = capture.PCAP
 	case "pcapng":
 		format = capture.PCAPNG
 	default:
-		return cliutil.Usage("--format %q: use pcap or pcapng", o.Format)
+		return exit.Usage("--format %q: use pcap or pcapng", o.Format)
 	}
 	var link capture.LinkType
 	switch strings.ToLower(o.Link) {
@@ -111,15 +112,15 @@ func Run(o *Options) error {
 	case "loopback", "null", "lo":
 		link = capture.Loopback
 	default:
-		return cliutil.Usage("--link %q: use ethernet, sll or loopback", o.Link)
+		return exit.Usage("--link %q: use ethernet, sll or loopback", o.Link)
 	}
 	server, err := netip.ParseAddrPort(o.Server)
 	if err != nil || !server.Addr().Is4() {
-		return cliutil.Usage("--server-addr %q: want IPv4:PORT, e.g. 10.0.0.1:22101", o.Server)
+		return exit.Usage("--server-addr %q: want IPv4:PORT, e.g. 10.0.0.1:22101", o.Server)
 	}
 	cfg := synth.Config{Players: o.Players, Duration: o.Duration, Seed: o.Seed, Loss: o.Loss, Server: server}
 	var man synth.Manifest
-	err = cliutil.WriteFile(o.Write, o.IO.Out, func(bw io.Writer) error {
+	err = output.WriteFile(o.Write, o.IO.Out, func(bw io.Writer) error {
 		w, err := capture.NewWriter(bw, format, link)
 		if err != nil {
 			return err
@@ -129,9 +130,9 @@ func Run(o *Options) error {
 	})
 	if err != nil {
 		if strings.Contains(err.Error(), "outside") {
-			return cliutil.Usage("%v", err)
+			return exit.Usage("%v", err)
 		}
-		return cliutil.IOError(o.Write, err)
+		return exit.IOError(o.Write, err)
 	}
 	if !o.Quiet {
 		PrintManifest(o.IO.Err, o.Write, man)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 )
 
 // TestTimelineDisplayFilter: timeline -Y builds the sessions from the
@@ -15,7 +15,7 @@ func TestTimelineDisplayFilter(t *testing.T) {
 	battle := "../../../../testdata/pcaps/battle.pcap"
 	all, _, _ := run(t, &Options{Files: []string{battle}, JSON: true, Quiet: true})
 	one, _, code := run(t, &Options{Files: []string{battle}, JSON: true, Quiet: true,
-		Read: cliutil.ReadFlags{Filter: `src contains "10.0.1.10:" or dst contains "10.0.1.10:"`}})
+		Read: input.ReadFlags{Filter: `src contains "10.0.1.10:" or dst contains "10.0.1.10:"`}})
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -38,7 +38,7 @@ func TestTimelineDisplayFilter(t *testing.T) {
 	if na < 2 || n1 != 1 || !strings.HasPrefix(clients[0], "10.0.1.10:") {
 		t.Errorf("sessions: %d unfiltered, %d filtered %v; want one, of 10.0.1.10", na, n1, clients)
 	}
-	if _, errs, code := run(t, &Options{Files: []string{battle}, Read: cliutil.ReadFlags{Filter: "peer >"}}); code != 2 || !strings.Contains(errs, "column 7") {
+	if _, errs, code := run(t, &Options{Files: []string{battle}, Read: input.ReadFlags{Filter: "peer >"}}); code != 2 || !strings.Contains(errs, "column 7") {
 		t.Errorf("bad -Y: exit %d %q", code, errs)
 	}
 }

@@ -5,7 +5,11 @@ package timelinecmd
 import (
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/spf13/cobra"
@@ -13,21 +17,21 @@ import (
 
 // Options of `bcwire timeline`.
 type Options struct {
-	FailOn    cliutil.FailOn // --fail-on nonstock
-	IO        *report.IO
+	FailOn    exit.FailOn // --fail-on nonstock
+	IO        *iostreams.IOStreams
 	Files     []string
 	JSON      bool
 	Servers   []string
 	Timeout   time.Duration
 	Quiet     bool
 	Count     int // -c
-	Checksums cliutil.Checksums
-	Read      cliutil.ReadFlags // -r, -Y
+	Checksums input.Checksums
+	Read      input.ReadFlags // -r, -Y
 }
 
 // NewCmdTimeline builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdTimeline(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdTimeline(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "timeline [flags] FILE...",
@@ -57,29 +61,16 @@ usage or I/O errors.`,
 		Example: `  bcwire timeline testdata/pcaps/battle.pcap
   bcwire timeline --json capture.pcapng | jq '.sessions[] | {name, phases}'
   bcwire timeline --server 10.0.0.1:22101 --idle-timeout 30s capture.pcap`,
-		RunE: func(c *cobra.Command, args []string) error {
-			files, err := o.Read.Inputs(args)
-			if err != nil {
-				return err
-			}
-			o.Files = files
-			if len(o.Files) == 0 {
-				return cliutil.Usage("give one or more capture files (see --help)")
-			}
-			if runF != nil {
-				return runF(o)
-			}
-			return Run(o)
-		},
+		RunE: input.FilesRunE(o, &o.Read, &o.Files, runF, Run),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, `print {"sessions":[...]} with every figure, one session per line`)
-	cliutil.AddServerFlag(f, &o.Servers)
+	input.AddServerFlag(f, &o.Servers)
 	f.DurationVar(&o.Timeout, "idle-timeout", 45*time.Second, "end a session after this much capture time without traffic")
-	cliutil.AddCountFlag(f, &o.Count)
-	cliutil.AddQuietFlag(f, &o.Quiet)
-	cliutil.AddFailOnFlag(f, &o.FailOn)
-	cliutil.AddReadFlags(f, &o.Read, false)
+	input.AddCountFlag(f, &o.Count)
+	output.AddQuietFlag(f, &o.Quiet)
+	exit.AddFailOnFlag(f, &o.FailOn)
+	input.AddReadFlags(f, &o.Read, false)
 	o.Checksums.AddFlag(f)
 	return cmd
 }
@@ -89,19 +80,19 @@ func Run(o *Options) error {
 	if err := o.FailOn.Check(); err != nil {
 		return err
 	}
-	servers, err := cliutil.ParseServers(o.Servers)
+	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return err
 	}
 	if o.Timeout <= 0 {
-		return cliutil.Usage("--idle-timeout %s: must be positive", o.Timeout)
+		return exit.Usage("--idle-timeout %s: must be positive", o.Timeout)
 	}
 	// Checked before the printer exists: a missing file must not leave
 	// "no sessions" on stdout.
-	if err := cliutil.CheckInputs(o.Files); err != nil {
+	if err := input.CheckInputs(o.Files); err != nil {
 		return err
 	}
-	if err := cliutil.CheckCount(o.Count); err != nil {
+	if err := input.CheckCount(o.Count); err != nil {
 		return err
 	}
 	p := report.NewTimelinePrinter(o.IO.Out, o.JSON, o.IO.Color && !o.JSON)
@@ -109,10 +100,10 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
-	res, err := cliutil.Scan(&cliutil.ScanOptions{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
+	res, err := scan.Run(&scan.Options{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: session.Options{Timeout: o.Timeout}, Capture: o.Checksums.Options()}, p.Session)
 	if cerr := p.Close(); err == nil && cerr != nil {
-		err = &cliutil.ExitError{Code: cliutil.ExitUsage, Err: cerr}
+		err = &exit.Error{Code: exit.CodeUsage, Err: cerr}
 	}
 	if err != nil {
 		return err

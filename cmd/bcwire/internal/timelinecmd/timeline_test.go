@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/internal/golden"
-	"github.com/bcwire/bcwire/report"
 )
 
 // checkGolden compares got with testdata/name, rewriting it with -update.
@@ -23,14 +23,14 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func run(t *testing.T, o *Options) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	o.IO = &report.IO{Out: &out, Err: &errb}
+	o.IO = &iostreams.IOStreams{Out: &out, Err: &errb}
 	if o.Timeout == 0 {
 		o.Timeout = 45e9
 	}
 	err := Run(o)
-	code = cliutil.ExitOK
+	code = exit.CodeOK
 	if err != nil {
-		var ee *cliutil.ExitError
+		var ee *exit.Error
 		if !errors.As(err, &ee) {
 			t.Fatalf("error without an exit status: %v", err)
 		}
@@ -119,8 +119,8 @@ func TestTimelineDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs, code := run(t, &Options{Files: []string{path}})
-	if code != cliutil.ExitDamaged {
-		t.Errorf("exit %d, want %d", code, cliutil.ExitDamaged)
+	if code != exit.CodeDamaged {
+		t.Errorf("exit %d, want %d", code, exit.CodeDamaged)
 	}
 	if !strings.Contains(errs, path+": capture record: frame 444") || !strings.Contains(out, `"Alice"`) {
 		t.Errorf("stderr %q does not name the file and packet, or no output", errs)
@@ -129,15 +129,15 @@ func TestTimelineDamaged(t *testing.T) {
 
 func TestTimelineUsage(t *testing.T) {
 	_, errs, code := run(t, &Options{Files: []string{filepath.Join(t.TempDir(), "missing.pcap")}})
-	if code != cliutil.ExitUsage || !strings.Contains(errs, "missing.pcap") {
+	if code != exit.CodeUsage || !strings.Contains(errs, "missing.pcap") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
-	if _, _, code := run(t, &Options{Files: []string{FixturePath}, Servers: []string{"nonsense"}}); code != cliutil.ExitUsage {
+	if _, _, code := run(t, &Options{Files: []string{FixturePath}, Servers: []string{"nonsense"}}); code != exit.CodeUsage {
 		t.Errorf("bad --server: exit %d", code)
 	}
 	notCapture := filepath.Join(t.TempDir(), "x.txt")
 	os.WriteFile(notCapture, []byte("hello, this is not a capture file"), 0o644)
-	if _, errs, code := run(t, &Options{Files: []string{notCapture}}); code != cliutil.ExitUsage || !strings.Contains(errs, "x.txt") {
+	if _, errs, code := run(t, &Options{Files: []string{notCapture}}); code != exit.CodeUsage || !strings.Contains(errs, "x.txt") {
 		t.Errorf("not a capture: exit %d, %q", code, errs)
 	}
 }

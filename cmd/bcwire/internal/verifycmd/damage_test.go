@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 )
 
 // Issue 23, point 3: a replay of a damaged capture names the damage at
@@ -59,7 +59,7 @@ func TestReplayOfDamagedCaptureSaysSo(t *testing.T) {
 				t.Fatal("serve --exit-when-done did not end")
 			}
 			sout, serrs, scode := stop()
-			if scode != cliutil.ExitDamaged {
+			if scode != exit.CodeDamaged {
 				t.Errorf("serve --replay: exit %d, want 1\n%s\n%s", scode, sout, serrs)
 			}
 			if !strings.Contains(serrs, tc.summary) {
@@ -116,7 +116,7 @@ func TestReplayWaitLimit(t *testing.T) {
 		t.Errorf("ended after %v, before the wait limit", d)
 	}
 	out, errs, code := stop()
-	if code != cliutil.ExitDamaged || !regexp.MustCompile(`(?m)^bcwire: .*--wait-limit`).MatchString(errs) {
+	if code != exit.CodeDamaged || !regexp.MustCompile(`(?m)^bcwire: .*--wait-limit`).MatchString(errs) {
 		t.Errorf("exit %d, want 1 with an error naming --wait-limit\n%s\n%s", code, out, errs)
 	}
 }

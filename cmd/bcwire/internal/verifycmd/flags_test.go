@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/flagtest"
 )
 
 func TestFlags(t *testing.T) {
 	var got *Options
 	parse := func(args ...string) error {
-		return cliutil.ParseOnly(NewCmdVerify(nil, func(o *Options) error { got = o; return nil }), args...)
+		return flagtest.ParseOnly(NewCmdVerify(nil, func(o *Options) error { got = o; return nil }), args...)
 	}
 	if err := parse("--target", "127.0.0.1:22101", "--json", "-o", "v.json", "--answer-timeout", "300ms",
 		"--max-divergences", "9", "--all-steps", "--server", "10.0.0.1:22101", "c.pcap"); err != nil {

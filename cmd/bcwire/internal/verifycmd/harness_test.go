@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
-	"github.com/bcwire/bcwire/report"
 )
 
 // These tests play verify against the real serve command, and read the
@@ -82,20 +82,20 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		}
 		return out.String(), errb.String(), code
 	}
-	cmd := verifycmd.NewCmdVerify(&report.IO{Out: &out, Err: &errb}, nil)
+	cmd := verifycmd.NewCmdVerify(&iostreams.IOStreams{Out: &out, Err: &errb}, nil)
 	cmd.SetArgs(args[1:])
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	err := cmd.Execute()
-	var ee *cliutil.ExitError
+	var ee *exit.Error
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
 		code = ee.Code
 		errb.WriteString("bcwire: " + err.Error() + "\n")
 	default:
-		code = cliutil.ExitUsage
+		code = exit.CodeUsage
 		errb.WriteString("bcwire: " + err.Error() + "\n")
 	}
 	return out.String(), errb.String(), code

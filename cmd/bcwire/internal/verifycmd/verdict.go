@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/server/replay"
@@ -30,10 +33,10 @@ func parseFailOn(classes []string, mode replay.Mode) (diff.Severity, bool, error
 		}
 		sev, err := diff.ParseSeverity(class)
 		if err != nil {
-			return 0, false, cliutil.Usage("--fail-on %q: want info, minor, major, critical or config", class)
+			return 0, false, exit.Usage("--fail-on %q: want info, minor, major, critical or config", class)
 		}
 		if mode != replay.ModeAdaptive {
-			return 0, false, cliutil.Usage("--fail-on %s: severities apply to --mode adaptive (exact mode fails on any step that differs; config is its only class)", class)
+			return 0, false, exit.Usage("--fail-on %s: severities apply to --mode adaptive (exact mode fails on any step that differs; config is its only class)", class)
 		}
 		failOn = sev
 	}
@@ -48,19 +51,19 @@ func judge(o *Options, c *replay.Capture, res *replay.Result, target netip.AddrP
 	if path == "" {
 		f, err := os.CreateTemp("", "bcwire-verify-*.pcap")
 		if err != nil {
-			return 0, &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("the live exchange: %w", err)}
+			return 0, &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("the live exchange: %w", err)}
 		}
 		path = f.Name()
 		f.Close()
 		defer os.Remove(path)
 	}
-	if err := cliutil.WriteFile(path, nil, res.WriteLive); err != nil {
-		return 0, cliutil.IOError(path, err)
+	if err := output.WriteFile(path, nil, res.WriteLive); err != nil {
+		return 0, exit.IOError(path, err)
 	}
 	// The capture's damage was listed already; the diff engine reads it
 	// again without repeating it.
-	quiet := &report.IO{Out: io.Discard, Err: io.Discard}
-	live, err := cliutil.LoadDiff(quiet, path, []netip.AddrPort{target}, rules, true, capture.Options{})
+	quiet := &iostreams.IOStreams{Out: io.Discard, Err: io.Discard}
+	live, err := scan.LoadDiff(quiet, path, []netip.AddrPort{target}, rules, true, capture.Options{})
 	if err != nil {
 		return 0, err
 	}
@@ -72,7 +75,7 @@ func judge(o *Options, c *replay.Capture, res *replay.Result, target netip.AddrP
 	if c.Server.IsValid() {
 		servers = []netip.AddrPort{c.Server}
 	}
-	captured, err := cliutil.LoadDiff(quiet, o.File, servers, rules, true, capture.Options{})
+	captured, err := scan.LoadDiff(quiet, o.File, servers, rules, true, capture.Options{})
 	if err != nil {
 		return 0, err
 	}

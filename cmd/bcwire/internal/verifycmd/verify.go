@@ -18,8 +18,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/server/manifest"
 	"github.com/bcwire/bcwire/server/replay"
 	"github.com/bcwire/bcwire/session/diff"
@@ -28,7 +30,7 @@ import (
 
 // Options of `bcwire verify`.
 type Options struct {
-	IO       *report.IO
+	IO       *iostreams.IOStreams
 	File     string
 	Target   string
 	Mode     string
@@ -57,7 +59,7 @@ type Options struct {
 
 // NewCmdVerify builds the cobra command. runF, when set, is called with the
 // parsed options instead of running the command (tests check flags with it).
-func NewCmdVerify(io *report.IO, runF func(*Options) error) *cobra.Command {
+func NewCmdVerify(io *iostreams.IOStreams, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io}
 	cmd := &cobra.Command{
 		Use:   "verify --target ADDR [flags] CAPTURE",
@@ -158,10 +160,10 @@ the target never answers.`,
   bcwire verify --target 127.0.0.1:22101 --mode adaptive --fail-on major -w live.pcap battle.pcap`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return cliutil.Usage("give exactly one capture file (see --help)")
+				return exit.Usage("give exactly one capture file (see --help)")
 			}
 			if len(args) > 1 {
-				return cliutil.Usage("give exactly one capture file, not %q (--json is a switch; -o FILE writes the JSON report)", args)
+				return exit.Usage("give exactly one capture file, not %q (--json is a switch; -o FILE writes the JSON report)", args)
 			}
 			return nil
 		},
@@ -195,124 +197,150 @@ the target never answers.`,
 	f.StringVar(&o.Manifest, "manifest", "", "answer checksum requests from this checksum manifest `FILE` (bcwire's TOML or OpenBC's JSON; --mode adaptive)")
 	f.StringSliceVar(&o.FailOn, "fail-on", nil, "exit 1 on differences of this `SEVERITY` or worse (adaptive: info, minor (default), major, critical); add config to count configuration differences too")
 	f.StringVarP(&o.Write, "write", "w", "", "write the live exchange (every datagram the clients sent and received) as a pcap `FILE`")
-	cliutil.AddQuietFlag(f, &o.Quiet)
+	output.AddQuietFlag(f, &o.Quiet)
 	f.StringSliceVar(&o.Sources, "source", nil, "local `ADDRS` the sessions send from, one per session in join order (default: 127.0.0.2, 127.0.0.3, ... against a loopback target)")
 	return cmd
 }
 
 // Run verifies and prints.
 func Run(ctx context.Context, o *Options) error {
-	if o.Target == "" {
-		return cliutil.Usage("--target HOST:PORT is required (the server to verify)")
-	}
-	target, err := resolve(o.Target)
-	if err != nil {
-		return cliutil.Usage("--target %q: %v", o.Target, err)
-	}
-	mode, err := replay.ParseMode(o.Mode)
-	if err != nil {
-		return cliutil.Usage("--mode: %v", err)
-	}
-	timing, err := replay.ParseTiming(o.Timing)
-	if err != nil {
-		return cliutil.Usage("--timing: %v", err)
-	}
-	if o.Timeout <= 0 {
-		return cliutil.Usage("--answer-timeout %s: must be positive", o.Timeout)
-	}
-	if o.MaxShown < 0 {
-		return cliutil.Usage("--max-divergences %d: cannot be negative", o.MaxShown)
-	}
-	if o.GiveUp <= 0 {
-		return cliutil.Usage("--give-up %d: must be at least 1", o.GiveUp)
-	}
-	var lo replay.LoadOptions
-	if o.Server != "" {
-		ap, err := cliutil.ParseServer(o.Server)
-		if err != nil {
-			return err
-		}
-		lo.Server = ap
-	}
-	if o.Output != "" {
-		out := cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
-		if err := out.Check(o.File, o.Rules, o.Manifest); err != nil {
-			return err
-		}
-	}
-	if o.Write != "" {
-		out := cliutil.Target{Flag: "-w", Path: o.Write}
-		if err := out.Check(o.File, o.Rules, o.Manifest, o.Output); err != nil {
-			return err
-		}
-	}
-	if err := cliutil.CheckCapturePath(o.File); err != nil {
-		return err
-	}
-	lo.Interrupt = ctx.Done()
-	c, err := replay.Load(o.File, lo)
-	if err != nil {
-		return cliutil.ReplayLoadError(o.IO, o.File, c, err)
-	}
-	fmt.Fprint(o.IO.Err, c.DamageSummary())
-	fmt.Fprint(o.IO.Err, c.NonStockSummary())
-	var cmp replay.Comparer
-	rules := diff.DefaultRules()
-	if o.Rules != "" {
-		if mode != replay.ModeAdaptive {
-			return cliutil.Usage("--rules applies to --mode adaptive")
-		}
-		r, err := diff.LoadRules(o.Rules)
-		if err != nil {
-			return cliutil.Usage("--rules: %v", err)
-		}
-		rules = r
-		cmp = replay.NewRulesComparer(r)
-	}
-	var mf manifest.Manifest
-	if o.Manifest != "" {
-		if mode != replay.ModeAdaptive {
-			return cliutil.Usage("--manifest applies to --mode adaptive (exact mode sends the captured bytes)")
-		}
-		if mf, err = manifest.Load(o.Manifest); err != nil {
-			return cliutil.Usage("--manifest: %v", err)
-		}
-	}
-	var sources []netip.Addr
-	for _, s := range o.Sources {
-		a, err := netip.ParseAddr(strings.TrimSpace(s))
-		if err != nil || !a.Is4() {
-			return cliutil.Usage("--source %q: want IPv4 addresses, e.g. 127.0.0.2,127.0.0.3", s)
-		}
-		sources = append(sources, a)
-	}
-	failOn, failConfig, err := parseFailOn(o.FailOn, mode)
+	vo, lo, err := parseFlags(o)
 	if err != nil {
 		return err
 	}
-	res, err := replay.Verify(ctx, c, replay.VerifyOptions{FailOnConfig: failConfig, Target: target, Mode: mode, Timing: timing,
-		AnswerTimeout: o.Timeout, GiveUp: o.GiveUp, Listen: o.Listen, Comparer: cmp, Manifest: mf, Sources: sources})
+	c, err := input.LoadReplay(ctx, o.IO.Err, o.File, lo)
+	if err != nil {
+		return err
+	}
+	rules, failOn, err := parseAdaptiveFlags(o, &vo)
+	if err != nil {
+		return err
+	}
+	res, err := replay.Verify(ctx, c, vo)
 	if err != nil {
 		if errors.Is(err, replay.ErrUnreachable) {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+			return &exit.Error{Code: exit.CodeUsage, Err: err}
 		}
 		if ctx.Err() != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: fmt.Errorf("interrupted: %w", err)}
+			return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("interrupted: %w", err)}
 		}
-		return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+		return &exit.Error{Code: exit.CodeUsage, Err: err}
 	}
 	res.Damage = c.DamageReport()
 	res.NonStock = c.NonStockReport()
 	failing := 0
-	if mode == replay.ModeAdaptive {
-		if failing, err = judge(o, c, res, target, &rules, failOn, failConfig); err != nil {
+	if vo.Mode == replay.ModeAdaptive {
+		if failing, err = judge(o, c, res, vo.Target, &rules, failOn, vo.FailOnConfig); err != nil {
 			return err
 		}
 	} else if o.Write != "" {
-		if err := cliutil.WriteFile(o.Write, nil, res.WriteLive); err != nil {
-			return cliutil.IOError(o.Write, err)
+		if err := output.WriteFile(o.Write, nil, res.WriteLive); err != nil {
+			return exit.IOError(o.Write, err)
 		}
 	}
+	if err := printResult(o, res); err != nil {
+		return err
+	}
+	if vo.Mode == replay.ModeAdaptive && failing > 0 {
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%s differs from %s: %d difference(s) of severity %s or worse", o.Target, o.File, failing, failOn)}
+	}
+	if vo.Mode != replay.ModeAdaptive && !res.Summary.OK {
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
+	}
+	if c.DamageAffects(len(res.Sessions)) {
+		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("%s is damaged (listed at the start): its sessions were replayed as far as they could be read", o.File)}
+	}
+	return nil
+}
+
+// parseFlags reads and checks the flags that come before the capture is
+// loaded: the target, mode, timing and limits, --server, and -o and -w
+// (which must not be inputs).
+func parseFlags(o *Options) (replay.VerifyOptions, replay.LoadOptions, error) {
+	var vo replay.VerifyOptions
+	var lo replay.LoadOptions
+	if o.Target == "" {
+		return vo, lo, exit.Usage("--target HOST:PORT is required (the server to verify)")
+	}
+	var err error
+	if vo.Target, err = resolve(o.Target); err != nil {
+		return vo, lo, exit.Usage("--target %q: %v", o.Target, err)
+	}
+	if vo.Mode, err = replay.ParseMode(o.Mode); err != nil {
+		return vo, lo, exit.Usage("--mode: %v", err)
+	}
+	if vo.Timing, err = replay.ParseTiming(o.Timing); err != nil {
+		return vo, lo, exit.Usage("--timing: %v", err)
+	}
+	if o.Timeout <= 0 {
+		return vo, lo, exit.Usage("--answer-timeout %s: must be positive", o.Timeout)
+	}
+	if o.MaxShown < 0 {
+		return vo, lo, exit.Usage("--max-divergences %d: cannot be negative", o.MaxShown)
+	}
+	if o.GiveUp <= 0 {
+		return vo, lo, exit.Usage("--give-up %d: must be at least 1", o.GiveUp)
+	}
+	vo.AnswerTimeout, vo.GiveUp, vo.Listen = o.Timeout, o.GiveUp, o.Listen
+	if lo, err = input.ReplayServer(o.Server); err != nil {
+		return vo, lo, err
+	}
+	if o.Output != "" {
+		out := output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}
+		if err := out.Check(o.File, o.Rules, o.Manifest); err != nil {
+			return vo, lo, err
+		}
+	}
+	if o.Write != "" {
+		out := output.Target{Flag: "-w", Path: o.Write}
+		if err := out.Check(o.File, o.Rules, o.Manifest, o.Output); err != nil {
+			return vo, lo, err
+		}
+	}
+	return vo, lo, nil
+}
+
+// parseAdaptiveFlags reads, once the capture is loaded, the flags that
+// shape the comparison: --rules, --manifest (adaptive mode only),
+// --source and --fail-on. It returns the diff rules and the --fail-on
+// severity.
+func parseAdaptiveFlags(o *Options, vo *replay.VerifyOptions) (diff.Rules, diff.Severity, error) {
+	rules := diff.DefaultRules()
+	if o.Rules != "" {
+		if vo.Mode != replay.ModeAdaptive {
+			return rules, 0, exit.Usage("--rules applies to --mode adaptive")
+		}
+		r, err := diff.LoadRules(o.Rules)
+		if err != nil {
+			return rules, 0, exit.Usage("--rules: %v", err)
+		}
+		rules = r
+		vo.Comparer = replay.NewRulesComparer(r)
+	}
+	if o.Manifest != "" {
+		if vo.Mode != replay.ModeAdaptive {
+			return rules, 0, exit.Usage("--manifest applies to --mode adaptive (exact mode sends the captured bytes)")
+		}
+		mf, err := manifest.Load(o.Manifest)
+		if err != nil {
+			return rules, 0, exit.Usage("--manifest: %v", err)
+		}
+		vo.Manifest = mf
+	}
+	for _, s := range o.Sources {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil || !a.Is4() {
+			return rules, 0, exit.Usage("--source %q: want IPv4 addresses, e.g. 127.0.0.2,127.0.0.3", s)
+		}
+		vo.Sources = append(vo.Sources, a)
+	}
+	failOn, failConfig, err := parseFailOn(o.FailOn, vo.Mode)
+	vo.FailOnConfig = failConfig
+	return rules, failOn, err
+}
+
+// printResult prints the report (text, or --json) and writes -o's JSON.
+func printResult(o *Options, res *replay.Result) error {
 	encode := func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
@@ -322,25 +350,16 @@ func Run(ctx context.Context, o *Options) error {
 	case o.Output == "-": // the JSON is stdout
 	case o.JSON:
 		if err := encode(o.IO.Out); err != nil {
-			return &cliutil.ExitError{Code: cliutil.ExitUsage, Err: err}
+			return &exit.Error{Code: exit.CodeUsage, Err: err}
 		}
 	default:
 		Print(o.IO.Out, o.File, res, o.MaxShown, o.Verbose)
 		printVerdict(o.IO.Out, res, o.IO.Color)
 	}
 	if o.Output != "" {
-		if err := cliutil.WriteFile(o.Output, o.IO.Out, encode); err != nil {
-			return cliutil.IOError(o.Output, err)
+		if err := output.WriteFile(o.Output, o.IO.Out, encode); err != nil {
+			return exit.IOError(o.Output, err)
 		}
-	}
-	if mode == replay.ModeAdaptive && failing > 0 {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s: %d difference(s) of severity %s or worse", o.Target, o.File, failing, failOn)}
-	}
-	if mode != replay.ModeAdaptive && !res.Summary.OK {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s differs from %s (first divergences above)", o.Target, o.File)}
-	}
-	if c.DamageAffects(len(res.Sessions)) {
-		return &cliutil.ExitError{Code: cliutil.ExitDamaged, Err: fmt.Errorf("%s is damaged (listed at the start): its sessions were replayed as far as they could be read", o.File)}
 	}
 	return nil
 }

@@ -5,15 +5,16 @@ package wiresharkcmd
 import (
 	"io"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
-	"github.com/bcwire/bcwire/report"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/report/wireshark"
 	"github.com/spf13/cobra"
 )
 
 // Options for `bcwire wireshark`.
 type Options struct {
-	IO      *report.IO
+	IO      *iostreams.IOStreams
 	Output  string
 	Force   bool
 	Version string
@@ -21,7 +22,7 @@ type Options struct {
 
 // NewCmdWireshark builds `bcwire wireshark`. runF, when set, is called with
 // the parsed options instead of running the command.
-func NewCmdWireshark(io *report.IO, version string, runF func(*Options) error) *cobra.Command {
+func NewCmdWireshark(io *iostreams.IOStreams, version string, runF func(*Options) error) *cobra.Command {
 	o := &Options{IO: io, Version: version}
 	cmd := &cobra.Command{
 		Use:   "wireshark -o bcwire.lua",
@@ -48,7 +49,7 @@ Works with Wireshark 4.0 and later.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if o.Output == "" {
-				return cliutil.Usage("give the file to write with -o FILE (- for standard output)")
+				return exit.Usage("give the file to write with -o FILE (- for standard output)")
 			}
 			if runF != nil {
 				return runF(o)
@@ -64,14 +65,14 @@ Works with Wireshark 4.0 and later.`,
 
 // Run writes the dissector.
 func Run(o *Options) error {
-	if err := (cliutil.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}).Check(); err != nil {
+	if err := (output.Target{Flag: "-o", Path: o.Output, Document: true, Force: o.Force}).Check(); err != nil {
 		return err
 	}
-	err := cliutil.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
+	err := output.WriteFile(o.Output, o.IO.Out, func(w io.Writer) error {
 		return wireshark.Generate(w, "bcwire "+o.Version)
 	})
 	if err != nil {
-		return cliutil.IOError(o.Output, err)
+		return exit.IOError(o.Output, err)
 	}
 	return nil
 }

@@ -13,19 +13,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bcwire/bcwire/cmd/bcwire/internal/cliutil"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/fixture"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/wireshark"
 	"github.com/bcwire/bcwire/session"
 )
 
 func TestFlags(t *testing.T) {
 	var got *Options
-	cmd := NewCmdWireshark(&report.IO{}, "v", func(o *Options) error { got = o; return nil })
+	cmd := NewCmdWireshark(&iostreams.IOStreams{}, "v", func(o *Options) error { got = o; return nil })
 	cmd.SetArgs([]string{"-o", "x.lua", "--force"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func TestFlags(t *testing.T) {
 	if got.Output != "x.lua" || !got.Force {
 		t.Errorf("options %+v", got)
 	}
-	cmd = NewCmdWireshark(&report.IO{}, "v", func(o *Options) error { return nil })
+	cmd = NewCmdWireshark(&iostreams.IOStreams{}, "v", func(o *Options) error { return nil })
 	cmd.SetArgs(nil)
 	cmd.SetErr(&bytes.Buffer{})
 	cmd.SetOut(&bytes.Buffer{})
@@ -46,7 +47,7 @@ func TestFlags(t *testing.T) {
 func writeLua(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "bcwire.lua")
-	if err := Run(&Options{IO: &report.IO{}, Output: path, Version: "test"}); err != nil {
+	if err := Run(&Options{IO: &iostreams.IOStreams{}, Output: path, Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -62,7 +63,7 @@ func TestRefusesCapture(t *testing.T) {
 	if err := os.WriteFile(dst, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = Run(&Options{IO: &report.IO{}, Output: dst, Version: "test"})
+	err = Run(&Options{IO: &iostreams.IOStreams{}, Output: dst, Version: "test"})
 	if err == nil {
 		t.Fatal("wrote over a capture without --force")
 	}
@@ -132,13 +133,13 @@ func tsharkWith(t *testing.T, bin, lua, file string, opts []string, fields ...st
 }
 
 // scan reads file as `bcwire stats` does and calls rec with every record.
-func scan(t *testing.T, file string, rec func(*flow.Record)) *cliutil.ScanResult {
+func scanFile(t *testing.T, file string, rec func(*flow.Record)) *scan.Result {
 	t.Helper()
 	var sink bytes.Buffer
-	res, err := cliutil.Scan(&cliutil.ScanOptions{IO: &report.IO{Out: &sink, Err: &sink}, Files: []string{file}, Quiet: true,
+	res, err := scan.Run(&scan.Options{IO: &iostreams.IOStreams{Out: &sink, Err: &sink}, Files: []string{file}, Quiet: true,
 		Session: session.Options{}, Record: rec}, func(string, *session.Session) error { return nil })
 	if err != nil {
-		if _, ok := err.(*cliutil.ExitError); !ok {
+		if _, ok := err.(*exit.Error); !ok {
 			t.Fatal(err)
 		}
 	}
@@ -170,7 +171,7 @@ func countsEqual(t *testing.T, bin, lua, file string, opts []string) {
 	{
 		{
 			want := map[string]int{}
-			res := scan(t, file, nil)
+			res := scanFile(t, file, nil)
 			for d := range 2 {
 				for op, tl := range res.Totals.Opcodes[d] {
 					if tl.Count > 0 {
@@ -239,7 +240,7 @@ func TestTsharkFieldsEqualDecode(t *testing.T) {
 	for _, file := range bundled(t) {
 		// want[frame][abbrev] = the values in message order
 		want := map[int]map[string][]string{}
-		scan(t, file, func(r *flow.Record) {
+		scanFile(t, file, func(r *flow.Record) {
 			if r.Game == nil || r.Game.Err != nil || r.Game.Msg == nil {
 				return
 			}
@@ -357,7 +358,7 @@ func TestTsharkNonStockEqualsStats(t *testing.T) {
 	marked := 0
 	for _, file := range files {
 		want := map[string]int{}
-		res := scan(t, file, nil)
+		res := scanFile(t, file, nil)
 		for d := range 2 {
 			for form, n := range res.Totals.NonStock[d] {
 				if name := dissect.Forms[form].Name; n > 0 && detected[name] {

@@ -1,4 +1,4 @@
-package cliutil
+package decodecmd
 
 // decode -w: the frames of the messages a filter keeps, copied as they
 // were captured, so that a person can cut one session or one player out of

@@ -1,4 +1,4 @@
-package cliutil
+package exit
 
 // --fail-on: what, besides damage, makes a reading command exit 1. A
 // replacement server's own CI runs `bcwire stats --fail-on nonstock` to
@@ -37,6 +37,6 @@ func (v FailOn) NonStockErr(n int) error {
 	if v != FailOnNonStock || n == 0 {
 		return nil
 	}
-	return &ExitError{Code: ExitDamaged,
+	return &Error{Code: CodeDamaged,
 		Err: fmt.Errorf("%d non-stock messages (intact, not in stock's form) and --fail-on nonstock", n)}
 }

@@ -1,10 +1,11 @@
-package cliutil
-
-// Every file a command writes goes through this file, so that no command can
-// overwrite one of its own inputs, a document (-o) never silently replaces a
-// capture, and a failing run leaves whatever was at the target as it was:
-// the bytes go to a temporary file beside the target, renamed over it only
-// when complete.
+// Package output writes the files bcwire's commands make. Every file a
+// command writes goes through it, so that no command can overwrite one of
+// its own inputs, a document (-o) never silently replaces a capture, and a
+// failing run leaves whatever was at the target as it was: the bytes go to
+// a temporary file beside the target, renamed over it only when complete,
+// and removed when a signal kills the run. It also holds the flags about
+// output every command shares (-q, --force).
+package output
 
 import (
 	"bufio"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/spf13/pflag"
 )
@@ -61,7 +63,7 @@ var stdinStat = func() (os.FileInfo, error) { return os.Stdin.Stat() }
 // file.
 func (t Target) Check(inputs ...string) error {
 	if t.Path == "" {
-		return Usage("%s: give a file name", t.Flag)
+		return exit.Usage("%s: give a file name", t.Flag)
 	}
 	if t.Path == "-" {
 		return nil
@@ -73,18 +75,18 @@ func (t Target) Check(inputs ...string) error {
 	for _, in := range inputs {
 		if in == "-" && statErr == nil {
 			if ist, err := stdinStat(); err == nil && os.SameFile(st, ist) {
-				return Usage("%s %s: that is the file standard input reads (an input of this command); refusing to overwrite it", t.Flag, t.Path)
+				return exit.Usage("%s %s: that is the file standard input reads (an input of this command); refusing to overwrite it", t.Flag, t.Path)
 			}
 		}
 		if in == "" || in == "-" {
 			continue
 		}
 		if samePath(t.Path, in) {
-			return Usage("%s %s: that is one of this command's inputs; refusing to overwrite it", t.Flag, t.Path)
+			return exit.Usage("%s %s: that is one of this command's inputs; refusing to overwrite it", t.Flag, t.Path)
 		}
 		if statErr == nil {
 			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-				return Usage("%s %s: that is the same file as the input %s; refusing to overwrite it", t.Flag, t.Path, in)
+				return exit.Usage("%s %s: that is the same file as the input %s; refusing to overwrite it", t.Flag, t.Path, in)
 			}
 		}
 	}
@@ -92,15 +94,15 @@ func (t Target) Check(inputs ...string) error {
 		return nil // a new file
 	}
 	if st.IsDir() {
-		return Usage("%s %s: is a directory; give a file name", t.Flag, t.Path)
+		return exit.Usage("%s %s: is a directory; give a file name", t.Flag, t.Path)
 	}
 	if t.Document && !t.Force {
 		if kind := captureKind(t.Path); kind != "" {
-			return Usage("%s %s: the file is a %s capture; refusing to replace it with this command's output (add --force if you mean to)", t.Flag, t.Path, kind)
+			return exit.Usage("%s %s: the file is a %s capture; refusing to replace it with this command's output (add --force if you mean to)", t.Flag, t.Path, kind)
 		}
 	}
 	if t.NoClobber && !t.Force && st.Size() > 0 {
-		return Usage("%s %s: the file exists (%d bytes); refusing to replace it (add --force if you mean to, or give a new name)", t.Flag, t.Path, st.Size())
+		return exit.Usage("%s %s: the file exists (%d bytes); refusing to replace it (add --force if you mean to, or give a new name)", t.Flag, t.Path, st.Size())
 	}
 	return nil
 }

@@ -1,4 +1,6 @@
-package cliutil
+// Package flagtest parses a command's flags and arguments without running
+// it, for the flag tests of every command.
+package flagtest
 
 import (
 	"io"

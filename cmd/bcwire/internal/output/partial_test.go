@@ -1,6 +1,6 @@
 //go:build unix
 
-package cliutil
+package output
 
 import (
 	"bufio"
@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
 )
 
 // partialHelperEnv makes the test binary a writer that a test interrupts:
@@ -55,19 +58,19 @@ func init() {
 		// A command that catches the first signal (decode): it stops,
 		// aborts its file and exits 130 ("caught"), or does not get
 		// round to it ("stuck") and a second signal must still clean up.
-		intr, stop := CatchInterrupt()
+		intr, stop := interrupt.Catch()
 		defer stop()
 		f, err := Create(target)
 		if err != nil {
 			os.Exit(2)
 		}
 		fmt.Println(f.Name())
-		for mode == "stuck" || !IsClosed(intr) {
+		for mode == "stuck" || !interrupt.Closed(intr) {
 			f.Write(chunk)
 			time.Sleep(time.Millisecond)
 		}
 		f.Abort()
-		os.Exit(ExitInterrupted)
+		os.Exit(exit.CodeInterrupted)
 	case "writefile":
 		// WriteFile buffers: the temporary name is found by globbing.
 		WriteFile(target, nil, func(w io.Writer) error {
@@ -165,8 +168,8 @@ func TestSignalRemovesPartial(t *testing.T) {
 				t.Fatalf("helper ended with %v", err)
 			}
 			if c.mode == "caught" {
-				if ee.ExitCode() != ExitInterrupted {
-					t.Errorf("helper ended with %v, want exit status %d from its own handler", err, ExitInterrupted)
+				if ee.ExitCode() != exit.CodeInterrupted {
+					t.Errorf("helper ended with %v, want exit status %d from its own handler", err, exit.CodeInterrupted)
 				}
 			} else if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != c.sig {
 				t.Errorf("helper ended with %v, want death by %v", err, c.sig)

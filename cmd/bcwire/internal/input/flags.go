@@ -1,6 +1,9 @@
-// Package cliutil holds what bcwire's commands share: exit codes, the error
-// type that carries one, and hex input parsing.
-package cliutil
+// Package input opens the captures bcwire's commands read and holds the
+// flags that choose them and say how to read them: -r, -Y, -t, -c,
+// --server, --checksums, the memory caps and --workers, with FilesRunE,
+// the RunE of the commands that take capture files; and the other inputs
+// a command is given (a pasted datagram in hex, a capture to replay).
+package input
 
 import (
 	"encoding/hex"
@@ -8,29 +11,9 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/spf13/pflag"
 )
-
-// Exit statuses, the same for every command.
-const (
-	ExitOK      = 0 // everything decoded cleanly / no differences
-	ExitDamaged = 1 // input read, but some of it was damaged (or differences found)
-	ExitUsage   = 2 // usage or I/O error
-)
-
-// ExitError is an error that decides the process's exit status.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Usage wraps a usage error (exit 2).
-func Usage(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
-}
 
 // ParseHex reads hex as people paste it from logs and dumps: spaces, colons,
 // commas, dashes, newlines and 0x prefixes are ignored, case does not
@@ -86,17 +69,9 @@ func ParseServers(list []string) ([]netip.AddrPort, error) {
 func ParseServer(s string) (netip.AddrPort, error) {
 	ap, err := netip.ParseAddrPort(s)
 	if err != nil {
-		return ap, Usage("--server %q: want HOST:PORT with a numeric IPv4 address, e.g. 10.0.0.1:22101", s)
+		return ap, exit.Usage("--server %q: want HOST:PORT with a numeric IPv4 address, e.g. 10.0.0.1:22101", s)
 	}
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
-}
-
-// QuietUsage is what -q means in every command.
-const QuietUsage = "print no summary, progress or log lines on stderr (damage and errors still are)"
-
-// AddQuietFlag registers -q, --quiet.
-func AddQuietFlag(f *pflag.FlagSet, quiet *bool) {
-	f.BoolVarP(quiet, "quiet", "q", false, QuietUsage)
 }
 
 // AddCountFlag registers -c, --count: read only the first N packets, as
@@ -108,7 +83,7 @@ func AddCountFlag(f *pflag.FlagSet, n *int) {
 // CheckCount refuses a negative -c.
 func CheckCount(n int) error {
 	if n < 0 {
-		return Usage("-c %d: give the number of packets to read (0 for all)", n)
+		return exit.Usage("-c %d: give the number of packets to read (0 for all)", n)
 	}
 	return nil
 }
@@ -123,10 +98,4 @@ func CheckInputs(files []string) error {
 		}
 	}
 	return nil
-}
-
-// AddForceFlag registers --force for a command whose -w refuses to replace
-// an existing non-empty file (see Target.NoClobber).
-func AddForceFlag(f *pflag.FlagSet, force *bool) {
-	f.BoolVar(force, "force", false, "let -w replace an existing file")
 }

@@ -1,4 +1,4 @@
-package cliutil
+package output
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 )
 
 func TestTargetCheck(t *testing.T) {
@@ -74,8 +76,8 @@ func TestTargetCheck(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v: %v, want %q", c.t, err, c.want)
 		case c.want != "":
-			var ee *ExitError
-			if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), c.t.Path) {
+			var ee *exit.Error
+			if !errors.As(err, &ee) || ee.Code != exit.CodeUsage || !strings.Contains(err.Error(), c.t.Path) {
 				t.Errorf("%+v: %v: want exit 2 naming the file", c.t, err)
 			}
 		}
@@ -140,10 +142,10 @@ func TestWriteFileIsAtomic(t *testing.T) {
 
 func TestIOErrorNamesThePathOnce(t *testing.T) {
 	_, err := os.Open("/nonexistent/x.pcap")
-	if got := IOError("/nonexistent/x.pcap", err).Error(); strings.Count(got, "x.pcap") != 1 {
+	if got := exit.IOError("/nonexistent/x.pcap", err).Error(); strings.Count(got, "x.pcap") != 1 {
 		t.Errorf("%q", got)
 	}
-	if got := IOError("a.pcap", errors.New("truncated")).Error(); got != "a.pcap: truncated" {
+	if got := exit.IOError("a.pcap", errors.New("truncated")).Error(); got != "a.pcap: truncated" {
 		t.Errorf("%q", got)
 	}
 }
@@ -173,8 +175,8 @@ func TestTargetIsStdin(t *testing.T) {
 		{Flag: "-o", Path: v, Document: true, Force: true},
 	} {
 		err := tg.Check("-")
-		var ee *ExitError
-		if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "standard input") {
+		var ee *exit.Error
+		if !errors.As(err, &ee) || ee.Code != exit.CodeUsage || !strings.Contains(err.Error(), "standard input") {
 			t.Errorf("%+v with stdin reading v.pcap: %v, want exit 2 naming standard input", tg, err)
 		}
 	}

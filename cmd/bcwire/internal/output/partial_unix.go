@@ -1,6 +1,6 @@
 //go:build unix
 
-package cliutil
+package output
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package cliutil
+package output
 
 // The temporary files of AtomicFile, when the process is interrupted or
 // was killed.
@@ -24,31 +24,14 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
 )
 
 var partials struct {
 	mu   sync.Mutex
 	open map[*AtomicFile]bool
 	sig  chan os.Signal
-	// catchers counts the CatchInterrupt handlers in place; caught is set
-	// once one of them has had its signal.
-	catchers int
-	caught   bool
-}
-
-// catching notes a CatchInterrupt handler until the returned release.
-func catching() (release func()) {
-	partials.mu.Lock()
-	partials.catchers++
-	partials.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			partials.mu.Lock()
-			partials.catchers--
-			partials.mu.Unlock()
-		})
-	}
 }
 
 // track registers f for removal on SIGINT and SIGTERM, starting the handler
@@ -95,10 +78,9 @@ func removeOnSignal(c chan os.Signal) {
 			return
 		}
 		partials.mu.Lock()
-		if partials.catchers > 0 && !partials.caught {
+		if interrupt.Claim() {
 			// The command catches this one to stop where it is and
 			// clean up; the next one is for us.
-			partials.caught = true
 			partials.mu.Unlock()
 			continue
 		}

@@ -1,6 +1,7 @@
-package cliutil
+package input
 
 import (
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/session"
@@ -45,7 +46,7 @@ func (c *Caps) AddFlags(f *pflag.FlagSet, sessions bool) {
 func (c *Caps) Check() error {
 	switch {
 	case c.Workers < 0 || c.Workers > 256 || c.Workers == 0 && c.flags != nil && c.flags.Changed("workers"):
-		return Usage("--workers %d: use 1 to 256", c.Workers)
+		return exit.Usage("--workers %d: use 1 to 256", c.Workers)
 	}
 	for _, cp := range []struct {
 		flag string
@@ -56,7 +57,7 @@ func (c *Caps) Check() error {
 		{"--max-ip-frag-bytes", c.IPFragmentBytes},
 	} {
 		if cp.v < 0 {
-			return Usage("%s %d: a cap cannot be negative (0 takes the default)", cp.flag, cp.v)
+			return exit.Usage("%s %d: a cap cannot be negative (0 takes the default)", cp.flag, cp.v)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package cliutil
+package input
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"io"
 	"net/netip"
 	"os"
-	"strings"
 	"sync/atomic"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
 )
@@ -25,7 +25,7 @@ type CaptureFile struct {
 
 // OpenCapture opens path as a pcap or pcapng capture, gzip- or
 // zstd-compressed or not; "-" (capture.Stdin) reads standard input. The
-// error is an *ExitError (exit 2) that names the file once and says what
+// error is an *exit.Error (exit 2) that names the file once and says what
 // is wrong in terms a person can act on (a directory, not a capture).
 func OpenCapture(path string, opts capture.Options) (*CaptureFile, error) {
 	f := os.Stdin
@@ -33,16 +33,16 @@ func OpenCapture(path string, opts capture.Options) (*CaptureFile, error) {
 	if path != capture.Stdin {
 		var err error
 		if f, err = os.Open(path); err != nil {
-			return nil, IOError(path, err)
+			return nil, exit.IOError(path, err)
 		}
 		st, err := f.Stat()
 		if err != nil {
 			f.Close()
-			return nil, IOError(path, err)
+			return nil, exit.IOError(path, err)
 		}
 		if st.IsDir() {
 			f.Close()
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
+			return nil, &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
 		}
 		size = st.Size()
 	}
@@ -52,7 +52,7 @@ func OpenCapture(path string, opts capture.Options) (*CaptureFile, error) {
 		if f != os.Stdin {
 			f.Close()
 		}
-		return nil, IOError(path, err)
+		return nil, exit.IOError(path, err)
 	}
 	return &CaptureFile{R: rd, Path: path, Size: size, f: f, cr: cr}, nil
 }
@@ -81,20 +81,6 @@ func (c *CaptureFile) Close() error {
 		}
 	}
 	return err
-}
-
-// IOError wraps an I/O error (exit 2), naming path once: an os error about
-// path already names it (its text is kept without the wrappers that
-// repeat the name); any other error gets the name prefixed once.
-func IOError(path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) && (pe.Path == path || path == "") {
-		return &ExitError{Code: ExitUsage, Err: pe}
-	}
-	if path == "" || strings.HasPrefix(err.Error(), path+": ") {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", path, err)}
 }
 
 // countingReader counts the bytes read, for the progress indicator; the
@@ -165,10 +151,10 @@ func CheckCapturePath(path string) error {
 		if errors.As(err, &pe) {
 			err = &os.PathError{Op: "open", Path: pe.Path, Err: pe.Err} // the user asked to read it
 		}
-		return IOError(path, err)
+		return exit.IOError(path, err)
 	}
 	if st.IsDir() {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
+		return &exit.Error{Code: exit.CodeUsage, Err: fmt.Errorf("%s: is a directory, not a capture file", path)}
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
-package cliutil
+package output
 
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 )
 
 // checkDir refuses a target whose directory is missing or not a directory,
@@ -14,11 +16,11 @@ func (t Target) checkDir() error {
 	st, err := os.Stat(dir)
 	switch {
 	case os.IsNotExist(err):
-		return Usage("%s %s: the directory %s does not exist", t.Flag, t.Path, dir)
+		return exit.Usage("%s %s: the directory %s does not exist", t.Flag, t.Path, dir)
 	case err != nil:
-		return Usage("%s %s: %v", t.Flag, t.Path, err)
+		return exit.Usage("%s %s: %v", t.Flag, t.Path, err)
 	case !st.IsDir():
-		return Usage("%s %s: %s is not a directory", t.Flag, t.Path, dir)
+		return exit.Usage("%s %s: %s is not a directory", t.Flag, t.Path, dir)
 	}
 	return nil
 }

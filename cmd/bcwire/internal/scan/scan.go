@@ -1,25 +1,29 @@
-package cliutil
-
-// The capture-to-sessions loop of stats, timeline, report and diff, with
-// what a person running them sees on stderr: progress on large files, the
-// damaged packets with their numbers, and a summary line per file. The
+// Package scan is the capture-to-sessions loop of stats, timeline, report,
+// export and diff (LoadDiff), with what a person running them sees on
+// stderr: progress on large files, the damaged packets with their numbers
+// (DamageText, which decode uses too), and a summary line per file. The
 // loop itself is session.Scan.
+package scan
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/report/filter"
 	"github.com/bcwire/bcwire/session"
 )
 
-// ScanOptions say what Scan reads and how.
-type ScanOptions struct {
-	IO      *report.IO
+// Options say what Run reads and how.
+type Options struct {
+	IO      *iostreams.IOStreams
 	Files   []string
 	Servers []netip.AddrPort
 	Session session.Options
@@ -45,14 +49,14 @@ type ScanOptions struct {
 	// Count > 0 reads only the first Count packets of all the files
 	// together (-c).
 	Count int
-	// Interrupt (CatchInterrupt), when closed, stops reading: the file
+	// Interrupt (interrupt.Catch), when closed, stops reading: the file
 	// being read ends where it is, with its summary, and the files after
-	// it are not read (ScanResult.Interrupted).
+	// it are not read (Result.Interrupted).
 	Interrupt <-chan struct{}
 }
 
-// ScanResult is what Scan found in all the files.
-type ScanResult struct {
+// Result is what Run found in all the files.
+type Result struct {
 	Totals   session.Counts
 	Sessions int
 	Damaged  int // records that carried an error
@@ -60,13 +64,13 @@ type ScanResult struct {
 	// BadChecksums counts, of Damaged, the packets that failed their
 	// IPv4 or UDP checksum.
 	BadChecksums int
-	// Interrupted: ScanOptions.Interrupt stopped the scan, so the counts
+	// Interrupted: Options.Interrupt stopped the scan, so the counts
 	// are of what was read before it.
 	Interrupted bool
 }
 
 // Err is the exit status the damage calls for: nil, or exit 1.
-func (r *ScanResult) Err() error {
+func (r *Result) Err() error {
 	if r.Damaged == 0 {
 		return nil
 	}
@@ -75,51 +79,51 @@ func (r *ScanResult) Err() error {
 
 // ErrFailOn is Err, and with --fail-on nonstock also exit 1 for non-stock
 // messages.
-func (r *ScanResult) ErrFailOn(f FailOn) error {
+func (r *Result) ErrFailOn(f exit.FailOn) error {
 	if r.Damaged == 0 {
 		return f.NonStockErr(r.NonStock)
 	}
 	return r.damageErr()
 }
 
-func (r *ScanResult) damageErr() error {
-	return &ExitError{Code: ExitDamaged,
-		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, ChecksumHint(r.BadChecksums))}
+func (r *Result) damageErr() error {
+	return &exit.Error{Code: exit.CodeDamaged,
+		Err: fmt.Errorf("%d damaged packets or messages (listed above with their packet numbers)%s", r.Damaged, input.ChecksumHint(r.BadChecksums))}
 }
 
-// InterruptedOr is the exit status of an interrupted scan (ExitInterrupted,
+// InterruptedOr is the exit status of an interrupted scan (exit.CodeInterrupted,
 // saying that what was printed covers the records read before the signal),
 // or err.
-func (r *ScanResult) InterruptedOr(err error) error {
+func (r *Result) InterruptedOr(err error) error {
 	if !r.Interrupted {
 		return err
 	}
-	return &ExitError{Code: ExitInterrupted,
+	return &exit.Error{Code: exit.CodeInterrupted,
 		Err: errors.New("interrupted: what is printed above covers the records read before the signal")}
 }
 
 // progressThreshold is the file size above which a terminal shows progress.
 const progressThreshold = 16 << 20
 
-// Scan reads each file with session.Scan and calls emit with every session
+// Run reads each file with session.Scan and calls emit with every session
 // as it ends. Each file is followed on its own (its own clock and flows).
 // Damaged records are listed on stderr with the file and packet number.
-// The error is an *ExitError for files that cannot be opened or read, or
+// The error is an *exit.Error for files that cannot be opened or read, or
 // for a failing emit.
-func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*ScanResult, error) {
+func Run(o *Options, emit func(file string, s *session.Session) error) (*Result, error) {
 	if o.MaxDamageLines <= 0 {
 		o.MaxDamageLines = 20
 	}
-	res := &ScanResult{}
-	if err := CheckCount(o.Count); err != nil {
+	res := &Result{}
+	if err := input.CheckCount(o.Count); err != nil {
 		return res, err
 	}
-	if err := CheckInputs(o.Files); err != nil {
+	if err := input.CheckInputs(o.Files); err != nil {
 		return res, err
 	}
 	read := 0 // packets, for -c
 	for _, path := range o.Files {
-		if res.Interrupted = IsClosed(o.Interrupt); res.Interrupted {
+		if res.Interrupted = interrupt.Closed(o.Interrupt); res.Interrupted {
 			break
 		}
 		if err := scanFile(o, path, res, &read, emit); err != nil {
@@ -129,35 +133,28 @@ func Scan(o *ScanOptions, emit func(file string, s *session.Session) error) (*Sc
 			break
 		}
 	}
-	res.Interrupted = res.Interrupted || IsClosed(o.Interrupt)
+	res.Interrupted = res.Interrupted || interrupt.Closed(o.Interrupt)
 	return res, nil
 }
 
-func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func(string, *session.Session) error) error {
+func scanFile(o *Options, path string, res *Result, read *int, emit func(string, *session.Session) error) error {
 	if o.File != nil {
 		o.File(path)
 	}
-	copts := TraceServer(o.Capture, o.Servers)
+	copts := input.TraceServer(o.Capture, o.Servers)
 	copts.Interrupt = o.Interrupt
-	cf, err := OpenCapture(path, copts)
+	cf, err := input.OpenCapture(path, copts)
 	if err != nil {
 		return err
 	}
 	defer cf.Close()
-	var prog *report.Progress
+	var prog *iostreams.Progress
 	if cf.Size >= progressThreshold {
-		prog = report.NewProgress(o.IO, path, cf.Size)
+		prog = iostreams.NewProgress(o.IO, path, cf.Size)
 	}
 
 	listed, n := 0, 0
-	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers}
-	sopts.Flow.Servers = o.Servers
-	if len(o.Servers) > 0 {
-		sopts.Keep = KeepServers(o.Servers)
-	}
-	if o.Filter != nil {
-		sopts.Keep = KeepFiltered(o.Filter, FileName(path), sopts.Keep)
-	}
+	sopts := sessionOptions(o, path)
 	sopts.Record = func(r *flow.Record) bool {
 		if r.Err != nil && (listed < o.MaxDamageLines || errors.Is(r.Err, capture.ErrUnreadable)) {
 			listed++
@@ -172,7 +169,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 		}
 		if n++; n&1023 == 0 {
 			prog.Update(cf.Read())
-			if IsClosed(o.Interrupt) {
+			if interrupt.Closed(o.Interrupt) {
 				return false
 			}
 		}
@@ -180,7 +177,7 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 	}
 	var src flow.Source = cf.R
 	if o.Count > 0 {
-		src = FirstPackets(cf.R, o.Count-*read)
+		src = input.FirstPackets(cf.R, o.Count-*read)
 	}
 	var emitErr error
 	sum, err := session.Scan(src, sopts, func(s *session.Session) error {
@@ -189,13 +186,13 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 	})
 	prog.Clear()
 	if o.Filter != nil && o.Filter.Err() != nil {
-		return &ExitError{Code: ExitUsage, Err: o.Filter.Err()}
+		return &exit.Error{Code: exit.CodeUsage, Err: o.Filter.Err()}
 	}
 	if emitErr != nil {
-		return &ExitError{Code: ExitUsage, Err: emitErr} // writing the output failed
+		return &exit.Error{Code: exit.CodeUsage, Err: emitErr} // writing the output failed
 	}
 	if err != nil {
-		return IOError(path, err)
+		return exit.IOError(path, err)
 	}
 	if sum.Damaged > listed {
 		fmt.Fprintf(o.IO.Err, "%s: ... and %d more damaged records\n", path, sum.Damaged-listed)
@@ -207,27 +204,46 @@ func scanFile(o *ScanOptions, path string, res *ScanResult, read *int, emit func
 	res.NonStock += sum.NonStock
 	res.BadChecksums += sum.Summary.Capture.BadChecksums
 	if !o.Quiet {
-		c, fs := sum.Summary.Capture, sum.Summary.Flow
-		fmt.Fprintf(o.IO.Err, "%s: %d records, %d Bridge Commander datagrams, %d GameSpy, %d sessions (at most %d at once)",
-			path, c.Records, fs.Datagrams, fs.GameSpy, sum.Sessions, sum.Peak)
-		if sum.Damaged > 0 {
-			fmt.Fprintf(o.IO.Err, "; %d DAMAGED", sum.Damaged)
-		}
-		if sum.NonStock > 0 {
-			fmt.Fprintf(o.IO.Err, "; %d non-stock messages (intact, not damage)", sum.NonStock)
-		}
-		if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
-			fmt.Fprintf(o.IO.Err, "; %s", ev)
-		}
-		if x := cf.R.ExpansionText(); x != "" {
-			fmt.Fprintf(o.IO.Err, "; %s", x)
-		}
-		fmt.Fprintln(o.IO.Err)
-		if note := cf.R.Note(); note != "" {
-			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, note)
-		}
+		printSummary(o.IO.Err, path, sum, cf)
 	}
 	return nil
+}
+
+// printSummary is a file's line on stderr (and the reader's note, if any).
+func printSummary(w io.Writer, path string, sum *session.ScanResult, cf *input.CaptureFile) {
+	c, fs := sum.Summary.Capture, sum.Summary.Flow
+	fmt.Fprintf(w, "%s: %d records, %d Bridge Commander datagrams, %d GameSpy, %d sessions (at most %d at once)",
+		path, c.Records, fs.Datagrams, fs.GameSpy, sum.Sessions, sum.Peak)
+	if sum.Damaged > 0 {
+		fmt.Fprintf(w, "; %d DAMAGED", sum.Damaged)
+	}
+	if sum.NonStock > 0 {
+		fmt.Fprintf(w, "; %d non-stock messages (intact, not damage)", sum.NonStock)
+	}
+	if ev := EvictionText(sum.Summary, sum.Evicted); ev != "" {
+		fmt.Fprintf(w, "; %s", ev)
+	}
+	if x := cf.R.ExpansionText(); x != "" {
+		fmt.Fprintf(w, "; %s", x)
+	}
+	fmt.Fprintln(w)
+	if note := cf.R.Note(); note != "" {
+		fmt.Fprintf(w, "%s: %s\n", path, note)
+	}
+}
+
+// sessionOptions are session.Scan's options for the file path: the caps,
+// and --server and -Y choosing the records.
+func sessionOptions(o *Options, path string) session.ScanOptions {
+	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers}
+	sopts.Flow.Servers = o.Servers
+	if len(o.Servers) > 0 {
+		sopts.Keep = KeepServers(o.Servers)
+	}
+	if o.Filter != nil {
+		sopts.Keep = KeepFiltered(o.Filter, input.FileName(path), sopts.Keep)
+	}
+	return sopts
 }
 
 // EvictionText says what the caps made the decoder forget, or "" when
