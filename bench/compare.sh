@@ -8,10 +8,13 @@
 # 40 copies of OpenBC's networked battle test (testdata/openbc, a real
 # peer's traffic: OPENBC_COPIES). On each it times:
 #   - tshark -n -r FILE -T fields -e udp.length   (a bare UDP pass, no BC decoding)
-#   - bcwire stats --json --no-measures FILE (full decode: decrypt, split, reassemble,
-#                                        decode every opcode, build sessions)
-#   - the same pinned to one core with taskset (the Go runtime, its garbage
-#     collector included, then shares that core)
+#   - bcwire stats --json FILE           (what users run: full decode - decrypt,
+#                                        split, reassemble, decode every opcode,
+#                                        build sessions - and the measures)
+#   - the same with --no-measures        (sessions only, the row earlier
+#                                        figures were taken with)
+#   - bcwire stats --json pinned to one core with taskset (the Go runtime,
+#     its garbage collector included, then shares that core)
 #   - bcwire stats FILE                 (the text tables)
 #   - bcwire decode --json FILE > /dev/null, and text decode
 #   - bcwire export -o DIR FILE         (Parquet)
@@ -59,14 +62,15 @@ compare() {
   echo "capture: $FILE ($(du -h "$FILE" | cut -f1), $UDP UDP datagrams), load $(cut -d' ' -f1-3 /proc/loadavg)"
   printf '%-28s %10s %10s %20s %12s\n' "run" "wall" "cpu" "speed" "peak RSS"
   measure "tshark" tshark -n -r "$FILE" -T fields -e udp.length
-  measure "stats_json" "$WORK/bcwire" stats --json --no-measures -q "$FILE"
-  measure "stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json --no-measures -q "$FILE"
+  measure "stats_json" "$WORK/bcwire" stats --json -q "$FILE"
+  measure "stats_json_no_measures" "$WORK/bcwire" stats --json --no-measures -q "$FILE"
+  measure "stats_json_one_core" taskset -c 0 "$WORK/bcwire" stats --json -q "$FILE"
   measure "stats_text" "$WORK/bcwire" stats -q "$FILE"
   # not -q: decode -q prints no packets (as tshark's -q); measure sends stdout to /dev/null
   measure "decode_json" "$WORK/bcwire" decode --json "$FILE"
   measure "decode_text" "$WORK/bcwire" decode "$FILE"
   measure "export" sh -c 'rm -rf "$1" && exec "$2" export -q -o "$1" "$3"' sh "$WORK/export" "$WORK/bcwire" "$FILE"
-  for v in stats_json stats_json_one_core stats_text decode_json decode_text export; do
+  for v in stats_json stats_json_no_measures stats_json_one_core stats_text decode_json decode_text export; do
     eval "t=\$T_$v c=\$C_$v"
     printf '%-28s %6.1fx tshark in wall time, %6.1fx in CPU\n' "$v" "$(awk "BEGIN{print $T_tshark/$t}")" "$(awk "BEGIN{print $C_tshark/($c>0?$c:0.01)}")"
   done

@@ -1,5 +1,7 @@
-// Package bench holds the whole-pipeline benchmarks and the comparison
-// script (compare.sh). The end-to-end `stats` benchmark lives in
+// Package bench holds the whole-pipeline benchmarks and the scripts that
+// measure bcwire: compare.sh (against tshark), live-cpu.sh (live's CPU
+// beside a server's traffic) and same-output.sh (two builds' outputs of
+// every bundled capture, byte for byte). The end-to-end `stats` benchmark lives in
 // cmd/bcwire/internal/statscmd (it needs the internal package). The benchmarks are not pass/fail tests: run them with
 //
 //	go test -run '^$' -bench . -benchmem ./bench/
@@ -17,6 +19,7 @@ import (
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report/metrics"
 	"github.com/bcwire/bcwire/session"
+	"github.com/bcwire/bcwire/session/measure"
 )
 
 var battle = filepath.Join("..", "testdata", "pcaps", "battle.pcap")
@@ -83,7 +86,18 @@ var steadyCorpus = []struct{ name, path string }{
 // intern table).
 func BenchmarkPipelineSteady(b *testing.B) {
 	for _, c := range steadyCorpus {
-		b.Run(c.name, func(b *testing.B) { pipelineSteady(b, c.path, false) })
+		b.Run(c.name, func(b *testing.B) { pipelineSteady(b, c.path, steadyPlain) })
+	}
+}
+
+// BenchmarkPipelineSteadyMeasures is BenchmarkPipelineSteady with what
+// `stats --json` adds by default: every record also goes to a
+// measure.Builder (cadence per ship lane, flag families, relay matrix, ...).
+// The difference between the two is the measures' cost per pass; steady
+// state allocates nothing here either.
+func BenchmarkPipelineSteadyMeasures(b *testing.B) {
+	for _, c := range steadyCorpus {
+		b.Run(c.name, func(b *testing.B) { pipelineSteady(b, c.path, steadyMeasures) })
 	}
 }
 
@@ -94,11 +108,18 @@ func BenchmarkPipelineSteady(b *testing.B) {
 // (see README, Metrics).
 func BenchmarkPipelineSteadyMetrics(b *testing.B) {
 	for _, c := range steadyCorpus {
-		b.Run(c.name, func(b *testing.B) { pipelineSteady(b, c.path, true) })
+		b.Run(c.name, func(b *testing.B) { pipelineSteady(b, c.path, steadyMetrics) })
 	}
 }
 
-func pipelineSteady(b *testing.B, path string, withMetrics bool) {
+// What pipelineSteady feeds the records to besides the session Builder.
+const (
+	steadyPlain = iota
+	steadyMetrics
+	steadyMeasures
+)
+
+func pipelineSteady(b *testing.B, path string, with int) {
 	all := capturetest.LoadCapture(b, path)
 	dgs := all[len(all)/3 : 2*len(all)/3]
 	span := dgs[len(dgs)-1].Time.Sub(dgs[0].Time) + 100*time.Millisecond
@@ -110,9 +131,13 @@ func pipelineSteady(b *testing.B, path string, withMetrics bool) {
 	bl := session.NewBuilder(session.Options{}, nil)
 	emit := func(r *flow.Record) { bl.Add(r) }
 	var md *metrics.Dissector
-	if withMetrics {
+	switch with {
+	case steadyMetrics:
 		md = metrics.NewDissector()
 		emit = func(r *flow.Record) { bl.Add(r); md.Observe(r) }
+	case steadyMeasures:
+		mb := measure.NewBuilder()
+		emit = func(r *flow.Record) { bl.Add(r); mb.Add(r) }
 	}
 	shift := time.Duration(0)
 	passes := 0
@@ -140,4 +165,51 @@ func pipelineSteady(b *testing.B, path string, withMetrics bool) {
 		pass()
 	}
 	b.ReportMetric(float64(len(dgs))*float64(b.N)/b.Elapsed().Seconds(), "datagrams/s")
+}
+
+// BenchmarkStatsRun is what `stats --json` does with each capture of the
+// corpus, whole, from the file on: the tracker and the session Builder
+// ("sessions", as --no-measures), and the same with the measures beside
+// them ("measures", the default). Unlike the steady benchmarks it counts
+// what a capture's start costs: new clients, sessions and lanes.
+func BenchmarkStatsRun(b *testing.B) {
+	for _, c := range steadyCorpus {
+		for _, withMeasures := range []bool{false, true} {
+			name := c.name + "/sessions"
+			if withMeasures {
+				name = c.name + "/measures"
+			}
+			b.Run(name, func(b *testing.B) { statsRun(b, filepath.Join("..", c.path), withMeasures) })
+		}
+	}
+}
+
+func statsRun(b *testing.B, path string, withMeasures bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		rd, err := capture.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bl := session.NewBuilder(session.Options{}, func(*session.Session) {})
+		emit := func(r *flow.Record) bool { bl.Add(r); return true }
+		var mb *measure.Builder
+		if withMeasures {
+			mb = measure.NewBuilder()
+			emit = func(r *flow.Record) bool { bl.Add(r); mb.Add(r); return true }
+		}
+		if _, err := flow.Run(rd, flow.New(flow.Options{}), emit); err != nil {
+			b.Fatal(err)
+		}
+		bl.Finish()
+		if mb != nil {
+			mb.Finish()
+		}
+		rd.Close()
+	}
 }

@@ -201,9 +201,11 @@ func (w *Writer) Dir3(d Dir3) { w.buf = append(w.buf, byte(d[0]), byte(d[1]), by
 
 // CV4 is a CompressedVector4 in its 5-byte form: a direction and a CF16
 // magnitude. StateUpdate position deltas and Explosion impact points use it.
+// The wire tags name the parts in a Reader error of a message whose code
+// is generated from its tags (dissect/game/internal/jsongen).
 type CV4 struct {
-	Dir Dir3
-	Mag CF16
+	Dir Dir3 `wire:"direction"`
+	Mag CF16 `wire:"magnitude"`
 }
 
 // Vec returns direction × magnitude.

@@ -6,7 +6,7 @@ package game
 //
 // A message whose JSON is what encoding/json makes of its struct tags gets
 // its AppendJSON generated from the tags into zjson.go (go generate; see
-// internal/jsongen); TestGeneratedJSONIsCurrent fails when zjson.go is
+// internal/jsongen); TestGeneratedIsCurrent fails when zjson.go is
 // stale. The others write theirs by hand beside the message, because
 // their JSON adds fields the struct tags cannot say (names of codes, a
 // flag's meaning, fields chosen by an event class or the dirty flags), and

@@ -1,9 +1,7 @@
 package game
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -43,29 +41,36 @@ import (
 //
 // Decoding allocates nothing in steady state: Subsystems and Weapons are
 // reused, and children conditions and undecoded bytes alias the input.
+//
+// The header, the fields up to the round-robins, is declared once, here:
+// internal/jsongen writes its reader, writer, text and JSON (zheader.go)
+// from the wire, text and json tags, which its package comment explains.
+// This file adds the round-robins. Hand-written code names no header
+// field but Flags and Object (TestHeaderFieldsNamedOnlyInDeclaration), so
+// a field added here needs nothing else but go generate and the goldens.
 type StateUpdate struct {
-	Object   ObjectID   `json:"object"`
-	GameTime float32    `json:"game_time"`
-	Flags    StateFlags `json:"flags"`
+	Object   ObjectID   `wire:"object" text:"object" json:"object"`
+	GameTime float32    `wire:"game time" text:"time,prec=3" json:"game_time"`
+	Flags    StateFlags `wire:"dirty flags" text:"flags" json:"flags"`
 
 	// Position (flag 0x01) is the absolute world position. HasHash is
 	// the packed bit after it; Hash, the XOR-folded anti-cheat hash of the
 	// ship's subsystem values, is on the wire only when HasHash is set.
-	Position dissect.Vec3 `json:"position"`
-	HasHash  bool         `json:"has_hash"`
-	Hash     uint16       `json:"hash"`
+	Position dissect.Vec3 `wire:"position,flag=StatePosition" text:"pos" json:"position"`
+	HasHash  bool         `wire:"has-hash bit,flag=StatePosition" text:"-" json:"has_hash"`
+	Hash     uint16       `wire:"subsystem hash,flag=StatePosition,if=HasHash" text:"hash,hex,else=none" json:"hash"`
 	// Delta (flag 0x02) is the position change since the last absolute
 	// position.
-	Delta dissect.CV4 `json:"delta"`
+	Delta dissect.CV4 `wire:"position delta,flag=StateDelta" text:"delta" json:"delta"`
 	// Forward (0x04) and Up (0x08) are the ship's orientation.
-	Forward dissect.Dir3 `json:"forward"`
-	Up      dissect.Dir3 `json:"up"`
+	Forward dissect.Dir3 `wire:"forward,flag=StateForward" text:"fwd" json:"forward"`
+	Up      dissect.Dir3 `wire:"up,flag=StateUp" text:"up" json:"up"`
 	// Speed (0x10) is negative when the ship is reversing.
-	Speed dissect.CF16 `json:"speed"`
+	Speed dissect.CF16 `wire:"speed,flag=StateSpeed" text:"speed" json:"speed"`
 	// Cloaked (0x40) is the cloaking device state, set when cloaked
 	// (seeds/001; OpenBC's cloaking page reads the bit the other way
 	// round, as "shields on").
-	Cloaked bool `json:"cloaked"`
+	Cloaked bool `wire:"cloak bit,flag=StateCloak" text:"cloaked" json:"cloaked"`
 
 	// SubsystemStart (0x20) is the position in the ship class's top-level
 	// subsystem list of the first state that follows; the states run on
@@ -165,9 +170,7 @@ func (m *StateUpdate) Opcode() Opcode { return OpStateUpdate }
 // as it is: only SubsystemLeadBits, nil here, shows it.
 // TestStateUpdateResetClearsEveryField checks that no field is forgotten.
 func (m *StateUpdate) reset() {
-	m.Object, m.GameTime, m.Flags = 0, 0, 0
-	m.Position, m.HasHash, m.Hash = dissect.Vec3{}, false, 0
-	m.Delta, m.Forward, m.Up, m.Speed, m.Cloaked = dissect.CV4{}, dissect.Dir3{}, dissect.Dir3{}, 0, false
+	m.resetHeader()
 	m.SubsystemStart, m.SubsystemsUndecoded = 0, false
 	m.Subsystems, m.Weapons, m.childBuf = m.Subsystems[:0], m.Weapons[:0], m.childBuf[:0]
 	if m.Class != nil || m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
@@ -187,7 +190,10 @@ func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 
 	m.readFields(r)
 	if m.Flags&StateSubsystems != 0 && r.Err() == nil {
-		m.readSubsystems(r, ships.lookupClass(m.Object))
+		m.SubsystemStart = r.U8("subsystem start index")
+		if r.Err() == nil {
+			m.readSubsystems(r, ships.lookupClass(m.Object))
+		}
 	}
 	if m.Flags&StateWeapons != 0 && r.Err() == nil {
 		m.readWeapons(r.Rest())
@@ -199,186 +205,50 @@ func (m *StateUpdate) decode(r *dissect.Reader, ctx *Context) {
 	}
 }
 
-// readFields reads the fields before the subsystem states: the header and
-// those of the flags 0x01 to 0x40, and the subsystem start index. Without
-// a packed bit among them it reads them straight from the bytes with
-// readFixed, as decodeFast does; otherwise field by field.
+// readFields reads the header (the fields before the round-robins) by
+// offset with readHeaderFast, as decodeFast does, and when that fails
+// field by field with readHeader, which names the damage. Both are
+// generated from the declaration (zheader.go).
 func (m *StateUpdate) readFields(r *dissect.Reader) {
-	if b := r.Rest(); len(b) >= 9 {
-		if n := int(fixedFieldSize[b[8]]); n != 0 && n <= len(b) {
-			m.readFixed(b[:n])
-			r.Skip(n)
-			return
-		}
+	b := r.Rest()
+	if n, bits, ok := m.readHeaderFast(b, r.BitGroup()); ok {
+		r.Commit(b[n:], bits)
+		return
 	}
-	m.readFieldsByName(r)
+	m.readHeader(r)
 }
-
-// readFieldsByName is readFields field by field through the Reader: the
-// plain form, which also names the field a short message ends in, and the
-// one the tests hold readFixed to (FuzzStateUpdateMatchesReference).
-func (m *StateUpdate) readFieldsByName(r *dissect.Reader) {
-	m.Object = readID(r, "object")
-	m.GameTime = r.F32("game time")
-	m.Flags = StateFlags(r.U8("dirty flags"))
-	f := m.Flags
-	if f&StatePosition != 0 {
-		m.Position.X = r.F32("position x")
-		m.Position.Y = r.F32("position y")
-		m.Position.Z = r.F32("position z")
-		m.HasHash = r.Bit("has-hash bit")
-		if m.HasHash {
-			m.Hash = r.U16("subsystem hash")
-		}
-	}
-	if f&StateDelta != 0 {
-		m.Delta.Dir = r.Dir3("position delta direction")
-		m.Delta.Mag = r.CF16("position delta magnitude")
-	}
-	if f&StateForward != 0 {
-		m.Forward = r.Dir3("forward")
-	}
-	if f&StateUp != 0 {
-		m.Up = r.Dir3("up")
-	}
-	if f&StateSpeed != 0 {
-		m.Speed = r.CF16("speed")
-	}
-	if f&StateCloak != 0 {
-		m.Cloaked = r.Bit("cloak bit")
-	}
-	if f&StateSubsystems != 0 {
-		m.SubsystemStart = r.U8("subsystem start index")
-	}
-}
-
-// fixedFieldSize[f] is the byte size of the fields before the subsystem
-// states (the header, those of the flags 0x02 to 0x10 and the start index)
-// for flags f when readFixed reads them, and 0 when it does not: when f
-// sets a flag with a packed bit (position, cloak), or both round-robins
-// (decode then warns that the weapon flag has no room).
-var fixedFieldSize = func() (t [256]uint8) {
-	for f := range 256 {
-		if StateFlags(f)&(StatePosition|StateCloak) != 0 ||
-			StateFlags(f)&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons {
-			continue
-		}
-		n := 9 // object, game time, dirty flags
-		for _, x := range []struct {
-			flag StateFlags
-			size int
-		}{{StateDelta, 5}, {StateForward, 3}, {StateUp, 3}, {StateSpeed, 2}, {StateSubsystems, 1}} {
-			if StateFlags(f)&x.flag != 0 {
-				n += x.size
-			}
-		}
-		t[f] = uint8(n)
-	}
-	return t
-}()
-
-// fastFieldSize is the byte size of the fields before the subsystem
-// states of body (the bytes after the opcode) when decodeFast reads them
-// by offset, and 0 when it does not; g is the packed-bit state after them.
-// Beyond fixedFieldSize's flags, it takes a position whose has-hash bit is
-// alone in its group (group byte 0x20 or 0x21) when no cloak bit follows:
-// OpenBC's clients send the position in nearly every StateUpdate. A group
-// byte of any other count (which the strict Reader rejects, or which would
-// leave bits for the cloak flag) is left to decode.
-func fastFieldSize(body []byte) (n int, g dissect.BitGroup) {
-	f := StateFlags(body[8])
-	if f&(StatePosition|StateCloak) != StatePosition {
-		return int(fixedFieldSize[f]), g
-	}
-	rest := int(fixedFieldSize[f&^StatePosition])
-	if rest == 0 || len(body) < 22 || body[21]&^1 != 0x20 {
-		return 0, g
-	}
-	g, _ = g.Opened(body[21])
-	_, g = g.Next()
-	return rest + 13 + 2*int(body[21]&1), g
-}
-
-// readFixed reads the fields before the subsystem states from b, which
-// holds exactly their fixedFieldSize (or fastFieldSize) bytes, into m as
-// reset left it. StateUpdate is most of the game traffic, and reading
-// these by offset costs a third of the checked reads (callgrind,
-// BenchmarkPipelineSteady).
-func (m *StateUpdate) readFixed(b []byte) {
-	f := StateFlags(b[8])
-	m.Object = ObjectID(binary.LittleEndian.Uint32(b))
-	m.GameTime = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
-	m.Flags = f
-	b = b[9:]
-	if f&StatePosition != 0 {
-		m.Position.X = math.Float32frombits(binary.LittleEndian.Uint32(b))
-		m.Position.Y = math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
-		m.Position.Z = math.Float32frombits(binary.LittleEndian.Uint32(b[8:]))
-		m.HasHash = b[12]&1 != 0
-		b = b[13:]
-		if m.HasHash {
-			m.Hash = binary.LittleEndian.Uint16(b)
-			b = b[2:]
-		}
-	}
-	if f&StateDelta != 0 {
-		setDir3(&m.Delta.Dir, b)
-		m.Delta.Mag = dissect.CF16(binary.LittleEndian.Uint16(b[3:]))
-		b = b[5:]
-	}
-	if f&StateForward != 0 {
-		setDir3(&m.Forward, b)
-		b = b[3:]
-	}
-	if f&StateUp != 0 {
-		setDir3(&m.Up, b)
-		b = b[3:]
-	}
-	if f&StateSpeed != 0 {
-		m.Speed = dissect.CF16(binary.LittleEndian.Uint16(b))
-		b = b[2:]
-	}
-	if f&StateSubsystems != 0 {
-		m.SubsystemStart = b[0]
-	}
-}
-
-// setDir3 sets d from the first three bytes of b, element by element: a
-// Dir3 value built and then assigned goes through the stack.
-func setDir3(d *dissect.Dir3, b []byte) { d[0], d[1], d[2] = int8(b[0]), int8(b[1]), int8(b[2]) }
 
 // decodeFast is decode for the usual StateUpdate, body being the bytes
-// after the opcode, without the Reader: no packed bit before the states
-// but a lone has-hash bit (see fastFieldSize), then subsystem states of a
-// known class that fit it, or an even number of weapon bytes, or nothing.
-// Decoder.Decode tries it first; it reports false for any other message,
-// having perhaps changed m, and Decode then decodes the message with
-// decode. On true, m is what decode makes of body
-// (FuzzStateUpdateMatchesReference).
+// after the opcode, without the Reader: a header that readHeaderFast reads,
+// then subsystem states of a known class that fit it, or an even number of
+// weapon bytes with no packed bit left, or nothing. Decoder.Decode tries
+// it first; it reports false for any other message, having perhaps changed
+// m, and Decode then decodes the message with decode. On true, m is what
+// decode makes of body (FuzzStateUpdateMatchesReference).
 func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) bool {
-	if len(body) < 9 {
-		return false
-	}
-	f := StateFlags(body[8])
-	n, bits := fastFieldSize(body)
-	if n == 0 || n > len(body) {
-		return false
-	}
-	var class *shipClass
-	if f&StateSubsystems != 0 {
-		if class = ships.lookupClass(ObjectID(binary.LittleEndian.Uint32(body))); class == nil {
-			return false
-		}
-	}
 	m.reset()
 	m.dir = dir
-	m.readFixed(body[:n])
+	n, bits, ok := m.readHeaderFast(body, dissect.BitGroup{})
+	if !ok {
+		return false
+	}
 	rest := body[n:]
-	switch {
+	switch f := m.Flags; {
 	case f&StateSubsystems != 0:
-		m.Class = class.spec
-		_, ok := m.statesByClass(rest, bits, class)
+		// Both round-robins (decode warns that the weapons have no room)
+		// are left to decode, as is a section without its start index.
+		if f&StateWeapons != 0 || len(rest) == 0 {
+			return false
+		}
+		class := ships.lookupClass(m.Object)
+		if class == nil {
+			return false
+		}
+		m.SubsystemStart, m.Class = rest[0], class.spec
+		_, ok := m.statesByClass(rest[1:], bits, class)
 		return ok
+	case !bits.Empty():
+		return false // decode reports the bits left over
 	case f&StateWeapons != 0:
 		if len(rest)%2 != 0 {
 			return false
@@ -401,34 +271,8 @@ func (m *StateUpdate) readWeapons(b []byte) {
 // Append encodes m: the fields of every flag set in m.Flags.
 func (m *StateUpdate) Append(b []byte) []byte {
 	w := dissect.NewWriter(append(b, byte(OpStateUpdate)))
-	appendID(w, m.Object)
-	w.F32(m.GameTime)
-	w.U8(uint8(m.Flags))
+	m.appendHeader(w)
 	f := m.Flags
-	if f&StatePosition != 0 {
-		w.F32(m.Position.X)
-		w.F32(m.Position.Y)
-		w.F32(m.Position.Z)
-		w.Bit(m.HasHash)
-		if m.HasHash {
-			w.U16(m.Hash)
-		}
-	}
-	if f&StateDelta != 0 {
-		w.CV4(m.Delta)
-	}
-	if f&StateForward != 0 {
-		w.Dir3(m.Forward)
-	}
-	if f&StateUp != 0 {
-		w.Dir3(m.Up)
-	}
-	if f&StateSpeed != 0 {
-		w.CF16(m.Speed)
-	}
-	if f&StateCloak != 0 {
-		w.Bit(m.Cloaked)
-	}
 	if f&StateSubsystems != 0 {
 		if m.SubsystemsUndecoded {
 			for _, v := range m.SubsystemLeadBits {
@@ -495,37 +339,13 @@ func (m *StateUpdate) String() string { return string(m.appendString(make([]byte
 // a buffer of their own (decode) and need not make the string.
 func (m *StateUpdate) AppendString(b []byte) []byte { return m.appendString(b) }
 
-// appendString appends the String form. It runs for every StateUpdate that
-// `bcwire decode` prints (most of a battle's lines), so the common fields are
-// appended directly; fmt is left to the rare undecoded-subsystem case.
+// appendString appends the String form: the header (appendHeaderText),
+// then the round-robins. It runs for every StateUpdate that `bcwire decode`
+// prints (most of a battle's lines), so the common fields are appended
+// directly; fmt is left to the rare undecoded-subsystem case.
 func (m *StateUpdate) appendString(b []byte) []byte {
-	b = m.Object.AppendString(append(b, "object="...))
-	b = dissect.AppendFixed(append(b, " time="...), m.GameTime, 3)
-	b = m.Flags.appendString(append(b, " flags="...))
+	b = m.appendHeaderText(b)
 	f := m.Flags
-	if f&StatePosition != 0 {
-		b = m.Position.AppendString(append(b, " pos="...))
-		if m.HasHash {
-			b = appendHex(append(b, " hash=0x"...), uint64(m.Hash), 4)
-		} else {
-			b = append(b, " hash=none"...)
-		}
-	}
-	if f&StateDelta != 0 {
-		b = m.Delta.AppendString(append(b, " delta="...))
-	}
-	if f&StateForward != 0 {
-		b = m.Forward.AppendString(append(b, " fwd="...))
-	}
-	if f&StateUp != 0 {
-		b = m.Up.AppendString(append(b, " up="...))
-	}
-	if f&StateSpeed != 0 {
-		b = m.Speed.AppendString(append(b, " speed="...))
-	}
-	if f&StateCloak != 0 {
-		b = strconv.AppendBool(append(b, " cloaked="...), m.Cloaked)
-	}
 	if f&StateSubsystems != 0 {
 		b = strconv.AppendInt(append(b, " subsystems@"...), int64(m.SubsystemStart), 10)
 		if m.SubsystemsUndecoded {

@@ -25,36 +25,11 @@ func (f StateFlags) AppendJSON(b []byte) []byte {
 	return append(b, `"}`...)
 }
 
-// AppendJSON appends the header and the fields of the flags that are set.
+// AppendJSON appends the header (appendHeaderJSON) and the round-robins of
+// the flags that are set.
 func (m *StateUpdate) AppendJSON(b []byte) []byte {
-	b = m.Object.AppendJSON(append(b, `{"object":`...))
-	b = appendJSONF32(append(b, `,"game_time":`...), m.GameTime)
-	b = m.Flags.AppendJSON(append(b, `,"flags":`...))
+	b = m.appendHeaderJSON(b)
 	f := m.Flags
-	if f&StatePosition != 0 {
-		b = m.Position.AppendJSON(append(b, `,"position":`...))
-		b = jsonenc.Bool(append(b, `,"has_hash":`...), m.HasHash)
-		if m.HasHash {
-			h := m.Hash
-			b = append(b, `,"hash":"0x`...)
-			b = append(b, hexDigits[h>>12], hexDigits[h>>8&0xF], hexDigits[h>>4&0xF], hexDigits[h&0xF], '"')
-		}
-	}
-	if f&StateDelta != 0 {
-		b = m.Delta.AppendJSON(append(b, `,"delta":`...))
-	}
-	if f&StateForward != 0 {
-		b = m.Forward.AppendJSON(append(b, `,"forward":`...))
-	}
-	if f&StateUp != 0 {
-		b = m.Up.AppendJSON(append(b, `,"up":`...))
-	}
-	if f&StateSpeed != 0 {
-		b = m.Speed.AppendJSON(append(b, `,"speed":`...))
-	}
-	if f&StateCloak != 0 {
-		b = jsonenc.Bool(append(b, `,"cloaked":`...), m.Cloaked)
-	}
 	if f&StateSubsystems != 0 {
 		b = appendUint(append(b, `,"subsystem_start":`...), uint64(m.SubsystemStart))
 		if m.SubsystemsUndecoded {

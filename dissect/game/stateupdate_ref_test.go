@@ -2,26 +2,30 @@ package game
 
 import (
 	"encoding/json"
-	"reflect"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/fixture"
 )
 
-// The usual StateUpdate is read straight from the bytes: its fields before
-// the states by readFixed, its subsystem states by statesByClass, the
-// innermost loop of game decoding. This file holds them to the plain form,
-// built only on checked Reader reads: the decoder's own readFieldsByName
-// and a field-by-field reader of the states kept here. Same values, same
-// warnings, same errors.
+// The usual StateUpdate is read straight from the bytes: its header by
+// readHeaderFast, its subsystem states by statesByClass, the innermost loop
+// of game decoding. This file holds them to the plain form, built only on
+// checked Reader reads: the generated readHeader and a field-by-field
+// reader of the states kept here. Same values, same warnings, same errors.
 
 func refDecodeStateUpdate(r *dissect.Reader, ships *ShipRegistry, dir Direction) *StateUpdate {
 	m := &StateUpdate{dir: dir}
 	r.StrictBits()
-	m.readFieldsByName(r)
+	m.readHeader(r)
 	if m.Flags&StateSubsystems != 0 && r.Err() == nil {
-		refReadSubsystems(m, r, ships.Lookup(m.Object))
+		m.SubsystemStart = r.U8("subsystem start index")
+		if r.Err() == nil {
+			refReadSubsystems(m, r, ships.Lookup(m.Object))
+		}
 	}
 	if m.Flags&StateWeapons != 0 {
 		for r.Len() >= 2 && r.Err() == nil {
@@ -247,36 +251,75 @@ func TestStateUpdateLongSectionsMatchReference(t *testing.T) {
 	}
 }
 
-// TestReadFixedMatchesByName: for every flags byte readFixed handles, its
-// size from fixedFieldSize is what readFieldsByName reads, and both read
-// the same values.
-func TestReadFixedMatchesByName(t *testing.T) {
-	for f := range 256 {
-		n := int(fixedFieldSize[f])
-		bits := StateFlags(f)&(StatePosition|StateCloak) != 0
-		both := StateFlags(f)&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons
-		if (n == 0) != (bits || both) {
-			t.Fatalf("flags %#02x: fixed size %d", f, n)
-		}
-		if n == 0 {
-			continue
-		}
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte(31*i + f)
-		}
-		b[4], b[5], b[6], b[7], b[8] = 0, 0, 0xC0, 0x3F, byte(f) // game time 1.5, not a NaN
-		var fixed, byName StateUpdate
-		fixed.readFixed(b)
+// TestReadHeaderFastMatchesReadHeader: readHeaderFast reads a header
+// exactly when readHeader reads it without error, with the same values,
+// size and packed-bit state after it. The headers are appendHeader's for
+// every flags byte, with and without the hash, cloaked or not, after a bit
+// group left open or none, whole, cut short at every byte and with each
+// byte changed (which makes bad bit group bytes and other flags).
+func TestReadHeaderFastMatchesReadHeader(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 1))
+	var open dissect.BitGroup // a group byte of four bits, one read
+	open, _ = open.Opened(0x85)
+	_, open = open.Next()
+	taken, mismatched := 0, 0
+	check := func(b []byte, start dissect.BitGroup) {
+		var fast, plain StateUpdate
+		n, after, ok := fast.readHeaderFast(b, start)
 		var r dissect.Reader
 		r.Reset(b)
-		byName.readFieldsByName(&r)
-		if r.Err() != nil || r.Len() != 0 {
-			t.Fatalf("flags %#02x: by name: %v, %d of %d bytes left", f, r.Err(), r.Len(), n)
+		r.StrictBits()
+		r.Commit(b, start)
+		plain.readHeader(&r)
+		if ok != (r.Err() == nil) {
+			t.Fatalf("% X after %v: readHeaderFast ok %v, readHeader error %v", b, start, ok, r.Err())
 		}
-		if !reflect.DeepEqual(fixed, byName) {
-			t.Fatalf("flags %#02x:\nreadFixed  %+v\nby name    %+v", f, fixed, byName)
+		if !ok {
+			mismatched++
+			return
 		}
+		taken++
+		if n != r.Offset() || after != r.BitGroup() {
+			t.Fatalf("% X after %v: readHeaderFast read %d bytes leaving bits %v, readHeader %d and %v", b, start, n, after, r.Offset(), r.BitGroup())
+		}
+		// %#v shows a NaN as NaN, where reflect.DeepEqual finds it unequal.
+		if g, w := fmt.Sprintf("%#v", fast), fmt.Sprintf("%#v", plain); g != w {
+			t.Fatalf("% X after %v:\nreadHeaderFast %s\nreadHeader     %s", b, start, g, w)
+		}
+	}
+	for f := range 256 {
+		for variant := range 4 {
+			m := StateUpdate{Object: ObjectID(rng.Uint32()), GameTime: rng.Float32(), Flags: StateFlags(f),
+				Position: dissect.Vec3{X: rng.Float32(), Y: -1, Z: 1e6}, HasHash: variant&1 != 0, Hash: uint16(rng.Uint32()),
+				Delta:   dissect.CV4{Dir: dissect.Dir3{1, -2, 3}, Mag: dissect.CF16(rng.Uint32())},
+				Forward: dissect.Dir3{-128, 0, 127}, Up: dissect.Dir3{5, 6, 7}, Speed: dissect.CF16(rng.Uint32()),
+				Cloaked: variant&2 != 0}
+			for _, start := range []dissect.BitGroup{{}, open} {
+				w := dissect.NewWriter(nil)
+				if start != (dissect.BitGroup{}) {
+					// The Writer's open group: its byte is not part of b.
+					w.Bit(false)
+					w.Bit(false)
+					w.Bit(false)
+					w.Bit(false)
+				}
+				skip := w.Len()
+				m.appendHeader(w)
+				b := append(w.Bytes()[skip:], 0xAA) // a byte after the header
+				for i := range b {
+					check(b[:i], start)
+				}
+				check(b, start)
+				for i := range b {
+					c := slices.Clone(b)
+					c[i] = uint8(rng.Uint32())
+					check(c, start)
+				}
+			}
+		}
+	}
+	if taken < 10000 || mismatched < 10000 {
+		t.Errorf("%d headers read, %d refused: the cases do not cover both", taken, mismatched)
 	}
 }
 

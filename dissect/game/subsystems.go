@@ -464,22 +464,16 @@ func (s *ShipSpec) roundRobin(dst []SubsystemState, buf []uint8, start int, vals
 // the stock round-robin that starts at list entry start of spec, with the
 // values vals (indexed like spec.Subsystems; nil or missing entries mean
 // full health, 100% power). ownShip says the message goes to the ship's
-// own player, who gets no power bytes. Set m.Flags (position and cloak
-// add packed bits that the section's bits share) before calling. It
-// returns the start index of the next batch. A spec with no subsystems
+// own player, who gets no power bytes. Set the header first: its packed
+// bits (headerBits) share groups with the section's. It returns the start
+// index of the next batch. A spec with no subsystems
 // leaves m unchanged. The states' Children use a buffer inside m that the
 // next call reuses, so a steady sender allocates nothing.
 func (m *StateUpdate) FillSubsystems(spec *ShipSpec, start int, vals []SubsystemValues, ownShip bool) (next int) {
 	if spec == nil || len(spec.Subsystems) == 0 {
 		return 0
 	}
-	open := 0
-	if m.Flags&StatePosition != 0 {
-		open++
-	}
-	if m.Flags&StateCloak != 0 {
-		open++
-	}
+	open := m.headerBits()
 	m.Flags |= StateSubsystems
 	m.SubsystemsUndecoded, m.SubsystemData, m.SubsystemLeadBits = false, nil, nil
 	m.Class = spec

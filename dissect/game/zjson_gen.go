@@ -1,7 +1,8 @@
 //go:build ignore
 
-// zjson_gen writes zjson.go, the AppendJSON methods generated from the
-// struct tags (see internal/jsongen). Run it with go generate.
+// zjson_gen writes the files generated from the struct tags (see
+// internal/jsongen): zjson.go, the AppendJSON methods, and zheader.go, the
+// message headers. Run it with go generate.
 package main
 
 import (
@@ -12,11 +13,13 @@ import (
 )
 
 func main() {
-	src, err := jsongen.Generate(".", "zjson.go")
+	files, err := jsongen.Generate(".")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile("zjson.go", src, 0o644); err != nil {
-		log.Fatal(err)
+	for name, src := range files {
+		if err := os.WriteFile(name, src, 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
 }

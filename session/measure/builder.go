@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/netip"
-	"slices"
 	"sort"
 	"time"
 
@@ -33,14 +32,9 @@ const (
 	maxDeaths     = 32
 )
 
-// shipKey is one ship's StateUpdates one way on one client's flow (the
-// flow's clientState holds its laneSets); a laneSet holds a lane per
-// family (0-15, familyAll, familySubsystems).
-type shipKey struct {
-	obj game.ObjectID
-	dir int
-}
-
+// A laneSet is one ship's StateUpdates one way on one client's flow (the
+// flow's clientState holds its laneSets, by shipKey): a lane per family
+// (0-15, familyAll, familySubsystems).
 type laneSet [18]*Lane
 
 // Pseudo families: every update of the lane, and the updates carrying
@@ -59,45 +53,55 @@ const (
 
 type clientKey struct{ server, client netip.AddrPort }
 
+// clientState is one (server, client) flow's: its ship lanes and whether
+// the client is in the game. A flow's state is kept for the whole capture
+// (pending relay entries point to it).
 type clientState struct {
+	key          clientKey
 	inGame, gone bool
-	client       netip.AddrPort
-	ships        map[shipKey]*laneSet
+	// playing is the count of the server's clients in the game and not
+	// gone (Builder.inGame's), which setState keeps.
+	playing *int
+	ships   map[uint64]*laneSet // by shipKey
 }
 
-type pending struct {
-	key    uint64 // the payload's hash: its key in Builder.recent
-	from   clientKey
-	at     time.Time
-	row    *RelayRow
-	sentTo []netip.AddrPort // the clients a copy went to
+// shipKey is a ship's laneSet's key in clientState.ships: the object and
+// the direction index.
+func shipKey(obj game.ObjectID, dir int) uint64 { return uint64(obj)<<1 | uint64(dir) }
+
+// clientCacheSize is the number of flows Builder.cache holds (a power of
+// two).
+const clientCacheSize = 64
+
+// cacheSlot is a flow's entry in Builder.cache, by its ports: the clients
+// of a server tell apart by port unless they share one.
+func cacheSlot(server, client netip.AddrPort) int {
+	h := (uint32(client.Port())<<16 | uint32(server.Port())) * 0x9E3779B1
+	return int(h >> 26 & (clientCacheSize - 1))
 }
 
 // Builder computes Measures from flow records. Feed every record to Add,
 // then call Finish.
 type Builder struct {
 	lanes        []*Lane
-	lastShip     shipKey
+	lastShip     uint64
 	lastSet      *laneSet
 	lastShipCS   *clientState
 	lanesDropped int
 	full         laneSet // stands in for new ships once maxLanes are kept
-	lastCK       clientKey
-	lastCS       *clientState
-	families     [2][16]int
-	bytes        [2]ByteHistogram
-	bundling     [2]struct {
-		counts        map[int]int
+	// cache holds recently seen flows by cacheSlot: most records skip
+	// clients' map lookup (its key is 64 bytes to hash).
+	cache    [clientCacheSize]*clientState
+	families [2][16]int
+	bytes    [2]ByteHistogram
+	bundling [2]struct {
+		counts        []int // by messages in the datagram
 		n, sum        int
 		max, maxFrame int
 	}
 	clients map[clientKey]*clientState
-	inGame  map[netip.AddrPort]int // per server, clients in the game and not gone
-	relay   [256]*RelayRow
-	recent  map[uint64][]*pending // by payload hash (maphash: collisions are negligible)
-	seed    maphash.Seed
-	free    []*pending
-	queue   []*pending
+	inGame  map[netip.AddrPort]*int // per server, clients in the game and not gone
+	relay   relays
 	ids     map[int]*IDRange
 	deaths  []*Death
 	open    map[netip.AddrPort]*Death
@@ -105,12 +109,9 @@ type Builder struct {
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	b := &Builder{clients: map[clientKey]*clientState{}, inGame: map[netip.AddrPort]int{},
-		recent: map[uint64][]*pending{}, seed: maphash.MakeSeed(), ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
-	for d := range b.bundling {
-		b.bundling[d].counts = map[int]int{}
-	}
-	return b
+	return &Builder{clients: map[clientKey]*clientState{}, inGame: map[netip.AddrPort]*int{},
+		relay: relays{seed: maphash.MakeSeed()},
+		ids:   map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
 }
 
 // Add takes one record; it is not retained.
@@ -120,31 +121,21 @@ func (b *Builder) Add(r *flow.Record) {
 	}
 	d := dirIndex(r.Dir)
 	if r.MsgIndex == 0 && r.MsgCount > 0 {
-		bu := &b.bundling[d]
-		bu.n++
-		bu.sum += r.MsgCount
-		bu.counts[r.MsgCount]++
-		if r.MsgCount > bu.max {
-			bu.max, bu.maxFrame = r.MsgCount, r.Frame
-		}
+		b.countDatagram(d, r.MsgCount, r.Frame)
 	}
-	ck := clientKey{r.Server, r.Client}
-	cs := b.lastCS
-	if cs == nil || ck != b.lastCK {
-		cs = b.clients[ck]
-		b.lastCK = ck
+	cs := b.cache[cacheSlot(r.Server, r.Client)]
+	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+		cs = b.client(r.Server, r.Client)
 	}
-	if cs == nil {
-		cs = &clientState{client: r.Client, ships: map[shipKey]*laneSet{}}
-		b.clients[ck] = cs
-	}
-	b.lastCS = cs
 	if r.Msg.Type == dissect.TypeDisconnect {
-		b.setState(r.Server, cs, cs.inGame, true)
+		cs.setState(cs.inGame, true)
 	}
-	b.expire(r.Time)
+	now := instantOf(r.Time)
+	b.relay.expire(now)
 	if r.Game == nil || r.Game.Msg == nil || r.Game.Err != nil {
-		b.deathStep(r, nil)
+		if len(b.open) > 0 {
+			b.deathStep(r, nil)
+		}
 		return
 	}
 	msg := r.Game.Msg
@@ -152,119 +143,90 @@ func (b *Builder) Add(r *flow.Record) {
 	switch m := msg.(type) {
 	case *game.StateUpdate:
 		if r.Dir == game.ClientToServer && !cs.inGame {
-			b.setState(r.Server, cs, true, cs.gone)
+			cs.setState(true, cs.gone)
 		}
-		set := b.laneSet(cs, shipKey{m.Object, d})
-		b.lane(&set[FamilyOf(m.Flags)], set, int(FamilyOf(m.Flags)), r.Time)
-		b.lane(&set[familyAll], set, familyAll, r.Time)
+		set := b.laneSet(cs, shipKey(m.Object, d), m.Object)
+		fam := FamilyOf(m.Flags)
+		b.lane(&set[fam], int(fam), now)
+		b.lane(&set[familyAll], familyAll, now)
 		if m.Flags&game.StateSubsystems != 0 {
-			b.lane(&set[familySubsystems], set, familySubsystems, r.Time)
+			b.lane(&set[familySubsystems], familySubsystems, now)
 		}
-		b.families[d][FamilyOf(m.Flags)]++
+		b.families[d][fam]++
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
 			b.subsystemBytes(&b.bytes[d], m.Flags, r.Msg.Payload)
 		}
 	case *game.ObjCreate:
 		b.id(m.Object)
 	case *game.NewPlayerInGame:
-		b.setState(r.Server, cs, true, cs.gone)
+		cs.setState(true, cs.gone)
 	case *game.PythonEvent:
 		if m.Code == game.ETObjectExploding && r.Dir == game.ServerToClient {
 			b.death(r, m.Source)
 		}
 	}
-	b.deathStep(r, msg)
+	if len(b.open) > 0 {
+		b.deathStep(r, msg)
+	}
 	payload := r.Msg.Payload
 	if r.Reassembled != 0 || len(payload) == 0 {
 		return // reassembled messages (checksum trees, ship creation) are not counted
 	}
 	if r.Dir == game.ClientToServer {
-		row := b.relay[op]
-		if row == nil {
-			row = &RelayRow{Opcode: op.String(), op: op}
-			b.relay[op] = row
-		}
-		row.Messages++
-		others := b.inGame[r.Server]
-		if cs.inGame && !cs.gone {
-			others-- // the sender itself
-		}
-		row.Expected += others
-		key := maphash.Bytes(b.seed, payload)
-		p := b.newPending()
-		p.key, p.from, p.at, p.row = key, ck, r.Time, row
-		b.recent[key] = append(b.recent[key], p)
-		b.queue = append(b.queue, p)
-		return
-	}
-	// A message to a client: the copy of the oldest identical client
-	// message not yet sent to it.
-	for _, p := range b.recent[maphash.Bytes(b.seed, payload)] {
-		if p.from.server != r.Server || slices.Contains(p.sentTo, r.Client) {
-			continue
-		}
-		p.sentTo = append(p.sentTo, r.Client)
-		if p.from.client == r.Client {
-			p.row.ToSender++
-		} else {
-			p.row.ToOthers++
-		}
-		break
+		b.relay.sent(cs, op, payload, now)
+	} else {
+		b.relay.received(cs, payload)
 	}
 }
 
-// newPending is a pending entry, reused when one has expired.
-func (b *Builder) newPending() *pending {
-	if n := len(b.free); n > 0 {
-		p := b.free[n-1]
-		b.free = b.free[:n-1]
-		return p
+// countDatagram counts a datagram of n messages in direction d.
+func (b *Builder) countDatagram(d, n, frame int) {
+	bu := &b.bundling[d]
+	bu.n++
+	bu.sum += n
+	if n >= len(bu.counts) {
+		bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
 	}
-	return &pending{}
+	bu.counts[n]++
+	if n > bu.max {
+		bu.max, bu.maxFrame = n, frame
+	}
+}
+
+// client is the state of a flow, made on its first record, and caches it.
+func (b *Builder) client(server, client netip.AddrPort) *clientState {
+	ck := clientKey{server, client}
+	cs := b.clients[ck]
+	if cs == nil {
+		playing := b.inGame[server]
+		if playing == nil {
+			playing = new(int)
+			b.inGame[server] = playing
+		}
+		cs = &clientState{key: ck, playing: playing, ships: map[uint64]*laneSet{}}
+		b.clients[ck] = cs
+	}
+	b.cache[cacheSlot(server, client)] = cs
+	return cs
 }
 
 // setState changes a client's state, keeping its server's count of
 // clients in the game.
-func (b *Builder) setState(server netip.AddrPort, cs *clientState, inGame, gone bool) {
+func (cs *clientState) setState(inGame, gone bool) {
 	was := cs.inGame && !cs.gone
 	cs.inGame, cs.gone = inGame, gone
 	now := cs.inGame && !cs.gone
 	switch {
 	case now && !was:
-		b.inGame[server]++
+		*cs.playing++
 	case was && !now:
-		b.inGame[server]--
+		*cs.playing--
 	}
-}
-
-func (b *Builder) expire(now time.Time) {
-	n := 0
-	for n < len(b.queue) && now.Sub(b.queue[n].at) > Window {
-		n++
-	}
-	if n == 0 {
-		return
-	}
-	for _, p := range b.queue[:n] {
-		// Entries of one key expire oldest first: p is the head of its list.
-		if ps := b.recent[p.key]; len(ps) > 0 && ps[0] == p {
-			if len(ps) == 1 {
-				delete(b.recent, p.key)
-			} else {
-				b.recent[p.key] = ps[1:]
-			}
-		}
-	}
-	for _, p := range b.queue[:n] {
-		p.sentTo, p.row = p.sentTo[:0], nil
-		b.free = append(b.free, p)
-	}
-	b.queue = append(b.queue[:0], b.queue[n:]...)
 }
 
 // laneSet is the lanes of one ship on one flow (the last one asked is kept
 // at hand: a flow's updates come in runs). A new set notes the object's id.
-func (b *Builder) laneSet(cs *clientState, k shipKey) *laneSet {
+func (b *Builder) laneSet(cs *clientState, k uint64, obj game.ObjectID) *laneSet {
 	if b.lastSet != nil && k == b.lastShip && cs == b.lastShipCS {
 		return b.lastSet
 	}
@@ -275,36 +237,44 @@ func (b *Builder) laneSet(cs *clientState, k shipKey) *laneSet {
 	if set == nil {
 		set = &laneSet{}
 		cs.ships[k] = set
-		b.id(k.obj)
+		b.id(obj)
 	}
 	b.lastShip, b.lastShipCS, b.lastSet = k, cs, set
 	return set
 }
 
-// lane counts one update in *slot, the lane of family fam in set.
-func (b *Builder) lane(slot **Lane, set *laneSet, fam int, t time.Time) {
+// lane counts one update in *slot, the lane of family fam in the last
+// lane set laneSet returned.
+func (b *Builder) lane(slot **Lane, fam int, t instant) {
 	l := *slot
-	if l == nil && len(b.lanes) >= maxLanes {
+	if l == nil {
+		b.newLane(slot, fam, t)
+		return
+	}
+	l.iv.add(t.sub(l.last))
+	l.Updates++
+	l.last = t
+}
+
+// newLane makes the lane of *slot on its first update, or counts the
+// update as dropped when maxLanes are kept.
+func (b *Builder) newLane(slot **Lane, fam int, t instant) {
+	if len(b.lanes) >= maxLanes {
 		b.lanesDropped++
 		return
 	}
-	if l == nil {
-		name := Family(fam).String()
-		switch fam {
-		case familyAll:
-			name = FamilyAll
-		case familySubsystems:
-			name = FamilySubsystems
-		}
-		k := b.lastShip
-		l = &Lane{Object: k.obj, Dir: Dirs[k.dir], Family: name, To: b.lastShipCS.client.String()}
-		*slot = l
-		b.lanes = append(b.lanes, l)
-	} else {
-		l.iv.add(t.Sub(l.last))
+	name := Family(fam).String()
+	switch fam {
+	case familyAll:
+		name = FamilyAll
+	case familySubsystems:
+		name = FamilySubsystems
 	}
-	l.Updates++
-	l.last = t
+	cs := b.lastShipCS
+	l := &Lane{Object: game.ObjectID(b.lastShip >> 1), Dir: Dirs[b.lastShip&1], Family: name, To: cs.key.client.String(),
+		Updates: 1, last: t}
+	*slot = l
+	b.lanes = append(b.lanes, l)
 }
 
 func (b *Builder) id(id game.ObjectID) {
@@ -452,14 +422,19 @@ func (b *Builder) Finish() *Measures {
 	}
 	for d := range b.bundling {
 		bu := &b.bundling[d]
-		out := Bundling{Dir: Dirs[d], Datagrams: bu.n, Max: bu.max, MaxFrame: bu.maxFrame, Counts: bu.counts}
+		out := Bundling{Dir: Dirs[d], Datagrams: bu.n, Max: bu.max, MaxFrame: bu.maxFrame, Counts: map[int]int{}}
+		for k, c := range bu.counts {
+			if c > 0 {
+				out.Counts[k] = c
+			}
+		}
 		if bu.n > 0 {
 			out.Mean = round3(float64(bu.sum) / float64(bu.n))
 			out.P90 = countQuantile(bu.counts, bu.n, 0.9)
 		}
 		m.Bundling[d] = out
 	}
-	for _, row := range b.relay {
+	for _, row := range b.relay.rows {
 		if row == nil {
 			continue
 		}
@@ -481,16 +456,13 @@ func (b *Builder) Finish() *Measures {
 	return m
 }
 
-func countQuantile(counts map[int]int, n int, p float64) int {
-	keys := make([]int, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
+// countQuantile is the nearest-rank p quantile of n values counted by
+// value in counts.
+func countQuantile(counts []int, n int, p float64) int {
 	rank := max(1, int(p*float64(n)+0.5))
 	seen := 0
-	for _, k := range keys {
-		seen += counts[k]
+	for k, c := range counts {
+		seen += c
 		if seen >= rank {
 			return k
 		}

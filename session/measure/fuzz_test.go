@@ -5,19 +5,24 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/netip"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/capture/capturetest"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/session/measure"
 )
 
 // FuzzBuilder feeds datagrams made of the fuzz input (as pipeline's
 // FuzzPipeline does: length, direction and client, then the plaintext)
-// through the tracker into the Builder: it never panics, and its measures
-// always encode as JSON.
+// through the tracker into the Builder: it never panics, its measures
+// always encode as JSON, and they are the reference Builder's
+// (reference_test.go, the plain form the Builder's faster one replaced).
 func FuzzBuilder(f *testing.F) {
 	for _, s := range []string{
 		"0201321680010021012FCBAF4D0100A1E601854900931700",
@@ -62,13 +67,17 @@ func FuzzBuilder(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := measure.NewBuilder()
-		if _, err := flow.Run(rd, flow.New(flow.Options{Servers: []netip.AddrPort{server}}), func(r *flow.Record) bool { b.Add(r); return true }); err != nil {
+		b, ref := measure.NewBuilder(), measure.NewReferenceBuilder()
+		if _, err := flow.Run(rd, flow.New(flow.Options{Servers: []netip.AddrPort{server}}), func(r *flow.Record) bool { b.Add(r); ref.Add(r); return true }); err != nil {
 			t.Fatal(err)
 		}
 		m := b.Finish()
-		if _, err := json.Marshal(m); err != nil {
+		got, err := json.Marshal(m)
+		if err != nil {
 			t.Fatalf("measures do not encode: %v", err)
+		}
+		if want, _ := json.Marshal(ref.Finish()); !bytes.Equal(got, want) {
+			t.Fatalf("measures differ from the reference's:\n%s\nwant\n%s", got, want)
 		}
 		for _, c := range m.Cadence {
 			if c.P50MS > c.P90MS || c.Intervals == 0 {
@@ -76,4 +85,48 @@ func FuzzBuilder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBuilderMatchesReference: on every bundled capture, and on the
+// OpenBC battle repeated (sessions that reconnect, relay entries that
+// expire across copies; each copy's clients come from the same ports), the Builder's measures are the reference's.
+func TestBuilderMatchesReference(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/*/*.pcap*")
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.Contains(f, ".golden") })
+	if len(files) < 5 {
+		t.Fatalf("bundled captures: %v", files)
+	}
+	for _, f := range files {
+		rd, err := capture.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ref := measure.NewBuilder(), measure.NewReferenceBuilder()
+		if _, err := flow.Run(rd, flow.New(flow.Options{}), func(r *flow.Record) bool { b.Add(r); ref.Add(r); return true }); err != nil {
+			t.Fatal(err)
+		}
+		rd.Close()
+		sameMeasures(t, f, b, ref)
+	}
+	recs := capturetest.LoadCapture(t, "testdata/openbc/networked-battle.pcap")
+	b, ref := measure.NewBuilder(), measure.NewReferenceBuilder()
+	tr := flow.New(flow.Options{})
+	emit := func(r *flow.Record) { b.Add(r); ref.Add(r) }
+	span := recs[len(recs)-1].Time.Sub(recs[0].Time) + 5*time.Second
+	for c := range 3 {
+		for _, d := range recs {
+			tr.Datagram(d.Frame, d.Time.Add(time.Duration(c)*span), d.Src, d.Dst, d.Payload, emit)
+		}
+	}
+	tr.Finish(emit)
+	sameMeasures(t, "OpenBC battle x3", b, ref)
+}
+
+func sameMeasures(t *testing.T, name string, b *measure.Builder, ref *measure.ReferenceBuilder) {
+	t.Helper()
+	got, _ := json.Marshal(b.Finish())
+	want, _ := json.Marshal(ref.Finish())
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: measures differ from the reference's:\n%s\nwant\n%s", name, got, want)
+	}
 }

@@ -70,7 +70,7 @@ type Lane struct {
 	P50MS   float64 `json:"interval_p50_ms"`
 	P90MS   float64 `json:"interval_p90_ms"`
 	iv      histogram
-	last    time.Time
+	last    instant
 }
 
 // Cadence pools the lanes of one direction and family: the interval

@@ -1,8 +1,13 @@
-// Package jsongen writes the AppendJSON methods of the game messages whose
-// JSON is what encoding/json makes of their struct tags, so that each key
-// is written once, in its struct tag (as miekg/dns generates its pack code
-// from its types). `go generate ./dissect/game` runs it (zjson_gen.go);
-// TestGeneratedJSONIsCurrent fails when zjson.go is stale.
+// Package jsongen writes the game messages' code that follows from their
+// struct tags, so that each fact is declared once, in its tag (as miekg/dns
+// generates its pack, unpack and text code from its types). `go generate
+// ./dissect/game` runs it (zjson_gen.go); TestGeneratedIsCurrent fails when
+// a generated file is stale. It writes two files:
+//   - zjson.go, the AppendJSON methods of the messages whose JSON is what
+//     encoding/json makes of their json tags (below);
+//   - zheader.go, from wire, text and json tags, the reader, writer, text
+//     and JSON of a message's header: its fixed fields, declared once
+//     (StateUpdate's; header.go says how).
 //
 // It generates AppendJSON for every message type (a struct with an Opcode
 // method) that has none written by hand, and for the struct types their
@@ -38,13 +43,32 @@ import (
 	"strings"
 )
 
-// Generate reads the package in dir, leaving out its tests and the file
-// output (the generated file itself), and returns output's new content.
-func Generate(dir, output string) ([]byte, error) {
-	pkg, err := load(dir, output)
+// The files Generate writes.
+const (
+	JSONFile   = "zjson.go"   // AppendJSON methods, from json tags
+	HeaderFile = "zheader.go" // message headers, from wire tags (header.go)
+)
+
+// Generate reads the package in dir, leaving out its tests and the files it
+// generates, and returns the new content of each generated file by name.
+func Generate(dir string) (map[string][]byte, error) {
+	l, err := load(dir, JSONFile, HeaderFile)
 	if err != nil {
 		return nil, err
 	}
+	js, err := generateJSON(l.pkg)
+	if err != nil {
+		return nil, err
+	}
+	hd, err := generateHeaders(l.pkg)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{JSONFile: js, HeaderFile: hd}, nil
+}
+
+// generateJSON writes JSONFile.
+func generateJSON(pkg *types.Package) ([]byte, error) {
 	g := &gen{pkg: pkg, done: map[*types.Named]bool{}}
 	scope := pkg.Scope()
 	names := scope.Names() // sorted
@@ -88,36 +112,48 @@ func Generate(dir, output string) ([]byte, error) {
 	return src, nil
 }
 
-// load parses and type-checks the package's non-test files but output.
-// Type errors are ignored: hand-written code may call the methods output
-// holds, which are missing while output is left out.
-func load(dir, output string) (*types.Package, error) {
-	fset := token.NewFileSet()
+// loaded is a package as load type-checked it.
+type loaded struct {
+	fset  *token.FileSet
+	files []*ast.File
+	pkg   *types.Package
+	info  *types.Info
+}
+
+// load parses and type-checks the package's non-test files but skip (the
+// generated files). Type errors are ignored: hand-written code may call
+// the methods the skipped files hold, which are missing while they are
+// left out.
+func load(dir string, skip ...string) (*loaded, error) {
+	l := &loaded{fset: token.NewFileSet()}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var files []*ast.File
 	for _, e := range ents {
 		n := e.Name()
-		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") || n == output {
+		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") || slices.Contains(skip, n) {
 			continue
 		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, parser.ParseComments)
+		f, err := parser.ParseFile(l.fset, filepath.Join(dir, n), nil, parser.ParseComments)
 		if err != nil {
 			return nil, err
 		}
 		if ignored(f) {
 			continue
 		}
-		files = append(files, f)
+		l.files = append(l.files, f)
 	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil), Error: func(error) {}}
-	pkg, _ := conf.Check(files[0].Name.Name, fset, files, nil)
-	if pkg == nil {
+	if len(l.files) == 0 {
+		return nil, fmt.Errorf("jsongen: no Go files in %s", dir)
+	}
+	l.info = &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: importer.ForCompiler(l.fset, "source", nil), Error: func(error) {}}
+	l.pkg, _ = conf.Check(l.files[0].Name.Name, l.fset, l.files, l.info)
+	if l.pkg == nil {
 		return nil, fmt.Errorf("jsongen: %s does not type-check", dir)
 	}
-	return pkg, nil
+	return l, nil
 }
 
 // ignored reports whether f is built only with the ignore tag (a

@@ -19,8 +19,8 @@ func generate(t *testing.T, src string) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "zjson.go"), []byte("package m\n\nfunc (m *M) AppendJSON(b []byte) []byte { return b }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Generate(dir, "zjson.go")
-	return string(out), err
+	out, err := Generate(dir)
+	return string(out[JSONFile]), err
 }
 
 const opcode = "type Opcode uint8\n\nfunc (m *M) Opcode() Opcode { return 1 }\n\n"
