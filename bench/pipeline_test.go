@@ -1,5 +1,7 @@
-// Package bench holds the whole-pipeline benchmarks and the comparison
-// script (compare.sh). The end-to-end `stats` benchmark lives in
+// Package bench holds the whole-pipeline benchmarks and the scripts that
+// measure bcwire: compare.sh (against tshark), live-cpu.sh (live's CPU
+// beside a server's traffic) and same-output.sh (two builds' outputs of
+// every bundled capture, byte for byte). The end-to-end `stats` benchmark lives in
 // cmd/bcwire/internal/statscmd (it needs the internal package). The benchmarks are not pass/fail tests: run them with
 //
 //	go test -run '^$' -bench . -benchmem ./bench/

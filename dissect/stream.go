@@ -13,13 +13,11 @@ import (
 // value, and Err reports the first failure with its offset. This keeps the
 // opcode decoders linear (read every field, check Err once).
 //
-// Packed bits follow the stock stream exactly. A bit group is one byte whose
-// top three bits hold how many bits it carries (1-5) and whose low five bits
-// hold the values, first bit in bit 0. The stock bytes settle the count
-// encoding: a single true bit is 0x21 and Settings' three bits are 0x61, so
-// the field stores the count itself, not count-1. The group stays open across
-// byte, short and string reads: Settings writes two bits, a byte, a string and
-// then a third bit, and the third bit lands in the first group byte.
+// Packed bits follow the stock stream exactly: a bit group is one byte whose
+// top three bits hold how many bits it carries (1-5, the count itself, not
+// count-1) and whose low five bits hold the values, first bit in bit 0; the
+// group stays open across byte, short and string reads. The stock bytes
+// that settle this are in docs/protocol-notes.md ("Packed bits").
 type Reader struct {
 	buf  []byte
 	off  int

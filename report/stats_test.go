@@ -23,7 +23,7 @@ func sampleCounts() *session.Counts {
 		r := flow.Record{Kind: flow.KindMessage, Time: t0.Add(time.Duration(i) * time.Second), Dir: dir, Msg: &m}
 		if typ == dissect.TypeData {
 			res := dec.Decode(payload, dir)
-			r.Game = &res
+			r.Game, r.Payload = &res, payload
 		}
 		c.Add(&r)
 	}

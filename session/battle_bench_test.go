@@ -102,12 +102,11 @@ func copyRecord(r *flow.Record, ships *game.ShipRegistry) flow.Record {
 		cp.GameSpy = &g
 	}
 	if r.Game != nil {
-		var scratch []byte
-		p := slices.Clone(gamePayload(r, &scratch))
+		p := slices.Clone(r.Payload)
 		d := &game.Decoder{Ships: *ships}
 		res := d.Decode(p, r.Dir)
 		*ships = d.Ships
-		cp.Game = &res
+		cp.Game, cp.Payload = &res, p
 	}
 	return cp
 }

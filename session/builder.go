@@ -92,7 +92,6 @@ type Builder struct {
 	clock     stamp // latest capture time seen
 	lastSweep stamp
 	nextSweep stamp // no sweep is due before (lastSweep + 1 s, or less)
-	scratch   []byte
 	closing   []*live
 	// cache remembers the live session of recently seen (server, client)
 	// pairs, so that steady traffic skips two map lookups per record. A
@@ -185,7 +184,7 @@ func (b *Builder) Add(r *flow.Record) {
 			b.last = l
 		} else if !r.Server.IsValid() || !r.Client.IsValid() {
 			var t tally
-			if t.of(r, gamePayload(r, &b.scratch)) {
+			if t.of(r) {
 				b.total.countTally(&t)
 			}
 			return
@@ -211,16 +210,15 @@ func (b *Builder) Add(r *flow.Record) {
 // addOther takes a record that is not a message: damage, a lost fragment
 // set, GameSpy.
 func (b *Builder) addOther(r *flow.Record, now stamp) {
-	var payload []byte // none: not a message
 	if r.Kind == flow.KindGameSpy || !r.Server.IsValid() || !r.Client.IsValid() {
-		b.total.count(r, payload)
+		b.total.count(r)
 		return
 	}
 	// Damage never opens a session: lost fragment sets are reported at
 	// the end, long after their session may have closed.
 	l := b.lookup(r)
 	if l == nil {
-		b.total.count(r, payload)
+		b.total.count(r)
 		return
 	}
 	last := l.traffic.last
@@ -228,7 +226,7 @@ func (b *Builder) addOther(r *flow.Record, now stamp) {
 	if l.traffic.last != last {
 		l.lastIsSeen = false // Traffic.Last is set, and later than LastSeen
 	}
-	l.s.Traffic.count(r, payload)
+	l.s.Traffic.count(r)
 	l.damaged(r)
 }
 
@@ -267,7 +265,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 		srv.relay.Window, srv.relay.Memory = b.opts.RelayWindow, b.opts.RelayMemory
 		b.servers[r.Server] = srv
 	}
-	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts, scratch: &b.scratch,
+	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts,
 		retransmissions: &b.retransmissions, lastSeen: now}
 	// What live.add's first call would find in traffic.
 	if !now.isZero() {

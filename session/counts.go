@@ -58,12 +58,6 @@ var Dirs = [2]game.Direction{game.ClientToServer, game.ServerToClient}
 
 // Add counts one record. Use it to count records outside a Builder.
 func (c *Counts) Add(r *flow.Record) {
-	var scratch []byte
-	c.add(r, gamePayload(r, &scratch))
-}
-
-// add counts r; payload is its complete game message, if it has one.
-func (c *Counts) add(r *flow.Record, payload []byte) {
 	if !r.Time.IsZero() {
 		if c.First.IsZero() || r.Time.Before(c.First) {
 			c.First = r.Time
@@ -72,12 +66,12 @@ func (c *Counts) add(r *flow.Record, payload []byte) {
 			c.Last = r.Time
 		}
 	}
-	c.count(r, payload)
+	c.count(r)
 }
 
-// count is add without First and Last, which the Builder follows with a
+// count is Add without First and Last, which the Builder follows with a
 // span.
-func (c *Counts) count(r *flow.Record, payload []byte) {
+func (c *Counts) count(r *flow.Record) {
 	d := DirIndex(r.Dir)
 	switch r.Kind {
 	case flow.KindGameSpy:
@@ -106,7 +100,7 @@ func (c *Counts) count(r *flow.Record, payload []byte) {
 		}
 	case flow.KindMessage:
 		var t tally
-		if t.of(r, payload) {
+		if t.of(r) {
 			c.countTally(&t)
 		}
 	}
@@ -128,14 +122,14 @@ type tally struct {
 
 // of works out the tally of r; it is false when r is not a message or its
 // direction is unknown (nothing counts then).
-func (t *tally) of(r *flow.Record, payload []byte) bool {
+func (t *tally) of(r *flow.Record) bool {
 	d := DirIndex(r.Dir)
 	if r.Kind != flow.KindMessage || d < 0 {
 		return false
 	}
 	*t = tally{d: d, datagram: r.MsgIndex == 0, typ: r.Msg.Type, raw: len(r.Msg.Raw)}
-	if r.Game != nil && len(payload) > 0 {
-		t.game, t.op, t.payload = true, r.Game.Msg.Opcode(), len(payload)
+	if r.Game != nil && len(r.Payload) > 0 {
+		t.game, t.op, t.payload = true, r.Game.Msg.Opcode(), len(r.Payload)
 	}
 	if r.NonStock != nil {
 		t.nonStock, t.form = true, r.NonStock.Form
@@ -383,30 +377,6 @@ const hexBytes = "0x000x010x020x030x040x050x060x070x080x090x0A0x0B0x0C0x0D0x0E0x
 	"0xF00xF10xF20xF30xF40xF50xF60xF70xF80xF90xFA0xFB0xFC0xFD0xFE0xFF"
 
 func hexByte(b uint8) string { return hexBytes[4*int(b) : 4*int(b)+4] }
-
-// gamePayload returns the complete game message r carries (opcode byte
-// first), or nil. An unfragmented message is the data message's payload; a
-// reassembled one is not kept by the tracker, so it is re-encoded from the
-// decoded message into *scratch (reassembly is rare: checksum trees, ship
-// creation).
-func gamePayload(r *flow.Record, scratch *[]byte) []byte {
-	if r.Kind != flow.KindMessage || r.Game == nil || r.Msg == nil {
-		return nil
-	}
-	if r.Reassembled == 0 {
-		return r.Msg.Payload
-	}
-	return reencode(r, scratch)
-}
-
-// reencode is gamePayload's rare case, kept apart so that gamePayload inlines.
-func reencode(r *flow.Record, scratch *[]byte) []byte {
-	*scratch = r.Game.Msg.Append((*scratch)[:0])
-	if len(r.Game.Unparsed) > 0 {
-		*scratch = append(*scratch, r.Game.Unparsed...)
-	}
-	return *scratch
-}
 
 // NonStockRow is one line of a non-stock table: the messages of one
 // registry form in one direction.

@@ -129,7 +129,7 @@ func BenchmarkBuilder(b *testing.B) {
 		cp.Msg = &msg
 		if r.Game != nil {
 			g := *r.Game
-			cp.Game = &g
+			cp.Game, cp.Payload = &g, append([]byte(nil), r.Payload...)
 		}
 		recs = append(recs, cp)
 	}

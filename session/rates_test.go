@@ -61,10 +61,11 @@ func TestStateUpdateRatesCount(t *testing.T) {
 			k.id = game.ObjectID(0x3FFFFFFF + 0x40000*rng.IntN(3+i/100)) // few at first, more later
 		}
 		su := &game.StateUpdate{Object: k.id}
+		p := su.Append(nil)
 		r := &flow.Record{Kind: flow.KindMessage, Frame: i + 1, Time: t0.Add(time.Duration(i) * time.Millisecond),
 			Server: server, Client: client, Dir: k.dir, MsgCount: 1,
-			Msg:  &dissect.Message{Type: dissect.TypeData, Payload: su.Append(nil)},
-			Game: &game.Result{Msg: su}}
+			Msg:  &dissect.Message{Type: dissect.TypeData, Payload: p},
+			Game: &game.Result{Msg: su}, Payload: p}
 		b.Add(r)
 		if _, ok := want[k]; !ok {
 			if len(order) >= maxRates {

@@ -36,7 +36,6 @@ type live struct {
 	closed     bool         // handed to emit
 	done       bool         // emitted: relay entries pointing here are stale
 	common     commonCounts // of s.Traffic, until finish
-	scratch    *[]byte      // the Builder's, for reassembled payloads
 	// retransmissions is the Builder's running count.
 	retransmissions *int
 	// ownShip is the id of the client's last StateUpdate; ownShipDone
@@ -126,25 +125,20 @@ func (l *live) add(r *flow.Record, now stamp) {
 	tt.Count++
 	tt.Bytes += len(m.Raw)
 	var op game.Opcode
-	var payload []byte // gamePayload, inlined
-	if g := r.Game; g != nil {
-		if payload = m.Payload; r.Reassembled != 0 {
-			payload = reencode(r, l.scratch)
-		}
-		if len(payload) > 0 {
-			// Most are StateUpdates: their opcode without the interface
-			// call (which made every register spill).
-			if _, ok := g.Msg.(*game.StateUpdate); ok {
-				op = game.OpStateUpdate
-				o := &cc.stateUpdates[d]
-				o.Count++
-				o.Bytes += len(payload)
-			} else {
-				op = g.Msg.Opcode()
-				o := &s.Traffic.Opcodes[d][op]
-				o.Count++
-				o.Bytes += len(payload)
-			}
+	payload := r.Payload
+	if g := r.Game; g != nil && len(payload) > 0 {
+		// Most are StateUpdates: their opcode without the interface call
+		// (which made every register spill).
+		if _, ok := g.Msg.(*game.StateUpdate); ok {
+			op = game.OpStateUpdate
+			o := &cc.stateUpdates[d]
+			o.Count++
+			o.Bytes += len(payload)
+		} else {
+			op = g.Msg.Opcode()
+			o := &s.Traffic.Opcodes[d][op]
+			o.Count++
+			o.Bytes += len(payload)
 		}
 	}
 	if m.Type == dissect.TypeAck {

@@ -43,7 +43,7 @@ func TestSessionTimesMatchCounts(t *testing.T) {
 				r.Kind, r.Msg = flow.KindDamaged, nil
 			}
 			b.Add(r)
-			want.add(r, nil)
+			want.Add(r)
 			switch {
 			case i == 0:
 				lastSeen = tm

@@ -16,12 +16,19 @@
 // is one the capturing host left to its network card (checksum offload, and
 // Linux's loopback interface), so it is not verified either.
 //
-// It also writes captures (Writer), which the synthetic capture generator and
-// the tests use.
+// Input compressed with gzip or zstd is read as it is, known by its first
+// bytes (compressed.go). Besides UDP, the Decoder hands out the TCP segments
+// of the GameSpy master server's list port (tcp.go). Two text logs are read
+// as captures too: STBC-Dedicated-Server's packet_trace.log (tracelog.go)
+// and OpenBC's OBCTRACE test traces (obctrace.go), each turned into frames
+// the rest of the pipeline reads like any other.
 //
+// It also writes captures (Writer), which the synthetic capture generator,
+// `decode -w`, `live -w` and the tests use.
+package capture
+
 // This file holds the types shared by the reading side: Packet, PacketError,
 // Stats, Options and the error classes.
-package capture
 
 import (
 	"errors"

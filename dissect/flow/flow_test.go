@@ -82,6 +82,7 @@ func (s *scene) decode(opts Options) collected {
 			cp.Game = &g
 			// keep the decoded message's text: the Message value is reused
 			cp.Warning = r.Warning + "|" + g.Msg.Opcode().String() + " " + g.Msg.String()
+			cp.Payload = bytes.Clone(r.Payload) // valid only during emit
 		}
 		c.recs = append(c.recs, cp)
 		return true
@@ -190,10 +191,16 @@ func TestCaptureWithTwoServersFragmentsAndDamage(t *testing.T) {
 			if r.Reassembled != 3 || r.Dir != game.ClientToServer || r.Frame != 19 || len(r.Game.Unparsed) != 0 || r.Game.Err != nil {
 				t.Errorf("reassembled response: %+v", r)
 			}
+			if !bytes.Equal(r.Payload, whole) {
+				t.Errorf("reassembled response's payload: % X, want the fragments joined, % X", r.Payload, whole)
+			}
 		case r.Game != nil && r.Game.Msg.Opcode() == game.OpChat:
 			gotChat = true
 			if r.Server.String() != srvB || r.Dir != game.ClientToServer || r.Peer != 3 {
 				t.Errorf("chat on server B: %+v", r)
+			}
+			if want := chat.Append(nil); !bytes.Equal(r.Payload, want) {
+				t.Errorf("chat's payload: % X, want % X", r.Payload, want)
 			}
 		}
 		if r.Kind == KindMessage && r.Msg.Type == dissect.TypeConnectAck && r.Peer == 0x01 && r.Dir != game.ServerToClient {

@@ -2,34 +2,15 @@ package game
 
 // The subsystem states of an ObjCreate/ObjCreateTeam ship body: the whole
 // top-level list once, in list order, in a form of its own (the "create
-// form"). What is known of it comes from one stock byte string, the
-// collision test's Sovereign ObjCreateTeam (../shared/vectors/
-// stock-payloads.json), whose 53 bytes after the set name split exactly
-// into the Sovereign's eleven entries:
-//
-//	FF                          Hull: condition
-//	FF 64 FF FF FF FF FF FF     Shield Generator: condition, power 100, six facings
-//	FF 64                       Sensor Array: condition, power 100
-//	FF FF FF                    Warp Core: condition, main and backup battery
-//	FF FF FF 64                 Impulse Engines: condition, two engines, power
-//	FF FF FF FF FF FF FF 64 60 00  Torpedoes: condition, six tubes, power, 60 00
-//	FF 64                       Repair: condition, power
-//	FF ×9 64 01                 Phasers: condition, eight banks, power, 01
-//	FF FF FF FF FF 64 01        Tractors: condition, four projectors, power, 01
-//	FF FF FF 64                 Warp Engines: condition, two engines, power
-//	FF                          Bridge: condition
-//
-// So: no start index and no packed bits; every powered subsystem (the
+// form"): no start index and no packed bits; every powered subsystem (the
 // shield generator too) writes its power byte always, a signed byte whose
 // sign is the on/off switch (positive on; zero or negative off, the
-// magnitude still the percentage wanted, as OpenBC's power-system pages
-// describe); the weapon systems write bytes after it whose meaning is not
-// known (createExtra). The document the bytes come from states 118 bytes
-// for the message and quotes 113: the 5 more are the reliable transport
-// header (type, flags and length, sequence number) that carried it, since
-// the 113 fit the list with none missing. No stock bytes show a pulse
-// weapon system's or a cloaking device's create state: classes with one
-// are kept as bytes.
+// magnitude still the percentage wanted); the weapon systems write bytes
+// after it whose meaning is not known (createExtra). No stock bytes show a
+// pulse weapon system's or a cloaking device's create state: classes with
+// one are kept as bytes. The stock bytes this rests on (the collision
+// test's Sovereign, split entry by entry) and what is still open are in
+// docs/protocol-notes.md ("Subsystem states").
 
 import (
 	"strconv"

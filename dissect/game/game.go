@@ -5,9 +5,12 @@
 //
 // Each message type lives in its own file as a struct with named, typed
 // fields, a decode method, Append (the encoder) and String (its one-line
-// text form). A Decoder owns one value of every type and reuses it, so
-// decoding allocates nothing per message in steady state; a decoded Message
-// is valid until the Decoder's next call.
+// text form), and AppendJSON. What is mechanical is generated from the
+// struct tags by internal/jsongen (`go generate ./dissect/game`): most
+// messages' JSON into zjson.go, and StateUpdate's header (reader, writer,
+// text and JSON) into zheader.go. A Decoder owns one value of every type and
+// reuses it, so decoding allocates nothing per message in steady state; a
+// decoded Message is valid until the Decoder's next call.
 package game
 
 import (

@@ -65,14 +65,10 @@ const (
 	// main and backup battery levels (one byte each, 255 = full), always.
 	SubsystemPower
 	// SubsystemShield (the shield generator): the powered format, then
-	// six facing bytes. Stock bytes settle it: the collision test's
-	// Sovereign StateUpdate to its own player, start index 0, is
-	// FF | FF 20 FF FF FF FF FF FF (hull, then the generator's condition,
-	// a bit group holding its one has-power bit, clear, and six bytes),
-	// and the same ship's ObjCreate has FF 64 FF FF FF FF FF FF there
-	// (condition, power 100, six bytes). OpenBC's documents and server
-	// write the generator as a base subsystem (its condition alone); the
-	// decoder names that form as a deviation (see warnOpenBCShield).
+	// six facing bytes, as the stock bytes in docs/protocol-notes.md
+	// ("Subsystem states") settle. OpenBC's documents and server write the
+	// generator as a base subsystem (its condition alone); the decoder
+	// names that form as a deviation (see warnOpenBCShield).
 	SubsystemShield
 )
 

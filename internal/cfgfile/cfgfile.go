@@ -1,5 +1,5 @@
 // Package cfgfile reads the small files an operator or a user gives a
-// command, config and manifest files, with bounds that come before any
+// command, config, manifest and diff rules files, with bounds that come before any
 // parser sees them: a size cap, a nesting depth (BurntSushi/toml's cost is
 // quadratic in it: 10,000 nested inline tables in 40 KB took 3.84 GB), and,
 // for JSON, duplicate keys, which encoding/json takes silently (the last

@@ -1,4 +1,8 @@
-// Package metrics exports what the pipeline counts to Prometheus.
+// Package metrics exports what the pipeline counts to Prometheus
+// (dissector.go), and what a native server counts (server.go), on the
+// `--metrics` HTTP endpoint, whose bounds (http.go, Limits) keep what a
+// client can make it hold small. dashboard/bcwire.json is a Grafana
+// dashboard of these metrics; a test holds it to the names exported here.
 //
 // The decode path pays (almost) nothing: the collectors read counters the
 // pipeline already keeps (session.Counts, flow.Stats, capture.Stats) from a

@@ -9,9 +9,11 @@
 //
 // The server simulates no game: it relays what clients send and keeps only
 // what the protocol needs: slots, checksum state, ships for late joiners,
-// teams for team chat, scores for the join roster. Like the stock host it
-// keeps the clients' StateUpdates (0x1C) and CollisionEffects (0x15) rather
-// than relaying them, announces the damage that clients' weapons and
+// teams for team chat, scores for the join roster. Like the stock host
+// (stock.HostRoute) it keeps the clients' StateUpdates (0x1C),
+// CollisionEffects (0x15), PythonEvent2 (0x0D) and HostMsg (0x13) rather
+// than relaying them, answers ObjNotFound and RequestObject itself,
+// announces the damage that clients' weapons and
 // collisions do with PythonEvent (0x06) repair-list events
 // (stock.HostDamage), and sends its own StateUpdates about every live ship
 // to every client in the game, ten a second (Timing.HostUpdate): the
@@ -19,6 +21,12 @@
 // health, and, about ships the receiver does not own, the motion the
 // owner last reported (delta, forward, up, speed, cloak changes). It never
 // sends the client-only weapon flag 0x80.
+//
+// Around that: admission control and per-peer bounds against floods and
+// stalling clients (admission.go), GameSpy master heartbeats (master.go),
+// the operator's console (console.go), the reasons datagrams are dropped
+// (drops.go), and, on request, OpenBC's legacy-framed test clients
+// (legacy.go).
 //
 // The core (HandleDatagram, Tick, Exec) does no I/O and reads no clock:
 // callers pass the time and receive datagrams through a send function, so

@@ -31,7 +31,6 @@ type Builder struct {
 	findings map[string]*Finding
 	records  int
 	damaged  int
-	buf      []byte
 	measures *measure.Builder
 }
 
@@ -228,21 +227,12 @@ func (b *Builder) msg(r *flow.Record) Msg {
 		out.Control = &c
 	}
 	if r.Game != nil {
-		p := append([]byte(nil), b.payload(r)...)
-		// A fresh decoder's message is not reused by anyone: a copy.
-		res := game.NewDecoder().Decode(p, r.Dir)
+		// The tracker reuses its messages; a fresh decoder's is reused by
+		// no one: decoding the message's bytes again is the copy.
+		res := game.NewDecoder().Decode(append([]byte(nil), r.Payload...), r.Dir)
 		out.Game = res.Msg
 	}
 	return out
-}
-
-// payload is the bytes of r's game message.
-func (b *Builder) payload(r *flow.Record) []byte {
-	if r.Reassembled == 0 && r.Msg != nil && r.Msg.Type == dissect.TypeData && !r.Msg.Fragment {
-		return r.Msg.Payload
-	}
-	b.buf = r.Game.Msg.Append(b.buf[:0])
-	return b.buf
 }
 
 func (b *Builder) endSession(s *Session, t time.Time) {

@@ -63,7 +63,7 @@ func TestNamedDeviations(t *testing.T) {
 	if res.NonStock == nil || res.NonStock.Form != dissect.FormEventLength {
 		t.Fatalf("a 10-byte SubsystemStatus is not marked event-length: %+v", res.NonStock)
 	}
-	ss.Game = &res
+	ss.Game, ss.Payload = &res, ssBytes
 	ss.NonStock = res.NonStock
 	b.Add(ss)
 	// A disconnect as transport type 0x06, as the dissector splits it.
@@ -185,7 +185,7 @@ func TestRegistryDeviations(t *testing.T) {
 			t.Fatalf("% X is not marked", c.payload)
 		}
 		rec := &flow.Record{Kind: flow.KindMessage, Frame: i + 1, Time: t0.Add(time.Duration(i) * time.Second), Server: server, Client: client, Dir: c.dir,
-			Msg: &dissect.Message{Type: dissect.TypeData, Payload: c.payload, Raw: c.payload}, Game: &res, NonStock: res.NonStock}
+			Msg: &dissect.Message{Type: dissect.TypeData, Payload: c.payload, Raw: c.payload}, Game: &res, Payload: c.payload, NonStock: res.NonStock}
 		b.Add(rec)
 	}
 	capt := b.Finish()

@@ -28,14 +28,14 @@ func (b *Builder) sent(s *Session, r *flow.Record, op game.Opcode, counted bool,
 		t.Expected += eligible
 	}
 	if op != game.OpStateUpdate { // never relayed as is: the session package skips them too
-		s.srv.relays.Sent(session.MessageHash(b.payload(r)), s, r.Time)
+		s.srv.relays.Sent(session.MessageHash(r.Payload), s, r.Time)
 	}
 }
 
 // relayCopy reports whether r, a game message to s, is a copy of another
 // client's recent message, and counts it for the sender.
 func (b *Builder) relayCopy(s *Session, r *flow.Record, op game.Opcode) bool {
-	m, ok := s.srv.relays.Copied(session.MessageHash(b.payload(r)), s, r.Time, s.NewPlayer)
+	m, ok := s.srv.relays.Copied(session.MessageHash(r.Payload), s, r.Time, s.NewPlayer)
 	if !ok {
 		return false
 	}

@@ -1,6 +1,8 @@
 // Package livecmd implements `bcwire live`: capture an interface and decode
 // Bridge Commander traffic as it happens, with the pipeline and printers of
-// `bcwire decode` and the session tracking of `bcwire stats`.
+// `bcwire decode` and the session tracking of `bcwire stats`; -w files
+// switched as dumpcap's ring buffer does (-b, rotate.go), and the summary
+// at the stop that accounts for every packet the kernel passed (summary.go).
 package livecmd
 
 import (

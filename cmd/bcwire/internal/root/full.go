@@ -18,9 +18,10 @@ import (
 // serve: Prometheus and an HTTP server) are linked into a second binary,
 // bcwire-full, which holds every command. Any package a Go binary links
 // is initialised, and its code and tables paged in, whether the command
-// run uses it or not: linked into bcwire they doubled the binary (13 to
-// 32 MB) and added 7 MiB to the peak RSS of stats and decode. bcwire runs
-// these commands by starting bcwire-full from its own directory (or PATH).
+// run uses it or not: linked into bcwire they more than doubled the binary
+// and raised the peak RSS of stats and decode (the figures are in the
+// README's Performance section). bcwire runs these commands by starting
+// bcwire-full from its own directory (or PATH).
 
 // fullBinary is the name of the binary with every command.
 const fullBinary = "bcwire-full"

@@ -1,5 +1,9 @@
 // Package root assembles bcwire's command tree and maps errors to exit
-// statuses.
+// statuses; it also holds --version, shell completion of flag values, man
+// pages, the hidden profiling flags, and the stubs through which bcwire
+// runs the commands only bcwire-full links (full.go). Its tests run the
+// whole tree: the bundled captures' goldens, the README's examples and
+// tables, and the import rules.
 package root
 
 import (

@@ -1,7 +1,9 @@
 // Package servecmd implements `bcwire serve`. Without --replay it runs the
 // native server (native.go, server/native); with --replay CAPTURE
 // it stands in for the captured server and answers live clients byte for
-// byte from the capture (package server/replay).
+// byte from the capture (package server/replay). console.go reads the
+// native server's console from stdin; metrics.go dissects the server's own
+// traffic for --metrics.
 package servecmd
 
 import (

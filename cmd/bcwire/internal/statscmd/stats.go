@@ -1,5 +1,6 @@
 // Package statscmd implements `bcwire stats`: opcode and transport-type
-// statistics per direction, per session and in total.
+// statistics per direction, per session and in total, and with --json each
+// capture's measures (package session/measure).
 package statscmd
 
 import (

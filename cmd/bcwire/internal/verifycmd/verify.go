@@ -1,6 +1,7 @@
 // Package verifycmd implements `bcwire verify`: play the client side of a
-// capture's sessions against a live server and report, step by step, where
-// its answers differ from the captured server's.
+// capture's sessions against a live server and report where its answers
+// differ from the captured server's: step by step (--mode exact), or as
+// diff's ranked verdict on the live exchange (--mode adaptive, verdict.go).
 package verifycmd
 
 import (
