@@ -111,7 +111,9 @@ func deferrable(r *flow.Record) bool {
 func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
 	e.done = false
 	e.rec = *r
-	e.rec.Datagram = nil // only hex dumps show it, and they are not deferred
+	// Only hex dumps show the datagram, and they are not deferred; the
+	// game message's bytes are not formatted (its decoded form is).
+	e.rec.Datagram, e.rec.Payload = nil, nil
 	e.msg = *r.Msg
 	e.msg.Raw, e.msg.Payload = nil, nil // not formatted
 	e.rec.Msg = &e.msg
