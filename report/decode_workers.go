@@ -21,12 +21,20 @@ import (
 // formatted at once, on the caller's goroutine, into the batch; those are
 // a few in a hundred in a game.
 
-// batchRecords is the number of records a batch holds: large enough that
-// handing a batch over costs little per record (a channel send and
-// receive for 32 records), small enough that the batches in flight
-// (workers+2) stay small: with 128 records and 2*workers+2 batches, decode
-// on battle x200 peaked at 25.5 MiB of RSS, with these at 23.1-23.7.
-const batchRecords = 32
+// batchRecords is the number of records a batch holds, and batchesExtra
+// the batches there are beyond one per worker: a hand-over costs a
+// channel send and receive and, as often as not, waking a goroutine, and
+// on two cores those wake-ups, not the formatting, held decode's wall
+// time. Few large batches beat many small ones: against 32 records and
+// workers+2 batches, 128 records and workers+1 batches took 0.79-0.88 of
+// the wall time of decode (text and --json, battle x100 and OpenBC
+// battle x40, medians of 7 pairs) within the RSS budget of 24 MiB
+// (23.5 on battle x200, text, against 22.6; 128 records with workers+2
+// batches peaked at 24.5).
+const (
+	batchRecords = 128
+	batchesExtra = 1 // batches in all: workers + batchesExtra
+)
 
 // pendingRecord is a record copied for a worker, or one formatted at once.
 type pendingRecord struct {
@@ -176,7 +184,7 @@ func (p *DecodePrinter) handOver(b *fmtBatch) {
 	q := &p.pool
 	if q.work == nil {
 		// Room for every batch that can exist: a hand-over never waits.
-		q.work = make(chan *fmtBatch, q.workers+2)
+		q.work = make(chan *fmtBatch, q.workers+batchesExtra)
 		q.wg.Add(q.workers)
 		for range q.workers {
 			go p.formatBatches(q.work)
@@ -190,7 +198,7 @@ func (p *DecodePrinter) handOver(b *fmtBatch) {
 // fewer than the pool's bound, or the oldest in flight once written.
 func (p *DecodePrinter) idleBatch() *fmtBatch {
 	q := &p.pool
-	if len(q.idle) == 0 && len(q.inflight) >= q.workers+2 {
+	if len(q.idle) == 0 && len(q.inflight) >= q.workers+batchesExtra {
 		_ = p.writeReady(true)
 	}
 	var b *fmtBatch
