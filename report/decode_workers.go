@@ -22,15 +22,15 @@ import (
 // a few in a hundred in a game.
 
 // batchRecords is the number of records a batch holds, and batchesExtra
-// the batches there are beyond one per worker: a hand-over costs a
-// channel send and receive and, as often as not, waking a goroutine, and
-// on two cores those wake-ups, not the formatting, held decode's wall
-// time. Few large batches beat many small ones: against 32 records and
-// workers+2 batches, 128 records and workers+1 batches took 0.79-0.88 of
-// the wall time of decode (text and --json, battle x100 and OpenBC
-// battle x40, medians of 7 pairs) within the RSS budget of 24 MiB
-// (23.5 on battle x200, text, against 22.6; 128 records with workers+2
-// batches peaked at 24.5).
+// the batches there are beyond one per worker. A hand-over costs a
+// channel send and receive and, as often as not, waking a goroutine; on
+// two cores those wake-ups held decode's wall time back. Few large
+// batches beat many small ones: against 32 records and workers+2
+// batches, 128 records and workers+1 batches took 0.77-0.88 of the wall
+// time of decode (text and --json, battle x100 and OpenBC battle x40,
+// medians of 7 pairs, two rounds), within an RSS budget of 24 MiB:
+// 23.2-23.9 MiB on battle x200 (text), against 22.1-22.5; 128 records
+// with workers+2 batches peaked at 24.5.
 const (
 	batchRecords = 128
 	batchesExtra = 1 // batches in all: workers + batchesExtra
