@@ -1,10 +1,10 @@
 package decodecmd
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/netip"
-	"strings"
 
 	"github.com/bcwire/bcwire/dissect/flow"
 )
@@ -12,7 +12,10 @@ import (
 // jsonArray turns the NDJSON that --json writes into one JSON array, as
 // tshark's -T json writes: "[", the objects separated by commas, "]".
 // decode's JSON objects hold no raw newline (strings escape it), so each
-// newline ends an object.
+// newline ends an object. A Write looks at each byte of p once: the
+// printer hands it whole batches of lines (tens of kilobytes), and a search
+// that copied the rest of p for each line (strings.IndexByte(string(p)))
+// made -T json quadratic in the batch, 35 s where --json took 2.7 s.
 type jsonArray struct {
 	w       io.Writer
 	started bool
@@ -34,7 +37,7 @@ func (j *jsonArray) Write(p []byte) (int, error) {
 			b = append(b, ",\n"...)
 			j.pending = false
 		}
-		i := strings.IndexByte(string(p), '\n')
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			b = append(b, p...)
 			break
