@@ -28,14 +28,14 @@ const (
 
 // DecodePrinter writes flow records. It buffers: call Flush at the end.
 type DecodePrinter struct {
-	w      *bufio.Writer
-	format DecodeFormat
-	color  bool
-	clock  Clock // the time column (relative to the capture's first record by default)
-	line   []byte
-	fields []byte      // -V: the JSON form whose members are printed
-	times  recordTimes // JSON: the record times
-	pal    palette
+	w        *bufio.Writer
+	format   DecodeFormat
+	color    bool
+	clock    Clock // the time column (relative to the capture's first record by default)
+	line     []byte
+	fields   []byte       // -V: the JSON form whose members are printed
+	jsonOpen jsonOpenings // JSON: the records' openings
+	pal      palette
 	// scratch holds a field while it is padded to its column.
 	scratch []byte
 	// With several captures, the file each line names (SetFile);
@@ -51,6 +51,10 @@ type DecodePrinter struct {
 		data  *byte
 	}
 	pool fmtPool // SetWorkers
+	// The last text opening written, and the address pairs' texts (see
+	// decode_prefix.go).
+	lastText  lastOpening
+	textPairs addrPairs
 }
 
 // PrintWithGameJSON is Print for a record whose game message's JSON form
@@ -172,11 +176,11 @@ func (p *DecodePrinter) appendRecord(b []byte, r *flow.Record) []byte {
 		if p.jsonFile != nil {
 			start := len(b)
 			b = append(b, p.jsonFile...)
-			b = appendRecordJSON(b, r, &p.times, p.gameJSON)
+			b = appendRecordJSON(b, r, &p.jsonOpen, p.gameJSON)
 			n := start + len(p.jsonFile)
 			b = append(b[:n], b[n+1:]...) // the record's own '{'
 		} else {
-			b = appendRecordJSON(b, r, &p.times, p.gameJSON)
+			b = appendRecordJSON(b, r, &p.jsonOpen, p.gameJSON)
 		}
 		if p.hexDump && p.newDatagram(r) {
 			b = appendHexMember(b[:len(b)-1], "datagram", r.Datagram)
@@ -206,25 +210,7 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 		// time or addresses from.
 		b = append(b, fmt.Sprintf("%6d %*s %21s    %-21s %s ", r.Frame, p.clock.Width(), "-", "-", "", "-")...)
 	} else {
-		// fmt's "%6d %11.6f %21s -> %-21s %s ", appended directly: this
-		// prefix is on every line decode prints.
-		p.scratch = strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10)
-		b = appendPadded(b, 6, p.scratch)
-		b = append(b, ' ')
-		p.scratch = p.clock.Append(p.scratch[:0], r)
-		b = appendPadded(b, p.clock.Width(), p.scratch)
-		b = append(b, ' ')
-		p.scratch = appendAddr(p.scratch[:0], r.Src)
-		b = appendPadded(b, 21, p.scratch)
-		b = append(b, " -> "...)
-		n := len(b)
-		b = appendAddr(b, r.Dst)
-		for range 21 - utf8.RuneCount(b[n:]) {
-			b = append(b, ' ')
-		}
-		b = append(b, ' ')
-		b = append(b, r.Dir.String()...)
-		b = append(b, ' ')
+		b = p.appendTextOpening(b, r)
 	}
 	switch r.Kind {
 	case flow.KindGameSpy:

@@ -129,25 +129,18 @@ func (c *recordTimes) append(b []byte, t time.Time) []byte {
 
 // AppendRecordJSON appends the NDJSON object for r (without newline).
 func AppendRecordJSON(b []byte, r *flow.Record) []byte {
-	var times recordTimes
-	return appendRecordJSON(b, r, &times, nil)
+	return appendRecordJSON(b, r, nil, nil)
 }
 
-// appendRecordJSON is AppendRecordJSON; gameJSON, when not nil, is the
-// JSON of r's game message, already made (by a display filter).
-func appendRecordJSON(b []byte, r *flow.Record, times *recordTimes, gameJSON []byte) []byte {
-	b = jsonenc.Int(append(b, `{"frame":`...), int64(r.Frame))
-	// A damaged capture record has no time, addresses or direction (nor a
-	// pasted datagram a time): those keys are left out rather than given
-	// zero values.
-	if !r.Time.IsZero() {
-		// RFC 3339 in UTC is digits and -T:.Z only: nothing to escape.
-		b = append(times.append(append(b, `,"time":"`...), r.Time), '"')
-	}
-	if r.Src.IsValid() {
-		b = appendQuotedAddr(append(b, `,"src":`...), r.Src)
-		b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
-		b = append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
+// appendRecordJSON is AppendRecordJSON, with the openings of the records
+// before (o, nil for none); gameJSON, when not nil, is the JSON of r's
+// game message, already made (by a display filter).
+func appendRecordJSON(b []byte, r *flow.Record, o *jsonOpenings, gameJSON []byte) []byte {
+	if o != nil {
+		b = o.append(b, r)
+	} else {
+		var times recordTimes
+		b = appendJSONOpening(b, r, &times, nil)
 	}
 	switch r.Kind {
 	case flow.KindGameSpy:

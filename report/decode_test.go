@@ -219,7 +219,7 @@ func checkRecord(t *testing.T, p *DecodePrinter, r *flow.Record) {
 		t.Fatalf("frame %d:\nAppendRecordJSON %s\nold              %s", r.Frame, got, want)
 	}
 	// And with the times of the records before (the printer's way).
-	if got := appendRecordJSON(nil, r, &p.times, nil); !bytes.Equal(got, want) {
+	if got := appendRecordJSON(nil, r, &p.jsonOpen, nil); !bytes.Equal(got, want) {
 		t.Fatalf("frame %d:\nprinter %s\nold     %s", r.Frame, got, want)
 	}
 	if got, want := p.appendFields(nil, r), oldAppendFields(nil, r); !bytes.Equal(got, want) {

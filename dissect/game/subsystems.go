@@ -293,7 +293,7 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 	if s.Name == "" {
 		b = strconv.AppendQuote(b, "#"+strconv.Itoa(s.Index))
 	} else {
-		b = strconv.AppendQuote(b, s.Name)
+		b = dissect.AppendQuote(b, s.Name)
 	}
 	b = strconv.AppendUint(append(b, '='), uint64(s.Condition), 10)
 	if len(s.Children) > 0 {

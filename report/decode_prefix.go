@@ -1,0 +1,151 @@
+package report
+
+// The openings of decode's lines and JSON objects: frame, time, addresses
+// and direction. A datagram's messages are consecutive records with the
+// same opening, and a capture's records come from a few address pairs, so
+// each printer keeps the last opening it wrote and the address pairs'
+// texts: a line of the bundled battle repeated the last one's opening
+// about half the time, and formatting the two addresses had been a
+// seventh of text decode's formatting.
+
+import (
+	"net/netip"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/jsonenc"
+)
+
+// openingKey is what a record's opening is made of, beside the printer's
+// clock (text) or nothing else (JSON).
+type openingKey struct {
+	frame    int
+	time     time.Time
+	src, dst netip.AddrPort
+	dir      game.Direction
+}
+
+func keyOf(r *flow.Record) openingKey {
+	return openingKey{frame: r.Frame, time: r.Time, src: r.Src, dst: r.Dst, dir: r.Dir}
+}
+
+// lastOpening is the opening written last and what it was made of. Keys
+// compare time.Time with ==, which is stricter than the instant (the
+// location and monotonic reading too): a miss at worst.
+type lastOpening struct {
+	valid bool
+	key   openingKey
+	clock Clock // text only
+	text  []byte
+}
+
+// addrPair is the text of a source and destination address pair, as the
+// opening writes them.
+type addrPair struct {
+	src, dst netip.AddrPort
+	text     []byte // nil while the slot is empty
+}
+
+// addrPairs holds the texts of recent address pairs, one slot per hash of
+// the ports; a slot holds the pair written last with that hash.
+type addrPairs [16]addrPair
+
+// lookup returns the slot of src and dst and whether it holds their text.
+func (c *addrPairs) lookup(src, dst netip.AddrPort) (*addrPair, bool) {
+	s := &c[(src.Port()^dst.Port()*5)%uint16(len(c))]
+	return s, s.text != nil && s.src == src && s.dst == dst
+}
+
+// appendTextOpening appends the text line's opening, fmt's
+//
+//	"%6d %11.6f %21s -> %-21s %s "
+//
+// (frame, time in the clock's format and width, addresses, direction),
+// appended directly: this opening is on every line decode prints.
+func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
+	m := &p.lastText
+	key := keyOf(r)
+	if m.valid && m.key == key && m.clock == p.clock {
+		return append(b, m.text...)
+	}
+	start := len(b)
+	p.scratch = strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10)
+	b = appendPadded(b, 6, p.scratch)
+	b = append(b, ' ')
+	p.scratch = p.clock.Append(p.scratch[:0], r)
+	b = appendPadded(b, p.clock.Width(), p.scratch)
+	b = append(b, ' ')
+	pair, ok := p.textPairs.lookup(r.Src, r.Dst)
+	if !ok {
+		t := appendPadded(pair.text[:0], 21, appendAddr(p.scratch[:0], r.Src))
+		t = append(t, " -> "...)
+		n := len(t)
+		t = appendAddr(t, r.Dst)
+		for range 21 - utf8.RuneCount(t[n:]) {
+			t = append(t, ' ')
+		}
+		pair.src, pair.dst, pair.text = r.Src, r.Dst, t
+	}
+	b = append(b, pair.text...)
+	b = append(b, ' ')
+	b = append(b, r.Dir.String()...)
+	b = append(b, ' ')
+	m.valid, m.key, m.clock = true, key, p.clock
+	m.text = append(m.text[:0], b[start:]...)
+	return b
+}
+
+// jsonOpenings writes the openings of JSON records:
+// {"frame":N,"time":"...","src":"...","dst":"...","dir":"..." (no time
+// for a record without one, no addresses and direction for one without
+// a source).
+type jsonOpenings struct {
+	times recordTimes
+	last  lastOpening
+	pairs addrPairs
+}
+
+func (o *jsonOpenings) append(b []byte, r *flow.Record) []byte {
+	m := &o.last
+	key := keyOf(r)
+	if m.valid && m.key == key {
+		return append(b, m.text...)
+	}
+	start := len(b)
+	b = appendJSONOpening(b, r, &o.times, &o.pairs)
+	m.valid, m.key = true, key
+	m.text = append(m.text[:0], b[start:]...)
+	return b
+}
+
+// appendJSONOpening appends r's opening, the addresses' text from pairs
+// when it is not nil.
+func appendJSONOpening(b []byte, r *flow.Record, times *recordTimes, pairs *addrPairs) []byte {
+	b = jsonenc.Int(append(b, `{"frame":`...), int64(r.Frame))
+	// A damaged capture record has no time, addresses or direction (nor a
+	// pasted datagram a time): those keys are left out rather than given
+	// zero values.
+	if !r.Time.IsZero() {
+		// RFC 3339 in UTC is digits and -T:.Z only: nothing to escape.
+		b = append(times.append(append(b, `,"time":"`...), r.Time), '"')
+	}
+	if !r.Src.IsValid() {
+		return b
+	}
+	if pairs == nil {
+		b = appendQuotedAddr(append(b, `,"src":`...), r.Src)
+		b = appendQuotedAddr(append(b, `,"dst":`...), r.Dst)
+	} else {
+		pair, ok := pairs.lookup(r.Src, r.Dst)
+		if !ok {
+			t := appendQuotedAddr(append(pair.text[:0], `,"src":`...), r.Src)
+			t = appendQuotedAddr(append(t, `,"dst":`...), r.Dst)
+			pair.src, pair.dst, pair.text = r.Src, r.Dst, t
+		}
+		b = append(b, pair.text...)
+	}
+	return append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
+}
