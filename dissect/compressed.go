@@ -328,7 +328,7 @@ func appendJSONFloat(b []byte, f float32) []byte {
 		r = -r
 	}
 	n := uint64(r)
-	b = strconv.AppendUint(b, n/1e4, 10)
+	b = jsonenc.Uint(b, n/1e4) // digit by digit below 1000, the usual case
 	if frac := n % 1e4; frac != 0 {
 		digits := [5]byte{'.', byte('0' + frac/1000), byte('0' + frac/100%10), byte('0' + frac/10%10), byte('0' + frac%10)}
 		end := len(digits)

@@ -3,6 +3,8 @@ package dissect
 import (
 	"math"
 	"strconv"
+
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // AppendFixed appends f with prec decimals (0 to 3), as
@@ -25,17 +27,20 @@ func AppendFixed(b []byte, f float32, prec int) []byte {
 		v = -v
 	}
 	n := uint64(math.RoundToEven(v))
-	if prec == 0 {
-		return strconv.AppendUint(b, n, 10)
+	// The integer part is small in nearly every value (jsonenc.Uint writes
+	// those digit by digit), and each precision divides by a constant,
+	// which the compiler turns into a multiplication.
+	switch prec {
+	case 1:
+		return append(append(jsonenc.Uint(b, n/10), '.'), byte('0'+n%10))
+	case 2:
+		f := n % 100
+		return append(append(jsonenc.Uint(b, n/100), '.'), byte('0'+f/10), byte('0'+f%10))
+	case 3:
+		f := n % 1000
+		return append(append(jsonenc.Uint(b, n/1000), '.'), byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
 	}
-	scale := uint64(pow10[prec])
-	b = strconv.AppendUint(b, n/scale, 10)
-	b = append(b, '.')
-	frac := n % scale
-	for d := scale / 10; d > 0; d /= 10 {
-		b = append(b, byte('0'+frac/d%10))
-	}
-	return b
+	return jsonenc.Uint(b, n)
 }
 
 var pow10 = [4]float64{1, 10, 100, 1000}

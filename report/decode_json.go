@@ -101,6 +101,11 @@ var (
 	lastCachedSec  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
 )
 
+// digitPairs holds the two digits of 00 to 99.
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
 func (c *recordTimes) append(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	sec := t.Unix()
@@ -112,12 +117,14 @@ func (c *recordTimes) append(b []byte, t time.Time) []byte {
 	}
 	b = append(b, c.clock[:c.n]...)
 	if ns := t.Nanosecond(); ns != 0 { // nine digits, trailing zeros dropped
+		// Two digits at a time from a table: a tenth of the divisions.
 		var frac [10]byte
-		frac[0] = '.'
-		for i := 9; i > 0; i-- {
-			frac[i] = byte('0' + ns%10)
-			ns /= 10
-		}
+		frac[0], frac[1] = '.', byte('0'+ns/1e8)
+		r := ns % 1e8
+		copy(frac[2:4], digitPairs[2*(r/1e6):])
+		copy(frac[4:6], digitPairs[2*(r/1e4%100):])
+		copy(frac[6:8], digitPairs[2*(r/100%100):])
+		copy(frac[8:10], digitPairs[2*(r%100):])
 		end := len(frac)
 		for frac[end-1] == '0' {
 			end--

@@ -50,12 +50,14 @@ type addrPair struct {
 }
 
 // addrPairs holds the texts of recent address pairs, one slot per hash of
-// the ports; a slot holds the pair written last with that hash.
+// the ports (the top four bits of lookup's hash); a slot holds the pair
+// written last with that hash.
 type addrPairs [16]addrPair
 
 // lookup returns the slot of src and dst and whether it holds their text.
 func (c *addrPairs) lookup(src, dst netip.AddrPort) (*addrPair, bool) {
-	s := &c[(src.Port()^dst.Port()*5)%uint16(len(c))]
+	h := (uint32(src.Port())<<16 | uint32(dst.Port())) * 0x9E3779B1 // Fibonacci hashing
+	s := &c[h>>28]
 	return s, s.text != nil && s.src == src && s.dst == dst
 }
 
@@ -72,11 +74,12 @@ func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
 		return append(b, m.text...)
 	}
 	start := len(b)
+	// The frame number and the time are ASCII: a byte is a column.
 	p.scratch = strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10)
-	b = appendPadded(b, 6, p.scratch)
+	b = appendPaddedASCII(b, 6, p.scratch)
 	b = append(b, ' ')
 	p.scratch = p.clock.Append(p.scratch[:0], r)
-	b = appendPadded(b, p.clock.Width(), p.scratch)
+	b = appendPaddedASCII(b, p.clock.Width(), p.scratch)
 	b = append(b, ' ')
 	pair, ok := p.textPairs.lookup(r.Src, r.Dst)
 	if !ok {
@@ -148,4 +151,12 @@ func appendJSONOpening(b []byte, r *flow.Record, times *recordTimes, pairs *addr
 		b = append(b, pair.text...)
 	}
 	return append(append(b, `,"dir":`...), dirNameJSON[r.Dir]...)
+}
+
+// appendPaddedASCII is appendPadded for a field of ASCII bytes.
+func appendPaddedASCII(b []byte, width int, field []byte) []byte {
+	for range width - len(field) {
+		b = append(b, ' ')
+	}
+	return append(b, field...)
 }

@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"testing"
+	"time"
 )
 
 // The line prefix is appended by hand for speed; it must stay what the
@@ -30,6 +32,27 @@ func TestLinePrefixMatchesFmt(t *testing.T) {
 	for i := range 256 {
 		if hexByteUpper[i] != fmt.Sprintf("%02X", i) || ackFlagsText[i] != fmt.Sprintf("%#02x", i) {
 			t.Fatalf("byte %d: %q %q", i, hexByteUpper[i], ackFlagsText[i])
+		}
+	}
+}
+
+// The record times are written as time.RFC3339Nano writes them in UTC,
+// for any nanoseconds (trailing zeros dropped) and across seconds.
+func TestRecordTimesMatchRFC3339Nano(t *testing.T) {
+	var c recordTimes
+	rng := rand.New(rand.NewPCG(3, 0))
+	base := time.Date(2026, 1, 10, 20, 0, 0, 0, time.UTC)
+	for i := range 20000 {
+		ns := rng.Int64N(1e9)
+		switch i % 4 {
+		case 1:
+			ns -= ns % 1000 // microseconds
+		case 2:
+			ns = int64(rng.IntN(10)) * 1e8 // one digit, or none
+		}
+		tm := base.Add(time.Duration(rng.Int64N(5))*time.Second + time.Duration(ns))
+		if got, want := string(c.append(nil, tm)), tm.UTC().Format(time.RFC3339Nano); got != want {
+			t.Fatalf("%v: %s, want %s", tm, got, want)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package game
 
 import (
-	"strconv"
-
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/jsonenc"
 )
@@ -38,9 +36,9 @@ func (id ObjectID) String() string { return string(id.AppendString(nil)) }
 
 // AppendString appends the String form: 0x%08X, and the owning slot if any.
 func (id ObjectID) AppendString(b []byte) []byte {
-	b = appendHex(append(b, "0x"...), uint64(id), 8)
+	b = jsonenc.Hex32(b, uint32(id)) // "0x" and eight digits
 	if s := id.Slot(); s >= 0 {
-		b = strconv.AppendInt(append(b, "(slot "...), int64(s), 10)
+		b = appendInt(append(b, "(slot "...), int64(s))
 		b = append(b, ')')
 	}
 	return b

@@ -2,7 +2,6 @@ package game
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -133,7 +132,20 @@ var stateFlagNames = [8]string{"POS", "DELTA", "FWD", "UP", "SPEED", "SUBSYS", "
 func (f StateFlags) String() string { return string(f.appendString(nil)) }
 
 // appendString appends the String form.
-func (f StateFlags) appendString(b []byte) []byte {
+func (f StateFlags) appendString(b []byte) []byte { return append(b, stateFlagsText[f]...) }
+
+// stateFlagsText and stateFlagsJSON are the text and JSON forms of every
+// flags byte, made once: every StateUpdate decode prints has its flags.
+var stateFlagsText, stateFlagsJSON = func() (text, js [256]string) {
+	for i := range 256 {
+		text[i] = string(StateFlags(i).appendNames(nil))
+		js[i] = string(StateFlags(i).appendJSONForm(nil))
+	}
+	return text, js
+}()
+
+// appendNames appends the String form, made from the names.
+func (f StateFlags) appendNames(b []byte) []byte {
 	if f == 0 {
 		return append(b, "none"...)
 	}
@@ -347,7 +359,7 @@ func (m *StateUpdate) appendString(b []byte) []byte {
 	b = m.appendHeaderText(b)
 	f := m.Flags
 	if f&StateSubsystems != 0 {
-		b = strconv.AppendInt(append(b, " subsystems@"...), int64(m.SubsystemStart), 10)
+		b = appendInt(append(b, " subsystems@"...), int64(m.SubsystemStart))
 		if m.SubsystemsUndecoded {
 			b = fmt.Appendf(b, " undecoded (%s)", m.subsystemNote())
 			if len(m.SubsystemLeadBits) > 0 {
@@ -371,7 +383,7 @@ func (m *StateUpdate) appendString(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ' ')
 			}
-			b = strconv.AppendInt(b, int64(x.Index), 10)
+			b = appendInt(b, int64(x.Index))
 			b = appendHex(append(b, ":0x"...), uint64(x.Health), 2)
 		}
 		b = append(b, ']')

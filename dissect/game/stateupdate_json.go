@@ -6,7 +6,10 @@ package game
 import "github.com/bcwire/bcwire/internal/jsonenc"
 
 // AppendJSON appends {"value":"0x9D","names":"POS|FWD|UP|SPEED|WEAPONS"}.
-func (f StateFlags) AppendJSON(b []byte) []byte {
+func (f StateFlags) AppendJSON(b []byte) []byte { return append(b, stateFlagsJSON[f]...) }
+
+// appendJSONForm appends the JSON form, made from the names.
+func (f StateFlags) appendJSONForm(b []byte) []byte {
 	b = append(b, `{"value":"0x`...)
 	b = append(b, hexDigits[f>>4], hexDigits[f&0xF])
 	b = append(b, `","names":"`...)

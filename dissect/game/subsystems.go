@@ -295,14 +295,14 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 	} else {
 		b = dissect.AppendQuote(b, s.Name)
 	}
-	b = strconv.AppendUint(append(b, '='), uint64(s.Condition), 10)
+	b = appendUint(append(b, '='), uint64(s.Condition))
 	if len(s.Children) > 0 {
 		b = append(b, '(')
 		for i, c := range s.Children {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendUint(b, uint64(c), 10)
+			b = appendUint(b, uint64(c))
 		}
 		b = append(b, ')')
 	}
@@ -310,9 +310,9 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 	case SubsystemPowered, SubsystemShield:
 		switch {
 		case s.Off:
-			b = strconv.AppendUint(append(b, " power=off/"...), uint64(s.Power), 10)
+			b = appendUint(append(b, " power=off/"...), uint64(s.Power))
 		case s.HasPower:
-			b = strconv.AppendUint(append(b, " power="...), uint64(s.Power), 10)
+			b = appendUint(append(b, " power="...), uint64(s.Power))
 		default:
 			b = append(b, " power=-"...)
 		}
@@ -322,7 +322,7 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 				if i > 0 {
 					b = append(b, '/')
 				}
-				b = strconv.AppendUint(b, uint64(c), 10)
+				b = appendUint(b, uint64(c))
 			}
 		}
 		if s.Extra != nil {
@@ -335,8 +335,8 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 			}
 		}
 	case SubsystemPower:
-		b = strconv.AppendUint(append(b, " battery="...), uint64(s.MainBattery), 10)
-		b = strconv.AppendUint(append(b, '/'), uint64(s.BackupBattery), 10)
+		b = appendUint(append(b, " battery="...), uint64(s.MainBattery))
+		b = appendUint(append(b, '/'), uint64(s.BackupBattery))
 	}
 	return b
 }
@@ -516,7 +516,7 @@ func appendByteList(b []byte, v []uint8) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendUint(b, uint64(c), 10)
+		b = appendUint(b, uint64(c))
 	}
 	return append(b, ']')
 }
