@@ -100,6 +100,43 @@ var formatMembers = func() (t [len(subsystemFormatNames)]string) {
 // AppendJSON appends the fields that the state's format puts on the wire,
 // with each child's name next to its condition.
 func (s *SubsystemState) AppendJSON(b []byte) []byte {
+	if f := s.forms; f != nil && f.fits(s) {
+		b = append(b, f.head...)
+		b = append(b, conditionJSON[s.Condition]...)
+		if len(s.Children) > 0 {
+			b = append(b, `,"children":[`...)
+			for i, c := range s.Children {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, f.children[i]...)
+				b = append(appendUint(b, uint64(c)), '}')
+			}
+			b = append(b, ']')
+		}
+		return s.appendJSONTail(b)
+	}
+	b = s.appendJSONHead(b)
+	b = appendUint(b, uint64(s.Condition))
+	b = appendConditionFraction(append(b, `,"fraction":`...), s.Condition)
+	if len(s.Children) > 0 {
+		b = append(b, `,"children":[`...)
+		for i, c := range s.Children {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendChildOpening(b, s.ChildNames, i)
+			b = appendUint(b, uint64(c))
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return s.appendJSONTail(b)
+}
+
+// appendJSONHead appends the state's JSON up to its condition:
+// {"index":I,"name":"N","format":"F","condition":
+func (s *SubsystemState) appendJSONHead(b []byte) []byte {
 	b = appendInt(append(b, `{"index":`...), int64(s.Index))
 	if s.Name != "" {
 		b = jsonenc.String(append(b, `,"name":`...), s.Name)
@@ -109,24 +146,77 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 	} else {
 		b = jsonenc.String(append(b, `,"format":`...), s.Format.String())
 	}
-	b = appendUint(append(b, `,"condition":`...), uint64(s.Condition))
-	b = appendConditionFraction(append(b, `,"fraction":`...), s.Condition)
-	if len(s.Children) > 0 {
-		b = append(b, `,"children":[`...)
-		for i, c := range s.Children {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			if i < len(s.ChildNames) && s.ChildNames[i] != "" {
-				b = jsonenc.String(append(b, `"name":`...), s.ChildNames[i])
-				b = append(b, ',')
-			}
-			b = appendUint(append(b, `"condition":`...), uint64(c))
-			b = append(b, '}')
-		}
-		b = append(b, ']')
+	return append(b, `,"condition":`...)
+}
+
+// appendChildOpening appends the opening of child i's object, up to its
+// condition: {"name":"<name>","condition": (without the name when there
+// is none).
+func appendChildOpening(b []byte, names []string, i int) []byte {
+	b = append(b, '{')
+	if i < len(names) && names[i] != "" {
+		b = jsonenc.String(append(b, `"name":`...), names[i])
+		b = append(b, ',')
 	}
+	return append(b, `"condition":`...)
+}
+
+// subsystemForms are the parts of a class entry's JSON that the class
+// decides, made once when a decoder first meets the class: the entry's
+// opening up to its condition and each child's opening (names escaped,
+// index and format written), and its quoted name for the text form. They are a third of the JSON of a battle's
+// StateUpdates. The states decoded with the entry point to them; AppendJSON
+// uses them only while the state still has the index, name, format and
+// child names they were made from (fits), so a state changed since writes
+// the long way, and the bytes are the same either way.
+type subsystemForms struct {
+	index      int
+	name       string
+	format     SubsystemFormat
+	childNames []string // a copy: the state's names are compared with these
+	head       string
+	children   []string
+	quoted     string // the name in the text form, quoted
+}
+
+func newSubsystemForms(index int, sp *SubsystemSpec) *subsystemForms {
+	f := &subsystemForms{index: index, name: sp.Name, format: sp.Format, childNames: append([]string(nil), sp.Children...)}
+	s := SubsystemState{Index: index, Name: sp.Name, Format: sp.Format}
+	f.head = string(s.appendJSONHead(nil))
+	f.quoted = string(dissect.AppendQuote(nil, sp.Name))
+	f.children = make([]string, len(sp.Children))
+	for i := range sp.Children {
+		f.children[i] = string(appendChildOpening(nil, sp.Children, i))
+	}
+	return f
+}
+
+// fits reports whether s has what f was made from.
+func (f *subsystemForms) fits(s *SubsystemState) bool {
+	if s.Index != f.index || s.Name != f.name || s.Format != f.format ||
+		len(s.ChildNames) != len(f.childNames) || len(s.Children) > len(f.children) {
+		return false
+	}
+	for i, n := range s.ChildNames {
+		if n != f.childNames[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// conditionJSON holds each condition byte's JSON and its fraction's,
+// `255,"fraction":1`.
+var conditionJSON = func() (t [256]string) {
+	for c := range t {
+		t[c] = string(appendConditionFraction(append(appendUint(nil, uint64(c)), `,"fraction":`...), uint8(c)))
+	}
+	return t
+}()
+
+// appendJSONTail appends what follows the children: the format's fields,
+// and the closing brace.
+func (s *SubsystemState) appendJSONTail(b []byte) []byte {
 	switch s.Format {
 	case SubsystemPowered, SubsystemShield:
 		b = jsonenc.Bool(append(b, `,"has_power":`...), s.HasPower)

@@ -42,7 +42,7 @@ func newShipClass(spec *ShipSpec) *shipClass {
 	for i := range spec.Subsystems {
 		sp := &spec.Subsystems[i]
 		c.entries[i] = classEntry{
-			state: SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children},
+			state: SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children, forms: newSubsystemForms(i, sp)},
 			next:  &c.entries[(i+1)%n],
 		}
 	}

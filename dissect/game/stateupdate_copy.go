@@ -4,7 +4,8 @@ package game
 // that aliases the decoded bytes: dst stays as it is after m's Decoder
 // decodes the next message and the input buffer is overwritten (decode
 // formats a batch of records on other goroutines meanwhile). What dst
-// still shares is read-only: ship class specs and names. dst's own
+// still shares is read-only: ship class specs and names, and the states'
+// JSON forms (subsystemForms, never changed once made). dst's own
 // storage is reused, so that copying allocates nothing in steady state.
 func (m *StateUpdate) CopyTo(dst *StateUpdate) {
 	subs, weapons, buf := dst.Subsystems[:0], dst.Weapons[:0], dst.childBuf[:0]

@@ -113,7 +113,7 @@ func TestStateUpdateCopyToKnowsEveryReference(t *testing.T) {
 	if got, want := refs(game.StateUpdate{}), []string{"Subsystems", "Class", "SubsystemData", "SubsystemLeadBits", "Weapons", "tried", "childBuf"}; !slices.Equal(got, want) {
 		t.Errorf("StateUpdate's reference fields are %v, CopyTo knows %v", got, want)
 	}
-	if got, want := refs(game.SubsystemState{}), []string{"Children", "ChildNames", "Facings", "Extra"}; !slices.Equal(got, want) {
+	if got, want := refs(game.SubsystemState{}), []string{"Children", "ChildNames", "Facings", "Extra", "forms"}; !slices.Equal(got, want) {
 		t.Errorf("SubsystemState's reference fields are %v, CopyTo knows %v", got, want)
 	}
 }

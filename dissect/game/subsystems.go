@@ -53,6 +53,10 @@ type SubsystemState struct {
 	// (255 = full).
 	MainBattery   uint8 `json:"main_battery"`
 	BackupBattery uint8 `json:"backup_battery"`
+
+	// forms are the JSON parts of the class entry the state was decoded
+	// with (nil for a state made otherwise).
+	forms *subsystemForms
 }
 
 // readSubsystems decodes the states after the start index with the class
@@ -290,9 +294,12 @@ func (m *StateUpdate) subsystemNote() string {
 
 // appendString appends s as `"Tractors"=255(255,255) power=100`.
 func (s *SubsystemState) appendString(b []byte) []byte {
-	if s.Name == "" {
+	switch {
+	case s.forms != nil && s.Name == s.forms.name && s.Name != "":
+		b = append(b, s.forms.quoted...)
+	case s.Name == "":
 		b = strconv.AppendQuote(b, "#"+strconv.Itoa(s.Index))
-	} else {
+	default:
 		b = dissect.AppendQuote(b, s.Name)
 	}
 	b = appendUint(append(b, '='), uint64(s.Condition))

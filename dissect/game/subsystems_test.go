@@ -18,3 +18,51 @@ func TestConditionTextTables(t *testing.T) {
 		}
 	}
 }
+
+// A state decoded with a class entry writes its JSON (and its text's
+// name) from the entry's forms; the bytes are those of the long way, for every entry of every
+// stock class, whatever the values, and a state whose name, index or
+// child names were changed after decoding writes the long way.
+func TestSubsystemFormsMatchLongForm(t *testing.T) {
+	long := func(s SubsystemState) string {
+		s.forms = nil
+		return string(s.AppendJSON(nil))
+	}
+	for _, spec := range stockShips {
+		c := newShipClass(spec)
+		for i := range c.entries {
+			s := c.entries[i].state
+			if s.forms == nil {
+				t.Fatalf("%s entry %d: no forms", spec.Name, i)
+			}
+			for v := range 6 {
+				s.Condition = uint8(v * 51)
+				s.Children = make([]uint8, len(s.ChildNames))
+				for k := range s.Children {
+					s.Children[k] = uint8(v*37 + k)
+				}
+				s.HasPower, s.Power, s.MainBattery = v%2 == 0, uint8(v*20), uint8(v)
+				if s.Format == SubsystemShield {
+					s.Facings = []uint8{1, 2, 3, 4, 5, uint8(v)}
+				}
+				if got, want := string(s.AppendJSON(nil)), long(s); got != want {
+					t.Fatalf("%s entry %d:\n%s\nlong form\n%s", spec.Name, i, got, want)
+				}
+				plain := s
+				plain.forms = nil
+				if got, want := string(s.appendString(nil)), string(plain.appendString(nil)); got != want {
+					t.Fatalf("%s entry %d text: %s, long form %s", spec.Name, i, got, want)
+				}
+			}
+			changed := s
+			changed.Name += "x"
+			changed.Index++
+			if len(changed.ChildNames) > 0 {
+				changed.ChildNames = append([]string{"other"}, changed.ChildNames[1:]...)
+			}
+			if got, want := string(changed.AppendJSON(nil)), long(changed); got != want {
+				t.Fatalf("%s entry %d changed:\n%s\nlong form\n%s", spec.Name, i, got, want)
+			}
+		}
+	}
+}
