@@ -49,16 +49,26 @@ type addrPair struct {
 	text     []byte // nil while the slot is empty
 }
 
-// addrPairs holds the texts of recent address pairs, one slot per hash of
-// the ports (the top four bits of lookup's hash); a slot holds the pair
-// written last with that hash.
-type addrPairs [16]addrPair
+// addrPairs holds the texts of recent address pairs in sets of two slots,
+// one set per hash of the ports; a set holds the two pairs of its hash
+// written last, the later first. (With one slot per hash, OpenBC's battle
+// of three clients had two hashes shared by two pairs each.)
+type addrPairs [64]addrPair
 
-// lookup returns the slot of src and dst and whether it holds their text.
+// lookup returns the slot for src and dst and whether it holds their
+// text; a slot returned without it is for the caller to fill.
 func (c *addrPairs) lookup(src, dst netip.AddrPort) (*addrPair, bool) {
-	h := (uint32(src.Port())<<16 | uint32(dst.Port())) * 0x9E3779B1 // Fibonacci hashing
-	s := &c[h>>28]
-	return s, s.text != nil && s.src == src && s.dst == dst
+	h := (uint32(src.Port())*0x9E3779B1 ^ uint32(dst.Port())*0x85EBCA77) >> 27 << 1
+	s0, s1 := &c[h], &c[h+1]
+	switch {
+	case s0.text != nil && s0.src == src && s0.dst == dst:
+		return s0, true
+	case s1.text != nil && s1.src == src && s1.dst == dst:
+		*s0, *s1 = *s1, *s0
+		return s0, true
+	}
+	*s0, *s1 = *s1, *s0 // the older pair's slot (and storage) is reused
+	return s0, false
 }
 
 // appendTextOpening appends the text line's opening, fmt's

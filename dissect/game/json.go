@@ -30,8 +30,83 @@ func appendJSONF32(b []byte, f float32) []byte {
 	if f != f || math.IsInf(float64(f), 0) {
 		return append(b, "null"...)
 	}
+	if out, ok := appendShortF32(b, f); ok {
+		return out
+	}
 	return strconv.AppendFloat(b, float64(f), 'g', -1, 32)
 }
+
+// appendShortF32 appends f as strconv.AppendFloat(b, float64(f), 'g', -1,
+// 32) does, for the values where that is the decimal form with the fewest
+// decimals that reads back as f, and reports false (b unchanged) for the
+// others. Every StateUpdate has a game time, and strconv's shortest-digit
+// search was a tenth of decode --json's time.
+//
+// For 2e-4 <= |f| <= 999999, 'g' writes the shortest digits in the 'f'
+// form, and the fewest digits are the fewest decimals. A decimal reads back
+// as f when it is within half a unit in the last place (h) of f, strictly
+// (at exactly h the rounding goes to the even neighbour: left to strconv).
+// For k = 0, 1, ... the k-decimal nearest f is n/10^k, n the integer
+// nearest x = |f|*10^k; it reads back when |x-n| < h*10^k. f has 24
+// significant bits and 10^k (k <= 10) at most 24 more, so x, x-n and
+// h*10^k are exact in a float64, and the test is exact. Powers of two
+// (whose interval is narrower below than above) and exact halves (two
+// nearest decimals) are left to strconv. FuzzShortF32MatchesStrconv and
+// TestShortF32MatchesStrconv hold the two together.
+func appendShortF32(b []byte, f float32) ([]byte, bool) {
+	a := float64(f)
+	neg := a < 0
+	if neg {
+		a = -a
+	}
+	bits := math.Float32bits(float32(a))
+	if !(a >= 2e-4 && a <= 999999) || bits&(1<<23-1) == 0 {
+		return b, false
+	}
+	// h = half the spacing of float32s at f: 2^(exponent-23-1).
+	h := math.Float64frombits(uint64(int(bits>>23)-127-24+1023) << 52)
+	for k := range shortPow10 {
+		p := shortPow10[k]
+		x := a * p
+		n := math.Floor(x)
+		d := x - n
+		switch {
+		case d == 0.5:
+			return b, false
+		case d > 0.5:
+			n, d = n+1, n+1-x
+		}
+		switch hk := h * p; {
+		case d == hk:
+			return b, false
+		case d > hk:
+			continue
+		}
+		u := uint64(n)
+		if neg {
+			b = append(b, '-')
+		}
+		if k == 0 {
+			return jsonenc.Uint(b, u), true
+		}
+		scale := shortPow10u[k]
+		b = append(jsonenc.Uint(b, u/scale), '.')
+		frac := u % scale
+		var digits [len(shortPow10)]byte
+		for i := k - 1; i >= 0; i-- {
+			digits[i] = byte('0' + frac%10)
+			frac /= 10
+		}
+		return append(b, digits[:k]...), true
+	}
+	return b, false
+}
+
+// shortPow10 and shortPow10u are 10^k for the k appendShortF32 tries.
+var (
+	shortPow10  = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+	shortPow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
+)
 
 func appendUint(b []byte, v uint64) []byte { return jsonenc.Uint(b, v) }
 func appendInt(b []byte, v int64) []byte   { return jsonenc.Int(b, v) }

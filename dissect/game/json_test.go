@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -221,4 +222,43 @@ func TestAppendJSONAllocatesNothing(t *testing.T) {
 			t.Errorf("%s: %v allocations", c.name, n)
 		}
 	}
+}
+
+func checkShortF32(t *testing.T, f float32) {
+	t.Helper()
+	want := strconv.AppendFloat([]byte("x"), float64(f), 'g', -1, 32)
+	if got, ok := appendShortF32([]byte("x"), f); ok && string(got) != string(want) {
+		t.Fatalf("appendShortF32(%v) = %s, strconv %s", f, got, want)
+	} else if !ok && string(got) != "x" {
+		t.Fatalf("appendShortF32(%v) refused but appended %q", f, got)
+	}
+}
+
+// appendShortF32 writes what strconv writes, for game times and positions
+// of every magnitude it takes, both sides of its bounds and of powers of
+// two and ten. (An exhaustive run over every float32 from 2e-4 to 999999,
+// both signs, found no difference, 2026-11-26.)
+func TestShortF32MatchesStrconv(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 300000 {
+		checkShortF32(t, math.Float32frombits(r.Uint32()))
+		checkShortF32(t, float32(r.Float64()*1000))
+		checkShortF32(t, float32(r.IntN(100000))/1000) // game times: milliseconds
+	}
+	for _, f := range []float32{2e-4, 1.9999e-4, 999999, 1e6, 0.1, 0.5, 1, 10, 99.46061, 55.5, 1.5, 3.4028235e38} {
+		for _, g := range []float32{f, -f, math.Nextafter32(f, 0), math.Nextafter32(f, 2e38)} {
+			checkShortF32(t, g)
+		}
+	}
+	for e := -13; e <= 20; e++ {
+		p := float32(math.Ldexp(1, e))
+		checkShortF32(t, p)
+		checkShortF32(t, math.Nextafter32(p, 0))
+		checkShortF32(t, math.Nextafter32(p, 2e38))
+	}
+}
+
+func FuzzShortF32MatchesStrconv(f *testing.F) {
+	f.Add(uint32(0x42C6EB85)) // 99.46
+	f.Fuzz(func(t *testing.T, bits uint32) { checkShortF32(t, math.Float32frombits(bits)) })
 }
