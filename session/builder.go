@@ -100,6 +100,7 @@ type Builder struct {
 	cache [sessionCacheSize]*live
 	last  *live // of the previous record, checked before cache
 	spare spare // of finished streams, for new ones
+	texts texts // of the sessions' non-stock marks
 
 	opened []*live // open order, for eviction; may hold closed sessions (and nil)
 	head   int
@@ -266,7 +267,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 		b.servers[r.Server] = srv
 	}
 	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts,
-		retransmissions: &b.retransmissions, lastSeen: now}
+		retransmissions: &b.retransmissions, lastSeen: now, texts: &b.texts}
 	// What live.add's first call would find in traffic.
 	if !now.isZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time

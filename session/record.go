@@ -52,6 +52,7 @@ type live struct {
 	known   game.ObjectID
 	isKnown bool
 
+	texts       *texts // the Builder's, for the non-stock marks
 	lingerUntil stamp
 	lost        bool // the player has lost a ship (for respawns)
 	current     game.ObjectID
@@ -201,8 +202,11 @@ func (l *live) silent(now stamp, timeout time.Duration) bool {
 }
 
 // nonStock counts a non-stock message in the session's kinds: one entry
-// per form, message and direction, made on its first instance (the only
-// allocation); later instances move its count and last frame.
+// per form, message and direction, made on its first instance; later
+// instances move its count and last frame. The first instance's text comes
+// from the Builder's texts, where the sessions of one server find the same
+// texts again (OpenBC's clients reconnect: each new session lists the same
+// dozen kinds), so that a kind costs no allocation beyond its entry.
 func (l *live) nonStock(r *flow.Record, d int) {
 	s, ns := l.s, r.NonStock
 	s.Traffic.NonStock[d][ns.Form%dissect.NumForms]++
@@ -212,7 +216,7 @@ func (l *live) nonStock(r *flow.Record, d int) {
 	}
 	for i := range s.NonStock {
 		k := &s.NonStock[i]
-		if k.form == ns.Form && k.op == op && k.typ == r.Msg.Type && k.Dir == r.Dir.String() {
+		if k.form == ns.Form && k.op == op && k.typ == r.Msg.Type && k.dir == r.Dir {
 			k.Count++
 			k.LastFrame, k.LastTime = r.Frame, r.Time
 			return
@@ -226,10 +230,43 @@ func (l *live) nonStock(r *flow.Record, d int) {
 	if op >= 0 {
 		what = game.Opcode(op).String()
 	}
-	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type,
+	if s.NonStock == nil {
+		s.NonStock = make([]NonStockKind, 0, 8) // a session with one kind mostly has several
+	}
+	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type, dir: r.Dir,
 		Name: ns.Name(), Message: what, Dir: r.Dir.String(), Count: 1,
 		FirstFrame: r.Frame, FirstTime: r.Time, LastFrame: r.Frame, LastTime: r.Time,
-		Text: ns.String(), Evidence: ns.Entry().Evidence})
+		Text: l.texts.of(ns), Evidence: ns.Entry().Evidence})
+}
+
+// texts hands out the text of non-stock marks (NonStock.String), the same
+// string for the same text while it has room for it: the session lists
+// reuse the texts of the sessions before them.
+type texts struct {
+	m   map[string]string
+	buf []byte
+}
+
+// maxTexts bounds the texts remembered; beyond it each is made anew.
+const maxTexts = 256
+
+// of is ns.String(). A nil *texts remembers nothing.
+func (t *texts) of(ns *dissect.NonStock) string {
+	if t == nil {
+		return ns.String()
+	}
+	t.buf = ns.AppendText(t.buf[:0])
+	if v, ok := t.m[string(t.buf)]; ok { // (the conversion does not allocate)
+		return v
+	}
+	v := string(t.buf)
+	if t.m == nil {
+		t.m = make(map[string]string)
+	}
+	if len(t.m) < maxTexts {
+		t.m[v] = v
+	}
+	return v
 }
 
 func (l *live) damaged(r *flow.Record) {
