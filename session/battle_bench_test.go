@@ -146,7 +146,8 @@ func benchmarkBuilder(b *testing.B, br *battleRecords) {
 	}
 	period := br.span + 5*time.Second
 	emitted := 0
-	bl := NewBuilder(Options{}, func(*Session) { emitted++ })
+	var bl *Builder
+	bl = NewBuilder(Options{}, func(s *Session) { emitted++; bl.Reuse(s) }) // as stats does
 	b.SetBytes(int64(br.bytes))
 	b.ReportAllocs()
 	pass := 0

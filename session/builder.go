@@ -97,10 +97,10 @@ type Builder struct {
 	// pairs, so that steady traffic skips two map lookups per record. A
 	// session has two entries: by portSlot, cheap to find, and by
 	// addrSlot, for clients that share a port. close clears them.
-	cache [sessionCacheSize]*live
-	last  *live // of the previous record, checked before cache
-	spare spare // of finished streams, for new ones
-	texts texts // of the sessions' non-stock marks
+	cache    [sessionCacheSize]*live
+	last     *live        // of the previous record, checked before cache
+	spare    spare        // of finished streams, for new ones
+	nonStock nonStockPool // texts and list arrays of the sessions' non-stock kinds
 
 	opened []*live // open order, for eviction; may hold closed sessions (and nil)
 	head   int
@@ -271,7 +271,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 		b.servers[r.Server] = srv
 	}
 	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts,
-		retransmissions: &b.retransmissions, lastSeen: now, texts: &b.texts}
+		retransmissions: &b.retransmissions, lastSeen: now, nonStockPool: &b.nonStock}
 	// What live.add's first call would find in traffic.
 	if !now.isZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time
@@ -320,6 +320,7 @@ func (b *Builder) newSession() *Session {
 	s := b.free[n-1]
 	b.free[n-1] = nil
 	b.free = b.free[:n-1]
+	b.nonStock.keep(s.NonStock)
 	*s = Session{}
 	return s
 }

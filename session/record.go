@@ -52,11 +52,11 @@ type live struct {
 	known   game.ObjectID
 	isKnown bool
 
-	texts       *texts // the Builder's, for the non-stock marks
-	lingerUntil stamp
-	lost        bool // the player has lost a ship (for respawns)
-	current     game.ObjectID
-	flying      bool // current is alive
+	nonStockPool *nonStockPool // the Builder's
+	lingerUntil  stamp
+	lost         bool // the player has lost a ship (for respawns)
+	current      game.ObjectID
+	flying       bool // current is alive
 }
 
 // commonCounts holds the counts of s.Traffic that nearly every record
@@ -204,9 +204,10 @@ func (l *live) silent(now stamp, timeout time.Duration) bool {
 // nonStock counts a non-stock message in the session's kinds: one entry
 // per form, message and direction, made on its first instance; later
 // instances move its count and last frame. The first instance's text comes
-// from the Builder's texts, where the sessions of one server find the same
-// texts again (OpenBC's clients reconnect: each new session lists the same
-// dozen kinds), so that a kind costs no allocation beyond its entry.
+// from the Builder's pool, where the sessions find the same texts again
+// (OpenBC's clients reconnect: each new session lists the same dozen
+// kinds), and so does the list's array when sessions are given back
+// (Builder.Reuse): a kind then costs no allocation.
 func (l *live) nonStock(r *flow.Record, d int) {
 	s, ns := l.s, r.NonStock
 	s.Traffic.NonStock[d][ns.Form%dissect.NumForms]++
@@ -231,42 +232,66 @@ func (l *live) nonStock(r *flow.Record, d int) {
 		what = game.Opcode(op).String()
 	}
 	if s.NonStock == nil {
-		s.NonStock = make([]NonStockKind, 0, 8) // a session with one kind mostly has several
+		s.NonStock = l.nonStockPool.list()
 	}
 	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type, dir: r.Dir,
 		Name: ns.Name(), Message: what, Dir: r.Dir.String(), Count: 1,
 		FirstFrame: r.Frame, FirstTime: r.Time, LastFrame: r.Frame, LastTime: r.Time,
-		Text: l.texts.of(ns), Evidence: ns.Entry().Evidence})
+		Text: l.nonStockPool.text(ns), Evidence: ns.Entry().Evidence})
 }
 
-// texts hands out the text of non-stock marks (NonStock.String), the same
-// string for the same text while it has room for it: the session lists
-// reuse the texts of the sessions before them.
-type texts struct {
-	m   map[string]string
-	buf []byte
+// nonStockPool is the Builder's memory for the sessions' non-stock lists:
+// the texts of the marks (NonStock.String), the same string for the same
+// text while it has room for it, so that the session lists reuse the texts
+// of the sessions before them; and the arrays of lists given back with
+// their Session (Builder.Reuse).
+type nonStockPool struct {
+	texts map[string]string
+	buf   []byte
+	lists [][]NonStockKind // empty, with room
 }
 
 // maxTexts bounds the texts remembered; beyond it each is made anew.
 const maxTexts = 256
 
-// of is ns.String(). A nil *texts remembers nothing.
-func (t *texts) of(ns *dissect.NonStock) string {
-	if t == nil {
+// text is ns.String(). A nil *nonStockPool remembers nothing.
+func (p *nonStockPool) text(ns *dissect.NonStock) string {
+	if p == nil {
 		return ns.String()
 	}
-	t.buf = ns.AppendText(t.buf[:0])
-	if v, ok := t.m[string(t.buf)]; ok { // (the conversion does not allocate)
+	p.buf = ns.AppendText(p.buf[:0])
+	if v, ok := p.texts[string(p.buf)]; ok { // (the conversion does not allocate)
 		return v
 	}
-	v := string(t.buf)
-	if t.m == nil {
-		t.m = make(map[string]string)
+	v := string(p.buf)
+	if p.texts == nil {
+		p.texts = make(map[string]string)
 	}
-	if len(t.m) < maxTexts {
-		t.m[v] = v
+	if len(p.texts) < maxTexts {
+		p.texts[v] = v
 	}
 	return v
+}
+
+// list is an empty list for a session's first non-stock kind.
+func (p *nonStockPool) list() []NonStockKind {
+	if p != nil {
+		if n := len(p.lists); n > 0 {
+			l := p.lists[n-1]
+			p.lists[n-1] = nil
+			p.lists = p.lists[:n-1]
+			return l
+		}
+	}
+	return make([]NonStockKind, 0, 8) // a session with one kind mostly has several
+}
+
+// keep takes back the array of a list no one uses any more.
+func (p *nonStockPool) keep(l []NonStockKind) {
+	if cap(l) > 0 && len(p.lists) < maxFree {
+		clear(l[:cap(l)]) // (its strings are shared texts, but need not stay reachable)
+		p.lists = append(p.lists, l[:0])
+	}
 }
 
 func (l *live) damaged(r *flow.Record) {
