@@ -15,6 +15,7 @@ package dissect
 import (
 	"encoding/hex"
 	"strconv"
+	"sync"
 
 	"github.com/bcwire/bcwire/internal/jsonenc"
 )
@@ -194,11 +195,10 @@ func (n *NonStock) AppendText(b []byte) []byte {
 // {"name","what","evidence","by","offset", "len","stock_len","stock","rest"}.
 func (n *NonStock) AppendJSON(b []byte) []byte {
 	f := &Forms[n.Form]
-	b = jsonenc.String(append(b, `{"name":`...), f.Name)
-	b = jsonenc.String(append(b, `,"what":`...), f.What)
-	b = jsonenc.String(append(b, `,"evidence":`...), f.Evidence)
-	if f.By != "" {
-		b = jsonenc.String(append(b, `,"by":`...), f.By)
+	if t := &formsJSON()[n.Form]; t.form == *f {
+		b = append(b, t.json...)
+	} else {
+		b = appendFormJSON(b, f)
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Offset), 10)
 	if n.StockLen > 0 {
@@ -213,6 +213,39 @@ func (n *NonStock) AppendJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
+
+// appendFormJSON appends the JSON members that f gives a mark:
+// {"name":...,"what":...,"evidence":...,"by":... (by when f has it).
+func appendFormJSON(b []byte, f *Form) []byte {
+	b = jsonenc.String(append(b, `{"name":`...), f.Name)
+	b = jsonenc.String(append(b, `,"what":`...), f.What)
+	b = jsonenc.String(append(b, `,"evidence":`...), f.Evidence)
+	if f.By != "" {
+		b = jsonenc.String(append(b, `,"by":`...), f.By)
+	}
+	return b
+}
+
+// formJSON is appendFormJSON's text for a registry entry, and the entry it
+// was made of.
+type formJSON struct {
+	form Form
+	json string
+}
+
+// formsJSON holds appendFormJSON's text of every registry entry, made at
+// the first mark written: decode --json writes the entry's texts (several
+// hundred bytes) with every non-stock message of OpenBC's traffic, and
+// escaping them each time was a fifth of decode's work on the goroutine
+// that decodes. AppendJSON uses an entry's text only while the registry
+// entry is still the one it was made of.
+var formsJSON = sync.OnceValue(func() *[NumForms]formJSON {
+	var t [NumForms]formJSON
+	for i := range Forms {
+		t[i] = formJSON{form: Forms[i], json: string(appendFormJSON(nil, &Forms[i]))}
+	}
+	return &t
+})
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (n *NonStock) MarshalJSON() ([]byte, error) { return n.AppendJSON(nil), nil }

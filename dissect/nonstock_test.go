@@ -79,3 +79,15 @@ func TestRegistryEntries(t *testing.T) {
 		}
 	}
 }
+
+// A mark's JSON takes its entry's members from formsJSON: the same bytes
+// as escaping the entry's texts, for every entry.
+func TestFormsJSONMatchEntries(t *testing.T) {
+	for i := range Forms {
+		n := NonStock{Form: FormID(i), Offset: 3, Len: 5, StockLen: 7, Stock: "x", Rest: []byte{1}}
+		want := string(appendFormJSON(nil, &Forms[i])) + `,"offset":3,"len":5,"stock_len":7,"stock":"x","rest":"01"}`
+		if got := string(n.AppendJSON(nil)); got != want {
+			t.Fatalf("form %d: %s\nwant %s", i, got, want)
+		}
+	}
+}

@@ -253,7 +253,11 @@ func (p *DecodePrinter) appendText(b []byte, r *flow.Record) []byte {
 	}
 	if r.NonStock != nil {
 		b = append(b, "  "...)
-		b = append(b, p.pal.warn("("+r.NonStock.String()+")")...)
+		if p.color {
+			b = append(b, p.pal.warn("("+r.NonStock.String()+")")...)
+		} else { // without fmt.Sprint and the strings: nothing allocated
+			b = append(r.NonStock.AppendText(append(b, '(')), ')')
+		}
 	}
 	if r.Warning != "" {
 		b = append(b, "  "...)
