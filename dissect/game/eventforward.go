@@ -131,20 +131,24 @@ func (m *EventForward) hasValue() bool {
 	return false
 }
 
-func (m *EventForward) String() string {
+func (m *EventForward) String() string { return string(m.AppendString(make([]byte, 0, 128))) }
+
+// AppendString appends String's form (decode's printer appends it to its
+// line without making the string).
+func (m *EventForward) AppendString(b []byte) []byte {
 	if m.Bare {
-		return "object=" + eventObj(m.Object)
+		return appendEventObj(append(b, "object="...), m.Object)
 	}
-	s := m.Event.String()
+	b = m.Event.AppendText(b)
 	if m.hasValue() {
 		switch m.Op {
 		case OpSetPhaserLevel:
-			s += " (level " + m.PhaserLevel().String() + ")"
+			b = append(append(append(b, " (level "...), m.PhaserLevel().String()...), ')')
 		case OpTorpTypeChange:
-			s += " (torpedo " + m.TorpedoType().String() + ")"
+			b = append(append(append(b, " (torpedo "...), m.TorpedoType().String()...), ')')
 		}
 	}
-	return s
+	return b
 }
 
 func (m *EventForward) warning() string {

@@ -130,7 +130,65 @@ func (e *Event) appendTo(w *dissect.Writer) {
 }
 
 // String lists the event's fields in wire order.
-func (e Event) String() string {
+func (e Event) String() string { return string(e.AppendText(make([]byte, 0, 128))) }
+
+// AppendText appends String's form. decode prints it for every event
+// message (weapon fire, repairs: a tenth of a battle's lines): the common
+// classes are appended directly, the rare ones through fmt
+// (FuzzEventTextMatchesFmt holds them to fmt's form, stringFmt).
+func (e *Event) AppendText(b []byte) []byte {
+	b = append(append(b, "class="...), e.Class.String()...)
+	b = append(append(b, " code="...), e.Code.String()...)
+	b = appendEventObj(append(b, " src="...), e.Source)
+	b = appendEventObj(append(b, " dst="...), e.Dest)
+	switch e.Class {
+	case EventClassSubsystemControl, EventClassChar, EventClassDeletePlayer:
+		b = appendUint(append(b, " value="...), uint64(e.Value))
+	case EventClassObjPtr:
+		b = appendEventObj(append(b, " obj_ptr="...), e.ObjPtr)
+	case EventClassStartFiring:
+		b = append(b, " data="...)
+		for i, c := range e.FiringData { // fmt's % X
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, hexDigits[c>>4], hexDigits[c&0xF])
+		}
+	case EventClassBase, EventClassSubsystem:
+	default:
+		return e.appendTextFmt(b)
+	}
+	return b
+}
+
+// appendTextFmt appends the fields of the rarer classes with fmt.
+func (e *Event) appendTextFmt(b []byte) []byte {
+	switch e.Class {
+	case EventClassObjectExploding:
+		return fmt.Appendf(b, " firing_player=%d lifetime=%g", e.FiringPlayer, e.Lifetime)
+	case EventClassCollision:
+		b = append(b, contactsString(e.Contacts)...)
+		return fmt.Appendf(b, " force=%g", e.Force)
+	case EventClassStartWarp:
+		return fmt.Appendf(b, " set=%q dest=%v speed=%g", e.SetName, e.Destination, e.Speed)
+	}
+	return fmt.Appendf(b, " extra=% X", e.Extra)
+}
+
+// appendEventObj appends eventObj's form of id.
+func appendEventObj(b []byte, id ObjectID) []byte {
+	switch id {
+	case 0:
+		return append(b, "null"...)
+	case 0xFFFFFFFF:
+		return append(b, "-1"...)
+	}
+	return id.AppendString(b)
+}
+
+// stringFmt is the String form as fmt wrote it before AppendText, kept
+// for FuzzEventTextMatchesFmt.
+func (e Event) stringFmt() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "class=%v code=%v src=%s dst=%s", e.Class, e.Code, eventObj(e.Source), eventObj(e.Dest))
 	switch e.Class {
@@ -209,6 +267,10 @@ func (m *PythonEvent) Append(b []byte) []byte {
 }
 
 func (m *PythonEvent) String() string { return m.Event.String() }
+
+// AppendString appends String's form (decode's printer appends it to its
+// line without making the string).
+func (m *PythonEvent) AppendString(b []byte) []byte { return m.Event.AppendText(b) }
 
 func (m *PythonEvent) warning() string { return m.Event.warning() }
 
