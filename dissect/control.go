@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
-	"strings"
+	"strconv"
 	"unicode/utf16"
 )
 
@@ -175,23 +175,32 @@ func appendUTF16Z(b []byte, s string) []byte {
 
 // String is the one-line text form of c, as the decode output shows it:
 // the kind, then the fields present (slot, ip, port, name, extra bytes).
-func (c *Control) String() string {
-	var sb strings.Builder
-	sb.WriteString(c.Kind)
+func (c *Control) String() string { return string(c.AppendString(make([]byte, 0, 64))) }
+
+// AppendString appends String's form. decode prints it for every control
+// message (the keepalives among them), and appends it to its line
+// directly; TestControlTextMatchesFmt holds it to the fmt form it replaced.
+func (c *Control) AppendString(b []byte) []byte {
+	b = append(b, c.Kind...)
 	if c.Slot != nil {
-		fmt.Fprintf(&sb, " slot=%d", *c.Slot)
+		b = strconv.AppendUint(append(b, " slot="...), uint64(*c.Slot), 10)
 	}
 	if c.Addr.IsValid() {
-		fmt.Fprintf(&sb, " ip=%s", c.Addr)
+		b = c.Addr.AppendTo(append(b, " ip="...))
 	}
 	if c.Port != 0 {
-		fmt.Fprintf(&sb, " port=%d", c.Port)
+		b = strconv.AppendUint(append(b, " port="...), uint64(c.Port), 10)
 	}
 	if c.Name != "" {
-		fmt.Fprintf(&sb, " name=%q", c.Name)
+		b = AppendQuote(append(b, " name="...), c.Name)
 	}
 	if len(c.Extra) > 0 {
-		fmt.Fprintf(&sb, " data=%X", c.Extra)
+		b = append(b, " data="...)
+		for _, x := range c.Extra { // fmt's %X
+			b = append(b, hexUpperDigits[x>>4], hexUpperDigits[x&0xF])
+		}
 	}
-	return sb.String()
+	return b
 }
+
+const hexUpperDigits = "0123456789ABCDEF"

@@ -341,8 +341,7 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 			b = append(b, fmt.Sprintf(" unparsed=%X", r.Game.Unparsed)...)
 		}
 	case r.Control != nil:
-		b = append(b, "  "...)
-		b = append(b, r.Control.String()...)
+		b = r.Control.AppendString(append(b, "  "...))
 	}
 	return b
 }
