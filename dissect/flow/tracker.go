@@ -286,7 +286,7 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 		rec.NonStock = &t.ns
 		return
 	}
-	t.game = fs.dec.Decode(payload, rec.Dir)
+	fs.dec.DecodeTo(&t.game, payload, rec.Dir)
 	rec.Game, rec.Payload = &t.game, payload
 	if t.game.Err != nil {
 		t.stats.GameErrors++
