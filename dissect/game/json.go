@@ -178,7 +178,11 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 	if f := s.forms; f != nil && f.fits(s) {
 		b = append(b, f.head...)
 		b = append(b, conditionJSON[s.Condition]...)
-		if len(s.Children) > 0 {
+		switch {
+		case len(s.Children) == 0:
+		case len(s.Children) == len(f.children) && allFull(s.Children):
+			b = append(b, f.childrenFull...)
+		default:
 			b = append(b, `,"children":[`...)
 			for i, c := range s.Children {
 				if i > 0 {
@@ -251,8 +255,24 @@ type subsystemForms struct {
 	childNames []string // a copy: the state's names are compared with these
 	head       string
 	children   []string
-	quoted     string // the name in the text form, quoted
+	// childrenFull is the children member with every child at 255 (full
+	// health: nearly always).
+	childrenFull string
+	quoted       string // the name in the text form, quoted
 }
+
+// allFull reports whether every byte of v is 255.
+func allFull(v []uint8) bool {
+	for _, c := range v {
+		if c != 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// fullFacingsJSON is the facings member of a shield at full strength.
+const fullFacingsJSON = `,"facings":[255,255,255,255,255,255]`
 
 func newSubsystemForms(index int, sp *SubsystemSpec) *subsystemForms {
 	f := &subsystemForms{index: index, name: sp.Name, format: sp.Format, childNames: append([]string(nil), sp.Children...)}
@@ -260,9 +280,15 @@ func newSubsystemForms(index int, sp *SubsystemSpec) *subsystemForms {
 	f.head = string(s.appendJSONHead(nil))
 	f.quoted = string(dissect.AppendQuote(nil, sp.Name))
 	f.children = make([]string, len(sp.Children))
+	full := []byte(`,"children":[`)
 	for i := range sp.Children {
 		f.children[i] = string(appendChildOpening(nil, sp.Children, i))
+		if i > 0 {
+			full = append(full, ',')
+		}
+		full = append(append(full, f.children[i]...), `255}`...)
 	}
+	f.childrenFull = string(append(full, ']'))
 	return f
 }
 
@@ -302,7 +328,11 @@ func (s *SubsystemState) appendJSONTail(b []byte) []byte {
 			b = append(b, `,"off":true`...)
 		}
 		if s.Format == SubsystemShield {
-			b = appendByteList(append(b, `,"facings":`...), s.Facings)
+			if len(s.Facings) == ShieldFacings && allFull(s.Facings) {
+				b = append(b, fullFacingsJSON...)
+			} else {
+				b = appendByteList(append(b, `,"facings":`...), s.Facings)
+			}
 		}
 		if s.Extra != nil {
 			b = jsonenc.Hex(append(b, `,"extra":`...), s.Extra)

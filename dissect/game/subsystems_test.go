@@ -24,6 +24,9 @@ func TestConditionTextTables(t *testing.T) {
 // stock class, whatever the values, and a state whose name, index or
 // child names were changed after decoding writes the long way.
 func TestSubsystemFormsMatchLongForm(t *testing.T) {
+	if got := `,"facings":` + string(appendByteList(nil, []uint8{255, 255, 255, 255, 255, 255})); got != fullFacingsJSON {
+		t.Fatalf("full facings %s, constant %s", got, fullFacingsJSON)
+	}
 	long := func(s SubsystemState) string {
 		s.forms = nil
 		return string(s.AppendJSON(nil))
@@ -35,15 +38,24 @@ func TestSubsystemFormsMatchLongForm(t *testing.T) {
 			if s.forms == nil {
 				t.Fatalf("%s entry %d: no forms", spec.Name, i)
 			}
-			for v := range 6 {
+			for v := range 8 {
 				s.Condition = uint8(v * 51)
 				s.Children = make([]uint8, len(s.ChildNames))
 				for k := range s.Children {
 					s.Children[k] = uint8(v*37 + k)
+					if v >= 6 { // full health (v 7: but the last child)
+						s.Children[k] = 255
+						if v == 7 && k == len(s.Children)-1 {
+							s.Children[k] = 254
+						}
+					}
 				}
 				s.HasPower, s.Power, s.MainBattery = v%2 == 0, uint8(v*20), uint8(v)
 				if s.Format == SubsystemShield {
 					s.Facings = []uint8{1, 2, 3, 4, 5, uint8(v)}
+					if v >= 6 {
+						s.Facings = []uint8{255, 255, 255, 255, 255, uint8(255 - v%2)}
+					}
 				}
 				if got, want := string(s.AppendJSON(nil)), long(s); got != want {
 					t.Fatalf("%s entry %d:\n%s\nlong form\n%s", spec.Name, i, got, want)
