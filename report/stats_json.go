@@ -32,7 +32,7 @@ func appendSessionStats(b []byte, v *sessionStatsJSON) (_ []byte, ok bool) {
 		return b, false
 	}
 	b = append(b, `,"duration_s":`...)
-	if b, ok = jsonenc.Float64(b, v.Duration); !ok {
+	if b, ok = jsonenc.Float64Places(b, v.Duration, 3); !ok { // seconds() rounds to ms
 		return b, false
 	}
 	b = append(b, `,"end_reason":`...)
@@ -78,14 +78,22 @@ func appendNonStockRow(b []byte, r *session.NonStockRow) []byte {
 
 func appendOpcodeRow(b []byte, r *session.OpcodeRow) (_ []byte, ok bool) {
 	b = appendRowCounts(b, r.Dir, `,"opcode":`, uint8(r.Opcode), r.Hex, r.Name, r.Count, r.Bytes)
-	for _, f := range [...]struct {
-		key string
-		v   float64
-	}{{`,"share":`, r.Share}, {`,"byte_share":`, r.ByteShare}, {`,"per_min":`, r.PerMinute}, {`,"per_15min":`, r.Per15Min}} {
-		b = append(b, f.key...)
-		if b, ok = jsonenc.Float64(b, f.v); !ok {
-			return b, false
-		}
+	// Shares are rounded to 4 places, rates to 3 (session.OpcodeRow).
+	b = append(b, `,"share":`...)
+	if b, ok = jsonenc.Float64Places(b, r.Share, 4); !ok {
+		return b, false
+	}
+	b = append(b, `,"byte_share":`...)
+	if b, ok = jsonenc.Float64Places(b, r.ByteShare, 4); !ok {
+		return b, false
+	}
+	b = append(b, `,"per_min":`...)
+	if b, ok = jsonenc.Float64Places(b, r.PerMinute, 3); !ok {
+		return b, false
+	}
+	b = append(b, `,"per_15min":`...)
+	if b, ok = jsonenc.Float64Places(b, r.Per15Min, 3); !ok {
+		return b, false
 	}
 	return append(b, '}'), true
 }
