@@ -185,12 +185,8 @@ func (c *Counts) mergeCounts(o *Counts) {
 		for i := range c.NonStock[d] {
 			c.NonStock[d][i] += o.NonStock[d][i]
 		}
-		for i := range 256 {
-			c.Transport[d][i].Count += o.Transport[d][i].Count
-			c.Transport[d][i].Bytes += o.Transport[d][i].Bytes
-			c.Opcodes[d][i].Count += o.Opcodes[d][i].Count
-			c.Opcodes[d][i].Bytes += o.Opcodes[d][i].Bytes
-		}
+		addTallies(&c.Transport[d], &o.Transport[d])
+		addTallies(&c.Opcodes[d], &o.Opcodes[d])
 	}
 	c.Lost += o.Lost
 	c.Unplaced += o.Unplaced
@@ -199,6 +195,21 @@ func (c *Counts) mergeCounts(o *Counts) {
 			c.GameSpy = map[string]int{}
 		}
 		c.GameSpy[k] += v
+	}
+}
+
+// addTallies adds src to dst. A session's tallies are mostly zero (it ends
+// in Builder totals one by one): four at a time, zeros are skipped.
+func addTallies(dst, src *[256]Tally) {
+	for i := 0; i < len(src); i += 4 {
+		s := src[i : i+4 : i+4]
+		if s[0].Count|s[0].Bytes|s[1].Count|s[1].Bytes|s[2].Count|s[2].Bytes|s[3].Count|s[3].Bytes == 0 {
+			continue
+		}
+		d := dst[i : i+4 : i+4]
+		for j := range s {
+			d[j].add(s[j])
+		}
 	}
 }
 
