@@ -55,6 +55,7 @@ type StatsPrinter struct {
 	opcodeRows    []session.OpcodeRow
 	transportRows []session.TransportRow
 	nonStockRows  []session.NonStockRow
+	memo          *rowMemo // the JSON of row parts that repeat
 	measures      []FileMeasures
 
 	// One table and its buffer serve every table printed: a new
@@ -150,7 +151,10 @@ func (p *StatsPrinter) Session(file string, s *session.Session) error {
 		v := sessionStatsJSON{File: file, Server: s.Server.String(), Client: s.Client.String(), Slot: s.Slot,
 			Name: s.Name, Start: s.Start, End: sessionEnd(s), Duration: seconds(s.Duration()), EndReason: s.EndReason,
 			Opcodes: nonNilRows(p.opcodeRows), Transport: nonNilRows(p.transportRows), NonStock: p.nonStockRows}
-		b, ok := appendSessionStats(p.jsonBuf[:0], &v)
+		if p.memo == nil {
+			p.memo = new(rowMemo)
+		}
+		b, ok := appendSessionStats(p.jsonBuf[:0], &v, p.memo)
 		if !ok {
 			return p.writeJSON(v)
 		}

@@ -46,3 +46,21 @@ func BenchmarkStatsSessionJSON(b *testing.B) {
 		i++
 	}
 }
+
+// Once the printer has written a session, the next ones reuse its rows,
+// JSON buffer and memo: writing one allocates only the two address strings
+// (netip's String).
+func TestStatsSessionJSONReusesMemory(t *testing.T) {
+	ss := openBCSessions(t)
+	p := NewStatsPrinter(io.Discard, true, false, false)
+	for _, s := range ss {
+		if err := p.Session("networked-battle.pcap", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range ss {
+		if a := testing.AllocsPerRun(20, func() { _ = p.Session("networked-battle.pcap", s) }); a > 2 {
+			t.Errorf("session %s: %v allocations, want at most 2", s.Client, a)
+		}
+	}
+}
