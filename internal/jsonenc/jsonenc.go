@@ -256,7 +256,7 @@ func appendPlaces(b []byte, f float64, places int) (out []byte, ok bool) {
 	}
 	// The digits from the right: the fraction's places, the point, then
 	// the whole part (at least "0"). k < 1e15: 15 digits, a point and a
-	// zero at most. (One division a digit: u%10 would be a second.)
+	// zero at most.
 	var buf [24]byte
 	i := len(buf)
 	for range places {
