@@ -10,6 +10,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/wallclock"
 )
 
 // Window is how long after a client's message an identical message to a
@@ -32,9 +33,9 @@ const (
 	maxDeaths     = 32
 )
 
-// A laneSet is one ship's StateUpdates one way on one client's flow (the
-// flow's clientState holds its laneSets, by shipKey): a lane per family
-// (0-15, familyAll, familySubsystems).
+// A laneSet is one ship's StateUpdates one way on one client's flow
+// (Builder.ships holds the laneSets, by shipKey): a lane per family (0-15,
+// familyAll, familySubsystems).
 type laneSet [18]*Lane
 
 // Pseudo families: every update of the lane, and the updates carrying
@@ -53,21 +54,28 @@ const (
 
 type clientKey struct{ server, client netip.AddrPort }
 
-// clientState is one (server, client) flow's: its ship lanes and whether
-// the client is in the game. A flow's state is kept for the whole capture
-// (pending relay entries point to it).
+// clientState is one (server, client) flow's: whether the client is in
+// the game. A flow's state is kept for the whole capture (pending relay
+// entries point to it).
 type clientState struct {
-	key          clientKey
+	key clientKey
+	// id numbers the flows in the order they came: their bit in
+	// pending.sentBits, and part of their ships' keys.
+	id           int
 	inGame, gone bool
 	// playing is the count of the server's clients in the game and not
 	// gone (Builder.inGame's), which setState keeps.
 	playing *int
-	ships   map[uint64]*laneSet // by shipKey
 }
 
-// shipKey is a ship's laneSet's key in clientState.ships: the object and
-// the direction index.
-func shipKey(obj game.ObjectID, dir int) uint64 { return uint64(obj)<<1 | uint64(dir) }
+// shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
+// and the direction index, mixed (a one-to-one mixing: keys stay
+// distinct) so that the table's low bits spread.
+func shipKey(cs *clientState, obj game.ObjectID, dir int) uint64 {
+	k := (uint64(cs.id)<<32|uint64(obj))<<1 | uint64(dir)
+	k *= 0x9E3779B97F4A7C15
+	return k ^ k>>32
+}
 
 // clientCacheSize is the number of flows Builder.cache holds (a power of
 // two).
@@ -84,11 +92,8 @@ func cacheSlot(server, client netip.AddrPort) int {
 // then call Finish.
 type Builder struct {
 	lanes        []*Lane
-	lastShip     uint64
-	lastSet      *laneSet
-	lastShipCS   *clientState
+	ships        table[laneSet] // by shipKey
 	lanesDropped int
-	full         laneSet // stands in for new ships once maxLanes are kept
 	// cache holds recently seen flows by cacheSlot: most records skip
 	// clients' map lookup (its key is 64 bytes to hash).
 	cache    [clientCacheSize]*clientState
@@ -110,8 +115,7 @@ type Builder struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
 	return &Builder{clients: map[clientKey]*clientState{}, inGame: map[netip.AddrPort]*int{},
-		relay: relays{seed: maphash.MakeSeed()},
-		ids:   map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
+		relay: relays{seed: maphash.MakeSeed(), keepAll: true}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
 }
 
 // Add takes one record; it is not retained.
@@ -130,8 +134,10 @@ func (b *Builder) Add(r *flow.Record) {
 	if r.Msg.Type == dissect.TypeDisconnect {
 		cs.setState(cs.inGame, true)
 	}
-	now := instantOf(r.Time)
-	b.relay.expire(now)
+	now := wallclock.Of(r.Time)
+	if b.relay.due(now) {
+		b.relay.expire(now)
+	}
 	if r.Game == nil || r.Game.Msg == nil || r.Game.Err != nil {
 		if len(b.open) > 0 {
 			b.deathStep(r, nil)
@@ -139,20 +145,12 @@ func (b *Builder) Add(r *flow.Record) {
 		return
 	}
 	msg := r.Game.Msg
-	op := msg.Opcode()
 	switch m := msg.(type) {
 	case *game.StateUpdate:
 		if r.Dir == game.ClientToServer && !cs.inGame {
 			cs.setState(true, cs.gone)
 		}
-		set := b.laneSet(cs, shipKey(m.Object, d), m.Object)
-		fam := FamilyOf(m.Flags)
-		b.lane(&set[fam], int(fam), now)
-		b.lane(&set[familyAll], familyAll, now)
-		if m.Flags&game.StateSubsystems != 0 {
-			b.lane(&set[familySubsystems], familySubsystems, now)
-		}
-		b.families[d][fam]++
+		b.stateUpdate(cs, m, d, now)
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
 			b.subsystemBytes(&b.bytes[d], m.Flags, r.Msg.Payload)
 		}
@@ -173,7 +171,7 @@ func (b *Builder) Add(r *flow.Record) {
 		return // reassembled messages (checksum trees, ship creation) are not counted
 	}
 	if r.Dir == game.ClientToServer {
-		b.relay.sent(cs, op, payload, now)
+		b.relay.sent(cs, msg.Opcode(), payload, now)
 	} else {
 		b.relay.received(cs, payload)
 	}
@@ -203,7 +201,7 @@ func (b *Builder) client(server, client netip.AddrPort) *clientState {
 			playing = new(int)
 			b.inGame[server] = playing
 		}
-		cs = &clientState{key: ck, playing: playing, ships: map[uint64]*laneSet{}}
+		cs = &clientState{key: ck, id: len(b.clients), playing: playing}
 		b.clients[ck] = cs
 	}
 	b.cache[cacheSlot(server, client)] = cs
@@ -224,41 +222,67 @@ func (cs *clientState) setState(inGame, gone bool) {
 	}
 }
 
-// laneSet is the lanes of one ship on one flow (the last one asked is kept
-// at hand: a flow's updates come in runs). A new set notes the object's id.
-func (b *Builder) laneSet(cs *clientState, k uint64, obj game.ObjectID) *laneSet {
-	if b.lastSet != nil && k == b.lastShip && cs == b.lastShipCS {
-		return b.lastSet
-	}
-	set := cs.ships[k]
+// stateUpdate counts a StateUpdate of direction d on flow cs in its
+// ship's lanes: its family's, every update's and, when it carries
+// subsystems, the 0x20-bearing one.
+func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
+	fam := FamilyOf(m.Flags)
+	b.families[d][fam]++
+	k := shipKey(cs, m.Object, d)
+	i := b.ships.find(k)
+	set := b.ships.slots[i].v
 	if set == nil && len(b.lanes) >= maxLanes {
-		return &b.full // no room: its empty slots count the updates as dropped
+		b.lanesDropped += 2 + int(m.Flags&game.StateSubsystems>>5) // no room: the update's lanes are dropped
+		return
 	}
 	if set == nil {
 		set = &laneSet{}
-		cs.ships[k] = set
-		b.id(obj)
+		b.ships.insert(i, k, set)
+		b.id(m.Object)
 	}
-	b.lastShip, b.lastShipCS, b.lastSet = k, cs, set
-	return set
-}
-
-// lane counts one update in *slot, the lane of family fam in the last
-// lane set laneSet returned.
-func (b *Builder) lane(slot **Lane, fam int, t instant) {
-	l := *slot
-	if l == nil {
-		b.newLane(slot, fam, t)
+	if l := set[fam]; l != nil {
+		l.count(now)
+	} else {
+		b.newLane(&set[fam], cs, m.Object, d, int(fam), now)
+	}
+	if l := set[familyAll]; l != nil {
+		l.count(now)
+	} else {
+		b.newLane(&set[familyAll], cs, m.Object, d, familyAll, now)
+	}
+	if m.Flags&game.StateSubsystems == 0 {
 		return
 	}
-	l.iv.add(t.sub(l.last))
+	if l := set[familySubsystems]; l != nil {
+		l.count(now)
+	} else {
+		b.newLane(&set[familySubsystems], cs, m.Object, d, familySubsystems, now)
+	}
+}
+
+// count counts an update at t in the lane (not its first).
+func (l *Lane) count(t wallclock.Time) {
 	l.Updates++
+	h := &l.iv
+	// Most intervals are less than a few seconds, between times of one
+	// sign (which subtract exactly), and fall in the histogram's window.
+	if ds := t.Sec - l.last.Sec; uint64(ds) < 4 && t.Sec^l.last.Sec >= 0 && h.win != nil {
+		d := time.Duration(ds)*time.Second + time.Duration(t.Nsec-l.last.Nsec)
+		if i := uint64(d)/uint64(time.Millisecond) - uint64(h.lo); i < winSize {
+			h.win[i]++
+			h.sum += d
+			h.cnt++
+			l.last = t
+			return
+		}
+	}
+	h.add(t.Sub(l.last))
 	l.last = t
 }
 
 // newLane makes the lane of *slot on its first update, or counts the
 // update as dropped when maxLanes are kept.
-func (b *Builder) newLane(slot **Lane, fam int, t instant) {
+func (b *Builder) newLane(slot **Lane, cs *clientState, obj game.ObjectID, d, fam int, t wallclock.Time) {
 	if len(b.lanes) >= maxLanes {
 		b.lanesDropped++
 		return
@@ -270,9 +294,7 @@ func (b *Builder) newLane(slot **Lane, fam int, t instant) {
 	case familySubsystems:
 		name = FamilySubsystems
 	}
-	cs := b.lastShipCS
-	l := &Lane{Object: game.ObjectID(b.lastShip >> 1), Dir: Dirs[b.lastShip&1], Family: name, To: cs.key.client.String(),
-		Updates: 1, last: t}
+	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), Updates: 1, last: t}
 	*slot = l
 	b.lanes = append(b.lanes, l)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/wallclock"
 )
 
 // Published stock figures the measures are compared with, as OpenBC's
@@ -70,7 +71,7 @@ type Lane struct {
 	P50MS   float64 `json:"interval_p50_ms"`
 	P90MS   float64 `json:"interval_p90_ms"`
 	iv      histogram
-	last    instant
+	last    wallclock.Time
 }
 
 // Cadence pools the lanes of one direction and family: the interval

@@ -10,7 +10,7 @@ import (
 // that wrap around the end, which backward-shift deletion must mend).
 func TestTableMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var tb table
+	var tb table[pending]
 	want := map[uint64]*pending{}
 	keys := []uint64{}
 	for i := range 20000 {
@@ -26,7 +26,7 @@ func TestTableMatchesMap(t *testing.T) {
 			}
 		}
 		j := tb.find(key)
-		got := tb.slots[j].first
+		got := tb.slots[j].v
 		if got != want[key] {
 			t.Fatalf("op %d: key %x: %p, want %p", i, key, got, want[key])
 		}
@@ -45,7 +45,7 @@ func TestTableMatchesMap(t *testing.T) {
 		}
 	}
 	for k, p := range want {
-		if got := tb.slots[tb.find(k)].first; got != p {
+		if got := tb.slots[tb.find(k)].v; got != p {
 			t.Fatalf("key %x: %p, want %p", k, got, p)
 		}
 	}
