@@ -71,6 +71,9 @@ func FuzzSub(f *testing.F) {
 		if got, want := ta.Sub(tb), a.Sub(b); got != want {
 			t.Fatalf("%v - %v = %v, want %v", a, b, got, want)
 		}
+		if got, ok := ta.SubNear(tb); ok && got != a.Sub(b) {
+			t.Fatalf("%v - %v: near %v, want %v", a, b, got, a.Sub(b))
+		}
 		if ta.Before(tb) != a.Before(b) || ta.After(tb) != a.After(b) || (ta == tb) != a.Equal(b) {
 			t.Fatalf("%v vs %v: before %v after %v", a, b, ta.Before(tb), ta.After(tb))
 		}

@@ -54,6 +54,13 @@ const (
 
 type clientKey struct{ server, client netip.AddrPort }
 
+// serverState is a server's: its id (in the order servers came) and the
+// count of its clients in the game and not gone, which setState keeps.
+type serverState struct {
+	id      int32
+	playing int
+}
+
 // clientState is one (server, client) flow's: whether the client is in
 // the game. A flow's state is kept for the whole capture (pending relay
 // entries point to it).
@@ -61,11 +68,9 @@ type clientState struct {
 	key clientKey
 	// id numbers the flows in the order they came: their bit in
 	// pending.sentBits, and part of their ships' keys.
-	id           int
+	id           int32
 	inGame, gone bool
-	// playing is the count of the server's clients in the game and not
-	// gone (Builder.inGame's), which setState keeps.
-	playing *int
+	srv          *serverState
 }
 
 // shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
@@ -88,6 +93,13 @@ func cacheSlot(server, client netip.AddrPort) int {
 	return int(h >> 26 & (clientCacheSize - 1))
 }
 
+// bundling counts the datagrams of one direction by their messages.
+type bundling struct {
+	counts        []int // by messages in the datagram
+	n, sum        int
+	max, maxFrame int
+}
+
 // Builder computes Measures from flow records. Feed every record to Add,
 // then call Finish.
 type Builder struct {
@@ -99,79 +111,89 @@ type Builder struct {
 	cache    [clientCacheSize]*clientState
 	families [2][16]int
 	bytes    [2]ByteHistogram
-	bundling [2]struct {
-		counts        []int // by messages in the datagram
-		n, sum        int
-		max, maxFrame int
-	}
-	clients map[clientKey]*clientState
-	inGame  map[netip.AddrPort]*int // per server, clients in the game and not gone
-	relay   relays
-	ids     map[int]*IDRange
-	deaths  []*Death
-	open    map[netip.AddrPort]*Death
+	bundling [2]bundling
+	clients  map[clientKey]*clientState
+	servers  map[netip.AddrPort]*serverState
+	relay    relays
+	ids      map[int]*IDRange
+	deaths   []*Death
+	open     map[netip.AddrPort]*Death
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{clients: map[clientKey]*clientState{}, inGame: map[netip.AddrPort]*int{},
-		relay: relays{seed: maphash.MakeSeed(), keepAll: true}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
+	return &Builder{clients: map[clientKey]*clientState{}, servers: map[netip.AddrPort]*serverState{},
+		relay: relays{seed: maphash.MakeSeed(), keepAll: true, buckets: make([]int64, minBuckets)}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
 }
 
 // Add takes one record; it is not retained.
 func (b *Builder) Add(r *flow.Record) {
-	if r.Kind != flow.KindMessage || r.Msg == nil || !r.Server.IsValid() || !r.Client.IsValid() {
+	tm := r.Msg
+	if r.Kind != flow.KindMessage || tm == nil || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
 	d := dirIndex(r.Dir)
 	if r.MsgIndex == 0 && r.MsgCount > 0 {
 		b.countDatagram(d, r.MsgCount, r.Frame)
 	}
-	cs := b.cache[cacheSlot(r.Server, r.Client)]
-	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
-		cs = b.client(r.Server, r.Client)
-	}
-	if r.Msg.Type == dissect.TypeDisconnect {
-		cs.setState(cs.inGame, true)
-	}
 	now := wallclock.Of(r.Time)
 	if b.relay.due(now) {
 		b.relay.expire(now)
 	}
-	if r.Game == nil || r.Game.Msg == nil || r.Game.Err != nil {
+	g := r.Game
+	if g == nil || g.Msg == nil || g.Err != nil {
+		// Most are ACKs: only a disconnect needs the flow.
+		if tm.Type == dissect.TypeDisconnect {
+			cs := b.flowOf(r)
+			cs.setState(cs.inGame, true)
+		}
 		if len(b.open) > 0 {
 			b.deathStep(r, nil)
 		}
 		return
 	}
-	msg := r.Game.Msg
+	cs := b.cache[cacheSlot(r.Server, r.Client)] // flowOf, inline
+	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+		cs = b.client(r.Server, r.Client)
+	}
+	if tm.Type == dissect.TypeDisconnect {
+		cs.setState(cs.inGame, true) // (a game message is never one)
+	}
+	msg := g.Msg
+	var op game.Opcode
 	switch m := msg.(type) {
 	case *game.StateUpdate:
+		op = game.OpStateUpdate
 		if r.Dir == game.ClientToServer && !cs.inGame {
 			cs.setState(true, cs.gone)
 		}
 		b.stateUpdate(cs, m, d, now)
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
-			b.subsystemBytes(&b.bytes[d], m.Flags, r.Msg.Payload)
+			b.subsystemBytes(&b.bytes[d], m.Flags, tm.Payload)
 		}
 	case *game.ObjCreate:
+		op = m.Opcode()
 		b.id(m.Object)
 	case *game.NewPlayerInGame:
+		op = m.Opcode()
 		cs.setState(true, cs.gone)
 	case *game.PythonEvent:
+		op = m.Opcode()
 		if m.Code == game.ETObjectExploding && r.Dir == game.ServerToClient {
 			b.death(r, m.Source)
 		}
+	default:
+		op = msg.Opcode()
 	}
 	if len(b.open) > 0 {
 		b.deathStep(r, msg)
 	}
-	payload := r.Msg.Payload
+	payload := tm.Payload
 	if r.Reassembled != 0 || len(payload) == 0 {
 		return // reassembled messages (checksum trees, ship creation) are not counted
 	}
-	if r.Dir == game.ClientToServer {
-		b.relay.sent(cs, msg.Opcode(), payload, now)
+	if d == 0 {
+		b.relay.sent(cs, op, payload, now)
 	} else {
 		b.relay.received(cs, payload)
 	}
@@ -179,11 +201,11 @@ func (b *Builder) Add(r *flow.Record) {
 
 // countDatagram counts a datagram of n messages in direction d.
 func (b *Builder) countDatagram(d, n, frame int) {
-	bu := &b.bundling[d]
+	bu := &b.bundling[d&1]
 	bu.n++
 	bu.sum += n
 	if n >= len(bu.counts) {
-		bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
+		bu.grow(n)
 	}
 	bu.counts[n]++
 	if n > bu.max {
@@ -191,17 +213,31 @@ func (b *Builder) countDatagram(d, n, frame int) {
 	}
 }
 
+// grow makes room to count datagrams of n messages.
+func (bu *bundling) grow(n int) {
+	bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
+}
+
+// flowOf is the state of r's flow, from the cache when it holds it.
+func (b *Builder) flowOf(r *flow.Record) *clientState {
+	cs := b.cache[cacheSlot(r.Server, r.Client)]
+	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+		cs = b.client(r.Server, r.Client)
+	}
+	return cs
+}
+
 // client is the state of a flow, made on its first record, and caches it.
 func (b *Builder) client(server, client netip.AddrPort) *clientState {
 	ck := clientKey{server, client}
 	cs := b.clients[ck]
 	if cs == nil {
-		playing := b.inGame[server]
-		if playing == nil {
-			playing = new(int)
-			b.inGame[server] = playing
+		srv := b.servers[server]
+		if srv == nil {
+			srv = &serverState{id: int32(len(b.servers))}
+			b.servers[server] = srv
 		}
-		cs = &clientState{key: ck, id: len(b.clients), playing: playing}
+		cs = &clientState{key: ck, id: int32(len(b.clients)), srv: srv}
 		b.clients[ck] = cs
 	}
 	b.cache[cacheSlot(server, client)] = cs
@@ -216,9 +252,9 @@ func (cs *clientState) setState(inGame, gone bool) {
 	now := cs.inGame && !cs.gone
 	switch {
 	case now && !was:
-		*cs.playing++
+		cs.srv.playing++
 	case was && !now:
-		*cs.playing--
+		cs.srv.playing--
 	}
 }
 
@@ -227,7 +263,7 @@ func (cs *clientState) setState(inGame, gone bool) {
 // subsystems, the 0x20-bearing one.
 func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
-	b.families[d][fam]++
+	b.families[d&1][fam]++
 	k := shipKey(cs, m.Object, d)
 	i := b.ships.find(k)
 	set := b.ships.slots[i].v
@@ -240,6 +276,41 @@ func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now w
 		b.ships.insert(i, k, set)
 		b.id(m.Object)
 	}
+	f, a := set[fam], set[familyAll]
+	var s *Lane
+	sub := m.Flags&game.StateSubsystems != 0
+	if sub {
+		s = set[familySubsystems]
+	}
+	if f == nil || a == nil || sub && s == nil || a.last != f.last || s != nil && s.last != f.last {
+		b.eachLane(set, cs, m, d, now)
+		return
+	}
+	// The usual case: the ship's last update was of this family too, and
+	// its lanes have one last time, so one interval.
+	iv, ok := now.SubNear(f.last)
+	if !ok {
+		iv = now.Sub(f.last)
+	}
+	f.Updates++
+	f.last = now
+	if !f.iv.addNear(iv) {
+		f.iv.add(iv)
+	}
+	a.Updates++
+	a.last = now
+	if !a.iv.addNear(iv) {
+		a.iv.add(iv)
+	}
+	if s != nil {
+		s.count(now)
+	}
+}
+
+// eachLane counts an update in the lanes of its ship, each by its own
+// last time, making those it has not yet.
+func (b *Builder) eachLane(set *laneSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
+	fam := FamilyOf(m.Flags)
 	if l := set[fam]; l != nil {
 		l.count(now)
 	} else {
@@ -262,22 +333,13 @@ func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now w
 
 // count counts an update at t in the lane (not its first).
 func (l *Lane) count(t wallclock.Time) {
-	l.Updates++
-	h := &l.iv
-	// Most intervals are less than a few seconds, between times of one
-	// sign (which subtract exactly), and fall in the histogram's window.
-	if ds := t.Sec - l.last.Sec; uint64(ds) < 4 && t.Sec^l.last.Sec >= 0 && h.win != nil {
-		d := time.Duration(ds)*time.Second + time.Duration(t.Nsec-l.last.Nsec)
-		if i := uint64(d)/uint64(time.Millisecond) - uint64(h.lo); i < winSize {
-			h.win[i]++
-			h.sum += d
-			h.cnt++
-			l.last = t
-			return
-		}
+	iv, ok := t.SubNear(l.last)
+	if !ok {
+		iv = t.Sub(l.last)
 	}
-	h.add(t.Sub(l.last))
+	l.Updates++
 	l.last = t
+	l.iv.count(iv)
 }
 
 // newLane makes the lane of *slot on its first update, or counts the

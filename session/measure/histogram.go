@@ -22,6 +22,27 @@ type histogram struct {
 // lane (a Builder keeps at most maxLanes).
 const winSize = 64
 
+// count adds d: in the window, when it falls there, without a call
+// (inline), else by add.
+func (h *histogram) count(d time.Duration) {
+	if !h.addNear(d) {
+		h.add(d)
+	}
+}
+
+// addNear adds d when it falls in the window, and reports whether it
+// did. (A negative d does not: as a uint64 it is beyond any window.)
+func (h *histogram) addNear(d time.Duration) bool {
+	if i := uint64(d)/uint64(time.Millisecond) - uint64(h.lo); i < winSize && h.win != nil {
+		h.win[i]++
+		h.sum += d
+		h.cnt++
+		return true
+	}
+	return false
+}
+
+// add adds d (a negative d is not an interval: it is left out).
 func (h *histogram) add(d time.Duration) {
 	if d < 0 {
 		return
@@ -29,7 +50,9 @@ func (h *histogram) add(d time.Duration) {
 	h.sum += d
 	h.cnt++
 	k := uint32(min(d/time.Millisecond, 1<<31))
-	if h.win == nil && h.cnt == 1 {
+	if h.win == nil && h.cnt == 1 && k <= 1<<31-winSize {
+		// (Below the clamp: a bucket of the window is its interval's
+		// unclamped count of milliseconds, which count adds.)
 		h.win, h.lo = new([winSize]uint32), k-min(k, winSize/2)
 	}
 	if i := k - h.lo; i < winSize && h.win != nil {

@@ -5,13 +5,13 @@ import (
 	"testing"
 )
 
-// The relay table holds what a map would, through inserts, removals and
+// The lanes table holds what a map would, through inserts, removals and
 // growth, with keys made to collide in their low bits (long probe runs
 // that wrap around the end, which backward-shift deletion must mend).
 func TestTableMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var tb table[pending]
-	want := map[uint64]*pending{}
+	var tb table[laneSet]
+	want := map[uint64]*laneSet{}
 	keys := []uint64{}
 	for i := range 20000 {
 		var key uint64
@@ -32,7 +32,7 @@ func TestTableMatchesMap(t *testing.T) {
 		}
 		switch {
 		case got == nil && len(want) < 300:
-			p := &pending{key: key}
+			p := &laneSet{}
 			tb.insert(j, key, p)
 			want[key] = p
 			keys = append(keys, key)
