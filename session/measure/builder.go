@@ -71,6 +71,16 @@ type clientState struct {
 	id           int32
 	inGame, gone bool
 	srv          *serverState
+	// ships holds, per direction, the lane sets of the last two ships
+	// updated (a flow's updates go round its ships; a client's own are of
+	// one), most recent first: most updates skip Builder.ships.
+	ships [2][2]shipSet
+}
+
+// shipSet is a ship's lane set, with the object it is of.
+type shipSet struct {
+	obj game.ObjectID
+	set *laneSet
 }
 
 // shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
@@ -264,17 +274,18 @@ func (cs *clientState) setState(inGame, gone bool) {
 func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
 	b.families[d&1][fam]++
-	k := shipKey(cs, m.Object, d)
-	i := b.ships.find(k)
-	set := b.ships.slots[i].v
-	if set == nil && len(b.lanes) >= maxLanes {
-		b.lanesDropped += 2 + int(m.Flags&game.StateSubsystems>>5) // no room: the update's lanes are dropped
-		return
-	}
-	if set == nil {
-		set = &laneSet{}
-		b.ships.insert(i, k, set)
-		b.id(m.Object)
+	var set *laneSet
+	switch recent := &cs.ships[d&1]; {
+	case recent[0].obj == m.Object && recent[0].set != nil:
+		set = recent[0].set
+	case recent[1].obj == m.Object && recent[1].set != nil:
+		set = recent[1].set
+		recent[0], recent[1] = recent[1], recent[0]
+	default:
+		if set = b.laneSet(cs, m, d); set == nil {
+			return
+		}
+		recent[1], recent[0] = recent[0], shipSet{m.Object, set}
 	}
 	f, a := set[fam], set[familyAll]
 	var s *Lane
@@ -305,6 +316,25 @@ func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now w
 	if s != nil {
 		s.count(now)
 	}
+}
+
+// laneSet is the lane set of m's ship on flow cs in direction d, made on
+// its first update (noting the object's id); nil, with the update's lanes
+// counted as dropped, when maxLanes are kept.
+func (b *Builder) laneSet(cs *clientState, m *game.StateUpdate, d int) *laneSet {
+	k := shipKey(cs, m.Object, d)
+	i := b.ships.find(k)
+	set := b.ships.slots[i].v
+	if set == nil && len(b.lanes) >= maxLanes {
+		b.lanesDropped += 2 + int(m.Flags&game.StateSubsystems>>5)
+		return nil
+	}
+	if set == nil {
+		set = &laneSet{}
+		b.ships.insert(i, k, set)
+		b.id(m.Object)
+	}
+	return set
 }
 
 // eachLane counts an update in the lanes of its ship, each by its own
