@@ -20,13 +20,15 @@
 #   - bcwire export -o DIR FILE         (Parquet)
 # and prints wall and CPU (user+sys) seconds, datagrams per second, the
 # peak resident memory (GNU time -v) and the ratios to tshark in wall time
-# and in CPU. Each row is the run of best wall time of RUNS (default 3).
+# and in CPU. Each row is the run of best wall time of RUNS (default 3); a
+# bcwire run is the mean of REPS (default 5) back-to-back processes.
 # tshark and GNU time are installed from Debian if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COPIES=${1:-100}
 OPENBC_COPIES=${OPENBC_COPIES:-40}
 RUNS=${RUNS:-3}
+REPS=${REPS:-5}
 WORK=${WORK:-$(mktemp -d)}
 
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -41,16 +43,24 @@ fi
 go build -o "$WORK/" ./cmd/bcwire ./cmd/bcwire/bcwire-full # export runs in bcwire-full
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# measure NAME CMD... : the run of best wall time: wall (s), CPU (s), peak RSS (KiB)
+# measure NAME CMD... : the run of best wall time: wall (s), CPU (s), peak RSS (KiB).
+# bcwire's rows run the command REPS times (default 5) under one GNU time and
+# divide: its runs on the OpenBC capture take about 0.1 s, and GNU time
+# prints hundredths, too coarse for a ratio. The peak RSS is the largest of
+# the REPS processes (GNU time reports the children's maximum).
 measure() {
   local name=$1; shift
+  local reps=$REPS
+  [ "$name" = tshark ] && reps=1
   local best="" cpu="" rss=""
   for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.out" "$@" >/dev/null 2>&1 || true
-    read -r t u s m < <(tail -n 1 "$WORK/time.out") # after "Command exited with non-zero status 1" (damage)
-    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; cpu=$(awk "BEGIN{print $u+$s}"); rss=$m; fi
+    /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.out" \
+      sh -c 'n=$1; shift; i=0; while [ $i -lt $n ]; do "$@" >/dev/null 2>&1; i=$((i+1)); done' sh "$reps" "$@" || true
+    read -r t u s m < <(tail -n 1 "$WORK/time.out")
+    t=$(awk "BEGIN{print $t/$reps}"); c=$(awk "BEGIN{print ($u+$s)/$reps}")
+    if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; cpu=$c; rss=$m; fi
   done
-  printf '%-28s %8.2f s %8.2f s %12.0f dgram/s %8.1f MiB\n' "$name" "$best" "$cpu" "$(awk "BEGIN{print $UDP/$best}")" "$(awk "BEGIN{print $rss/1024}")"
+  printf '%-28s %8.3f s %8.3f s %12.0f dgram/s %8.1f MiB\n' "$name" "$best" "$cpu" "$(awk "BEGIN{print $UDP/$best}")" "$(awk "BEGIN{print $rss/1024}")"
   eval "T_${name//[^A-Za-z0-9]/_}=$best C_${name//[^A-Za-z0-9]/_}=$cpu"
 }
 

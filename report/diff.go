@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/bcwire/bcwire/session/diff"
 	"github.com/fatih/color"
@@ -154,19 +155,22 @@ func (e *errWriter) Write(p []byte) (int, error) {
 //go:embed assets/diff.html.tmpl
 var diffPage string
 
-var diffTmpl = template.Must(template.New("diff").Funcs(template.FuncMap{
-	"ints": ints, "upper": strings.ToUpper,
-}).Parse(diffPage))
+// diffTmpl is parsed at the first diff page, not at start-up (as pageTmpl).
+var diffTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("diff").Funcs(template.FuncMap{
+		"ints": ints, "upper": strings.ToUpper,
+	}).Parse(diffPage))
+})
 
 // reportStyle is the capture report's style sheet, shared by the diff page.
-var reportStyle = func() string {
+func reportStyle() string {
 	_, rest, ok := strings.Cut(htmlPage, "<style>")
 	if !ok {
 		return ""
 	}
 	css, _, _ := strings.Cut(rest, "</style>")
 	return css
-}()
+}
 
 // WriteDiffHTML writes a comparison as one self-contained HTML page.
 func WriteDiffHTML(w io.Writer, res *diff.Result, title string) error {
@@ -192,6 +196,6 @@ func WriteDiffHTML(w io.Writer, res *diff.Result, title string) error {
 		Counts string
 		Groups []group
 		Shared []*diff.Finding
-	}{title, template.CSS(reportStyle), s, severityCounts(s.BySeverity), groups, res.Shared}
-	return diffTmpl.Execute(w, data)
+	}{title, template.CSS(reportStyle()), s, severityCounts(s.BySeverity), groups, res.Shared}
+	return diffTmpl().Execute(w, data)
 }

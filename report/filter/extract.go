@@ -26,6 +26,7 @@ type fieldRef struct {
 
 // NewExtractor checks the field names.
 func NewExtractor(names []string) (*Extractor, error) {
+	makeBoxedNames()
 	e := &Extractor{names: names}
 	for _, name := range names {
 		if name == fieldsRoot {

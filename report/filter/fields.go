@@ -115,18 +115,24 @@ var (
 	opcodeNameBoxed [256]any
 	dirNameBoxed    [256]any
 	typeNameBoxed   [256]any
+	// namesOnce fills the three tables above at the first Compile or
+	// NewExtractor, not at start-up: a command run without -Y or -e
+	// should not pay for them (issue 30).
+	namesOnce sync.Once
 	// smallIntBoxed holds 0-65535 boxed (every peer id, sequence number
 	// and opcode, and the first frames), made by the first Compile.
 	smallIntBoxed     []any
 	smallIntBoxedOnce sync.Once
 )
 
-func init() {
-	for i := range 256 {
-		opcodeNameBoxed[i] = game.Opcode(i).String()
-		dirNameBoxed[i] = game.Direction(i).String()
-		typeNameBoxed[i] = dissect.TransportType(i).String()
-	}
+func makeBoxedNames() {
+	namesOnce.Do(func() {
+		for i := range 256 {
+			opcodeNameBoxed[i] = game.Opcode(i).String()
+			dirNameBoxed[i] = game.Direction(i).String()
+			typeNameBoxed[i] = dissect.TransportType(i).String()
+		}
+	})
 }
 
 func makeSmallInts() {

@@ -74,6 +74,7 @@ var guarded = map[string]bool{"<": true, ">": true, "<=": true, ">=": true}
 
 // Compile parses and checks a display filter.
 func Compile(src string) (*Filter, error) {
+	makeBoxedNames()
 	makeSmallInts()
 	f := &Filter{src: src, env: map[string]any{}}
 	tr, err := translate(src) // tshark's spelling (syntax.go)
