@@ -71,11 +71,15 @@ type clientState struct {
 	id           int32
 	inGame, gone bool
 	srv          *serverState
-	// ships holds, per direction, the lane sets of the last two ships
-	// updated (a flow's updates go round its ships; a client's own are of
-	// one), most recent first: most updates skip Builder.ships.
-	ships [2][2]shipSet
+	// ships holds, per direction, lane sets of recently updated ships by
+	// shipSlot (a flow's updates go round its ships, one for a client's
+	// own): most updates skip Builder.ships.
+	ships [2][8]shipSet
 }
+
+// shipSlot is an object's entry in clientState.ships: player ships' ids
+// differ in their owner's slot, from bit 18 on.
+func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
 
 // shipSet is a ship's lane set, with the object it is of.
 type shipSet struct {
@@ -274,18 +278,13 @@ func (cs *clientState) setState(inGame, gone bool) {
 func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
 	b.families[d&1][fam]++
-	var set *laneSet
-	switch recent := &cs.ships[d&1]; {
-	case recent[0].obj == m.Object && recent[0].set != nil:
-		set = recent[0].set
-	case recent[1].obj == m.Object && recent[1].set != nil:
-		set = recent[1].set
-		recent[0], recent[1] = recent[1], recent[0]
-	default:
+	recent := &cs.ships[d&1][shipSlot(m.Object)]
+	set := recent.set
+	if set == nil || recent.obj != m.Object {
 		if set = b.laneSet(cs, m, d); set == nil {
 			return
 		}
-		recent[1], recent[0] = recent[0], shipSet{m.Object, set}
+		*recent = shipSet{m.Object, set}
 	}
 	f, a := set[fam], set[familyAll]
 	var s *Lane
@@ -465,15 +464,10 @@ func (b *Builder) subsystemBytes(h *ByteHistogram, f game.StateFlags, payload []
 		h.Unaligned++ // a packed bit comes first: the block is not byte-aligned
 		return
 	}
-	off := 1 + 9 + 1 // opcode, object, game time, flags; the start index
-	for _, x := range []struct {
-		flag game.StateFlags
-		size int
-	}{{game.StateDelta, 5}, {game.StateForward, 3}, {game.StateUp, 3}, {game.StateSpeed, 2}} {
-		if f&x.flag != 0 {
-			off += x.size
-		}
-	}
+	// Opcode, object, game time, flags; the start index; then the fields
+	// the flags carry: delta 5 bytes, forward 3, up 3, speed 2.
+	off := 1 + 9 + 1 + 5*b2i(f&game.StateDelta != 0) + 3*b2i(f&game.StateForward != 0) +
+		3*b2i(f&game.StateUp != 0) + 2*b2i(f&game.StateSpeed != 0)
 	if off > len(payload) {
 		return
 	}
