@@ -62,8 +62,8 @@ type serverState struct {
 }
 
 // clientState is one (server, client) flow's: whether the client is in
-// the game. A flow's state is kept for the whole capture (pending relay
-// entries point to it).
+// the game, its server, the lane sets of its recent ships. A flow's state
+// is kept for the whole capture (relay entries name it by id).
 type clientState struct {
 	key clientKey
 	// id numbers the flows in the order they came: their bit in
