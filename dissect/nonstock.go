@@ -161,7 +161,14 @@ func (n *NonStock) Name() string { return Forms[n.Form].Name }
 // of length, "non-stock: <what it is>" for another known form, and
 // "non-stock, unknown: offset 9: stock has source object there; from there: 01 00 B0" for
 // an unknown one.
-func (n *NonStock) String() string { return string(n.AppendText(nil)) }
+//
+// The text is built in a buffer on the stack and copied once into the
+// string: grown by append from nil it took five allocations, and session
+// builds one for each kind of non-stock message in each session.
+func (n *NonStock) String() string {
+	var buf [256]byte
+	return string(n.AppendText(buf[:0]))
+}
 
 // AppendText appends String's text.
 func (n *NonStock) AppendText(b []byte) []byte {

@@ -79,3 +79,24 @@ func TestRegistryEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestNonStockStringAllocatesOnce: String is AppendText's text, built on
+// the stack and copied once into the string, for every form, with and
+// without a length departure, and for the unknown form with its bytes.
+func TestNonStockStringAllocatesOnce(t *testing.T) {
+	var marks []NonStock
+	for f := range FormID(NumForms) {
+		marks = append(marks,
+			NonStock{Form: f, Len: 10, Stock: "class, code"},
+			NonStock{Form: f, Len: 10, StockLen: 18, Stock: "class, code, source object"},
+			NonStock{Form: f, Offset: 9, Stock: "source object", Rest: []byte{1, 0, 0xB0}})
+	}
+	for _, n := range marks {
+		if got, want := n.String(), string(n.AppendText(nil)); got != want {
+			t.Fatalf("%+v: String %q, AppendText %q", n, got, want)
+		}
+		if a := testing.AllocsPerRun(10, func() { _ = n.String() }); a > 1 {
+			t.Errorf("%+v: String made %v allocations, want 1", n, a)
+		}
+	}
+}

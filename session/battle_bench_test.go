@@ -25,7 +25,13 @@ type battleRecords struct {
 
 func loadBattleRecords(tb testing.TB) *battleRecords {
 	tb.Helper()
-	rd, err := capture.Open(filepath.Join("..", "testdata", "pcaps", "battle.pcap"))
+	return loadRecords(tb, filepath.Join("..", "testdata", "pcaps", "battle.pcap"))
+}
+
+// loadRecords is loadBattleRecords for any capture.
+func loadRecords(tb testing.TB, path string) *battleRecords {
+	tb.Helper()
+	rd, err := capture.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,6 +102,11 @@ func copyRecord(r *flow.Record, ships *game.ShipRegistry) flow.Record {
 		c.Reserved, c.Extra = slices.Clone(c.Reserved), slices.Clone(c.Extra)
 		cp.Control = &c
 	}
+	if r.NonStock != nil {
+		ns := *r.NonStock
+		ns.Rest = slices.Clone(ns.Rest)
+		cp.NonStock = &ns
+	}
 	if r.GameSpy != nil {
 		g := *r.GameSpy
 		g.Fields = slices.Clone(g.Fields)
@@ -117,14 +128,26 @@ func copyRecord(r *flow.Record, ships *game.ShipRegistry) flow.Record {
 // join, fight and leave, and their sessions are replaced by the next copy's.
 // SetBytes is the capture's UDP payload size.
 func BenchmarkBuilderBattle(b *testing.B) {
-	br := loadBattleRecords(b)
+	benchmarkBuilder(b, loadBattleRecords(b))
+}
+
+// BenchmarkBuilderOpenBC is BenchmarkBuilderBattle on OpenBC's networked
+// battle (testdata/openbc): a real peer's traffic, whose clients reconnect
+// (a session ends at each reconnect: many short sessions) and whose
+// non-stock messages each session counts.
+func BenchmarkBuilderOpenBC(b *testing.B) {
+	benchmarkBuilder(b, loadRecords(b, filepath.Join("..", "testdata", "openbc", "networked-battle.pcap")))
+}
+
+func benchmarkBuilder(b *testing.B, br *battleRecords) {
 	orig := make([]time.Time, len(br.recs))
 	for i := range br.recs {
 		orig[i] = br.recs[i].Time
 	}
 	period := br.span + 5*time.Second
 	emitted := 0
-	bl := NewBuilder(Options{}, func(*Session) { emitted++ })
+	var bl *Builder
+	bl = NewBuilder(Options{}, func(s *Session) { emitted++; bl.Reuse(s) }) // as stats does
 	b.SetBytes(int64(br.bytes))
 	b.ReportAllocs()
 	pass := 0

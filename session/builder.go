@@ -97,12 +97,15 @@ type Builder struct {
 	// pairs, so that steady traffic skips two map lookups per record. A
 	// session has two entries: by portSlot, cheap to find, and by
 	// addrSlot, for clients that share a port. close clears them.
-	cache [sessionCacheSize]*live
-	last  *live // of the previous record, checked before cache
-	spare spare // of finished streams, for new ones
+	cache    [sessionCacheSize]*live
+	last     *live        // of the previous record, checked before cache
+	spare    spare        // of finished streams, for new ones
+	nonStock nonStockPool // texts and list arrays of the sessions' non-stock kinds
 
 	opened []*live // open order, for eviction; may hold closed sessions (and nil)
 	head   int
+	// free holds emitted sessions given back by Reuse, for open.
+	free []*Session
 
 	live, peak, emitted, evicted int
 	retransmissions              int
@@ -253,8 +256,10 @@ func (b *Builder) replaced(l *live, r *flow.Record, now stamp) bool {
 func isConnectRequest(r *flow.Record) bool { return flow.IsConnectRequest(r) }
 
 func (b *Builder) open(r *flow.Record, now stamp) *live {
-	s := &Session{Server: r.Server, Client: r.Client, Slot: -1, GameSlot: -1, Team: -1,
-		Start: r.Time, LastSeen: r.Time}
+	s := b.newSession()
+	s.Server, s.Client = r.Server, r.Client
+	s.Slot, s.GameSlot, s.Team = -1, -1, -1
+	s.Start, s.LastSeen = r.Time, r.Time
 	// A session seen from its first step has a connect request or a slot
 	// assignment first; anything else means it began before the capture.
 	s.MidCapture = !(isConnectRequest(r) || (r.Control != nil && r.Control.Kind == "slot-assignment"))
@@ -266,7 +271,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 		b.servers[r.Server] = srv
 	}
 	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts,
-		retransmissions: &b.retransmissions, lastSeen: now}
+		retransmissions: &b.retransmissions, lastSeen: now, nonStockPool: &b.nonStock}
 	// What live.add's first call would find in traffic.
 	if !now.IsZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time
@@ -290,4 +295,32 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 	b.live++
 	b.peak = max(b.peak, b.live)
 	return l
+}
+
+// maxFree bounds the sessions Reuse keeps.
+const maxFree = 4
+
+// Reuse gives back s, a Session b emitted that the caller is done with
+// (it keeps no pointer to it or into it): b may hand its memory out again
+// as a later session. A Session is 18 KB, most of it its Traffic counts,
+// and a capture of short sessions (OpenBC's clients reconnect: 120
+// sessions on OpenBC battle x40) made the collector run for them.
+func (b *Builder) Reuse(s *Session) {
+	if s != nil && len(b.free) < maxFree {
+		b.free = append(b.free, s)
+	}
+}
+
+// newSession is a zero Session: one given back by Reuse, or a new one.
+func (b *Builder) newSession() *Session {
+	n := len(b.free)
+	if n == 0 {
+		return new(Session)
+	}
+	s := b.free[n-1]
+	b.free[n-1] = nil
+	b.free = b.free[:n-1]
+	b.nonStock.keep(s.NonStock)
+	*s = Session{}
+	return s
 }

@@ -52,10 +52,11 @@ type live struct {
 	known   game.ObjectID
 	isKnown bool
 
-	lingerUntil stamp
-	lost        bool // the player has lost a ship (for respawns)
-	current     game.ObjectID
-	flying      bool // current is alive
+	nonStockPool *nonStockPool // the Builder's
+	lingerUntil  stamp
+	lost         bool // the player has lost a ship (for respawns)
+	current      game.ObjectID
+	flying       bool // current is alive
 }
 
 // commonCounts holds the counts of s.Traffic that nearly every record
@@ -201,8 +202,12 @@ func (l *live) silent(now stamp, timeout time.Duration) bool {
 }
 
 // nonStock counts a non-stock message in the session's kinds: one entry
-// per form, message and direction, made on its first instance (the only
-// allocation); later instances move its count and last frame.
+// per form, message and direction, made on its first instance; later
+// instances move its count and last frame. The first instance's text comes
+// from the Builder's pool, where the sessions find the same texts again
+// (OpenBC's clients reconnect: each new session lists the same dozen
+// kinds), and so does the list's array when sessions are given back
+// (Builder.Reuse): a kind then costs no allocation.
 func (l *live) nonStock(r *flow.Record, d int) {
 	s, ns := l.s, r.NonStock
 	s.Traffic.NonStock[d][ns.Form%dissect.NumForms]++
@@ -212,7 +217,7 @@ func (l *live) nonStock(r *flow.Record, d int) {
 	}
 	for i := range s.NonStock {
 		k := &s.NonStock[i]
-		if k.form == ns.Form && k.op == op && k.typ == r.Msg.Type && k.Dir == r.Dir.String() {
+		if k.form == ns.Form && k.op == op && k.typ == r.Msg.Type && k.dir == r.Dir {
 			k.Count++
 			k.LastFrame, k.LastTime = r.Frame, r.Time
 			return
@@ -226,10 +231,67 @@ func (l *live) nonStock(r *flow.Record, d int) {
 	if op >= 0 {
 		what = game.Opcode(op).String()
 	}
-	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type,
+	if s.NonStock == nil {
+		s.NonStock = l.nonStockPool.list()
+	}
+	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type, dir: r.Dir,
 		Name: ns.Name(), Message: what, Dir: r.Dir.String(), Count: 1,
 		FirstFrame: r.Frame, FirstTime: r.Time, LastFrame: r.Frame, LastTime: r.Time,
-		Text: ns.String(), Evidence: ns.Entry().Evidence})
+		Text: l.nonStockPool.text(ns), Evidence: ns.Entry().Evidence})
+}
+
+// nonStockPool is the Builder's memory for the sessions' non-stock lists:
+// the texts of the marks (NonStock.String), the same string for the same
+// text while it has room for it, so that the session lists reuse the texts
+// of the sessions before them; and the arrays of lists given back with
+// their Session (Builder.Reuse).
+type nonStockPool struct {
+	texts map[string]string
+	buf   []byte
+	lists [][]NonStockKind // empty, with room
+}
+
+// maxTexts bounds the texts remembered; beyond it each is made anew.
+const maxTexts = 256
+
+// text is ns.String(). A nil *nonStockPool remembers nothing.
+func (p *nonStockPool) text(ns *dissect.NonStock) string {
+	if p == nil {
+		return ns.String()
+	}
+	p.buf = ns.AppendText(p.buf[:0])
+	if v, ok := p.texts[string(p.buf)]; ok { // (the conversion does not allocate)
+		return v
+	}
+	v := string(p.buf)
+	if p.texts == nil {
+		p.texts = make(map[string]string)
+	}
+	if len(p.texts) < maxTexts {
+		p.texts[v] = v
+	}
+	return v
+}
+
+// list is an empty list for a session's first non-stock kind.
+func (p *nonStockPool) list() []NonStockKind {
+	if p != nil {
+		if n := len(p.lists); n > 0 {
+			l := p.lists[n-1]
+			p.lists[n-1] = nil
+			p.lists = p.lists[:n-1]
+			return l
+		}
+	}
+	return make([]NonStockKind, 0, 8) // a session with one kind mostly has several
+}
+
+// keep takes back the array of a list no one uses any more.
+func (p *nonStockPool) keep(l []NonStockKind) {
+	if cap(l) > 0 && len(p.lists) < maxFree {
+		clear(l[:cap(l)]) // (its strings are shared texts, but need not stay reachable)
+		p.lists = append(p.lists, l[:0])
+	}
 }
 
 func (l *live) damaged(r *flow.Record) {

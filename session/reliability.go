@@ -205,12 +205,16 @@ func (s *stream) remember(k sentKey, t stamp, frame int) {
 // buf stops growing at 1024.)
 func (s *stream) grow() {
 	if 2*len(s.recent) > cap(s.buf) {
-		// A stream takes a finished stream's array (a full-size one)
-		// rather than growing through every size again. (The spare holds
-		// only a few: the rest of a quiet capture's streams stay small.)
-		s.buf = s.spare.takeBuf()
+		// A stream takes a finished stream's array, of the size it needs
+		// or more, rather than growing through every size again: a
+		// capture of short sessions (OpenBC's clients reconnect; each
+		// copy of battle x40 is three new sessions) grew every stream
+		// from 16 messages, the largest part of what the Builder
+		// allocated.
+		n := max(16, 2*len(s.recent))
+		s.buf = s.spare.takeBuf(n)
 		if s.buf == nil {
-			s.buf = make([]sentMsg, max(16, 2*len(s.recent)))
+			s.buf = make([]sentMsg, n)
 		}
 	}
 	n := copy(s.buf, s.recent)
@@ -361,7 +365,7 @@ func (s *stream) finish() {
 // reservoir of RTT samples, and a long capture is sessions coming and going.
 // A nil *spare keeps nothing.
 type spare struct {
-	bufs    [][]sentMsg // full size (2*recentCap)
+	bufs    [][]sentMsg // of any size past the first (see keep)
 	buckets [][]int
 	samples [][]time.Duration
 }
@@ -373,8 +377,17 @@ func (p *spare) keep(s *stream) {
 	if p == nil {
 		return
 	}
-	if cap(s.buf) >= 2*recentCap && len(p.bufs) < maxSpare {
-		p.bufs = append(p.bufs, s.buf[:cap(s.buf)])
+	// An array of the first size is not kept: a stream makes one at
+	// little cost, and most streams of a capture of many sessions (the
+	// control channels) never need more. When the spare is full, a larger
+	// array takes the place of the smallest.
+	if c := cap(s.buf); c > 16 {
+		switch i := smallestBuf(p.bufs); {
+		case len(p.bufs) < maxSpare:
+			p.bufs = append(p.bufs, s.buf[:c])
+		case c > cap(p.bufs[i]):
+			p.bufs[i] = s.buf[:c]
+		}
 	}
 	if s.buckets != nil && len(p.buckets) < maxSpare {
 		clear(s.buckets) // chains restart from send number 0
@@ -385,11 +398,38 @@ func (p *spare) keep(s *stream) {
 	}
 }
 
-func (p *spare) takeBuf() []sentMsg {
+// takeBuf takes a kept array of at least n messages (the smallest that
+// fits, so that the large ones go to the streams that need them), or
+// returns nil.
+func (p *spare) takeBuf(n int) []sentMsg {
 	if p == nil {
 		return nil
 	}
-	return takeLast(&p.bufs)
+	best := -1
+	for i, b := range p.bufs {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(p.bufs[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	b := p.bufs[best]
+	last := len(p.bufs) - 1
+	p.bufs[best], p.bufs[last] = p.bufs[last], nil
+	p.bufs = p.bufs[:last]
+	return b
+}
+
+// smallestBuf is the index of the smallest of bufs (0 when there is none).
+func smallestBuf(bufs [][]sentMsg) int {
+	i := 0
+	for j, b := range bufs {
+		if cap(b) < cap(bufs[i]) {
+			i = j
+		}
+	}
+	return i
 }
 
 func (p *spare) takeBuckets() []int {

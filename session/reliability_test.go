@@ -90,10 +90,13 @@ func (s *mapStream) ack(a *dissect.Message, t stamp) {
 
 // Random traffic, mostly in order with losses, retransmissions, fragments,
 // late and duplicate ACKs and sequence wrap-around: the stream's figures
-// must be the map's.
+// must be the map's. Streams of every length, short ones too, pass their
+// arrays on to the next through the spare.
 func TestStreamMatchesMap(t *testing.T) {
 	var sp spare // passed on from seed to seed
-	for seed := range uint64(20) {
+	lengths := []int{20000, 30, 200, 7, 20000, 90, 400, 1500}
+	for seed := range uint64(24) {
+		msgs := lengths[seed%uint64(len(lengths))]
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var st ChannelStats
 		var streams [2]stream // control unused: the map has one channel
@@ -103,7 +106,7 @@ func TestStreamMatchesMap(t *testing.T) {
 		now := stampOf(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		seq := uint16(65000 - rng.IntN(2000))
 		var sent []dissect.Message
-		for i := range 20000 {
+		for i := range msgs {
 			now.Nsec += int32(rng.IntN(3)) * 1e6
 			if now.Nsec >= 1e9 {
 				now.Sec, now.Nsec = now.Sec+1, now.Nsec-1e9
@@ -191,5 +194,32 @@ func TestReservoirSummaryMatchesSort(t *testing.T) {
 		if got := r.summary(); got.Median != want[499] || got.P95 != want[949] {
 			t.Fatalf("reversed %v: %+v", rev, got)
 		}
+	}
+}
+
+// The spare keeps arrays of every size past the first, a larger one in
+// place of the smallest when full, and hands out the smallest that holds
+// what is asked.
+func TestSpareArraySizes(t *testing.T) {
+	var sp spare
+	give := func(n int) { sp.keep(&stream{buf: make([]sentMsg, n)}) }
+	give(16) // the first size: not kept
+	for _, n := range []int{64, 32, 1024, 128} {
+		give(n)
+	}
+	if len(sp.bufs) != 4 {
+		t.Fatalf("kept %d arrays, want 4", len(sp.bufs))
+	}
+	for _, c := range []struct{ ask, want int }{{100, 128}, {33, 64}, {2000, 0}, {16, 32}, {16, 1024}, {16, 0}} {
+		if got := cap(sp.takeBuf(c.ask)); got != c.want {
+			t.Fatalf("takeBuf(%d) has room for %d, want %d", c.ask, got, c.want)
+		}
+	}
+	for range maxSpare {
+		give(32)
+	}
+	give(64) // full: takes the place of a 32
+	if len(sp.bufs) != maxSpare || cap(sp.takeBuf(33)) != 64 {
+		t.Fatalf("a full spare did not keep the larger array in place of a smaller one")
 	}
 }

@@ -20,6 +20,10 @@ type ScanOptions struct {
 	// message rates from them, commands list the damaged ones). Returning
 	// false stops the scan.
 	Record func(r *flow.Record) bool
+	// Reuse says that emit keeps nothing of the Session it is given once
+	// it returns (no pointer to it or into it, its lists included):
+	// Scan then builds later sessions in its memory (Builder.Reuse).
+	Reuse bool
 }
 
 // ScanResult is what Scan found in one capture.
@@ -41,10 +45,14 @@ type ScanResult struct {
 func Scan(src flow.Source, o ScanOptions, emit func(*Session) error) (*ScanResult, error) {
 	res := &ScanResult{}
 	var emitErr error
-	b := NewBuilder(o.Session, func(s *Session) {
+	var b *Builder
+	b = NewBuilder(o.Session, func(s *Session) {
 		res.Sessions++
 		if emitErr == nil {
 			emitErr = emit(s)
+		}
+		if o.Reuse {
+			b.Reuse(s)
 		}
 	})
 	tr := flow.New(o.Flow)

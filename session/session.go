@@ -285,6 +285,7 @@ type NonStockKind struct {
 	form dissect.FormID
 	op   int // game opcode, -1 for a transport message
 	typ  dissect.TransportType
+	dir  game.Direction // Dir's
 
 	Name       string    `json:"name"`    // the registry's name ("unknown" when no form fits)
 	Message    string    `json:"message"` // the game message or transport message it is

@@ -1,8 +1,13 @@
 package flow
 
 import (
-	"github.com/bcwire/bcwire/dissect/capture/capturetest"
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/bcwire/bcwire/dissect/capture"
+	"github.com/bcwire/bcwire/dissect/capture/capturetest"
 )
 
 // benchTracker runs the datagrams through one Tracker per pass (one op is
@@ -37,4 +42,31 @@ func BenchmarkTrackerBattle(b *testing.B) { benchTracker(b, capturetest.LoadBatt
 func BenchmarkTrackerSteady(b *testing.B) {
 	dgs := capturetest.LoadBattle(b)
 	benchTracker(b, dgs[len(dgs)/2:])
+}
+
+// BenchmarkRunOpenBC is Run over OpenBC's networked battle test (a real
+// peer's traffic, 4,062 datagrams) read from memory: capture reading, the
+// batches decrypted together, splitting and decoding, with a new Reader
+// and Tracker per pass (one op) and the records dropped. It is the
+// dissecting half of `stats`.
+func BenchmarkRunOpenBC(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "openbc", "networked-battle.pcap"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	msgs := 0
+	for b.Loop() {
+		rd, err := capture.NewReader(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Run(rd, New(Options{}), func(r *Record) bool { msgs++; return true }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if msgs == 0 {
+		b.Fatal("no records")
+	}
 }

@@ -209,8 +209,14 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 // ChecksumComplete (the registry's FormScoreInChecksumAnswer); complete
 // says whether the datagram's messages so far held a ChecksumComplete,
 // and the result whether they do now.
+//
+// The opcode is the game message's first byte (r.Payload, set with
+// r.Game), which is what its decoded message answers to Opcode: the
+// ChecksumComplete and Score types are registered for their own opcodes
+// only, and a message decoded raw carries the byte. Reading it saves an
+// interface call on every game message a server sends.
 func (t *Tracker) scoreInAnswer(r *Record, payload []byte, complete bool) bool {
-	switch op := r.Game.Msg.Opcode(); {
+	switch op := game.Opcode(r.Payload[0]); {
 	case op == game.OpChecksumComplete:
 		return true
 	case op == game.OpScore && complete && r.NonStock == nil:
@@ -286,7 +292,7 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 		rec.NonStock = &t.ns
 		return
 	}
-	t.game = fs.dec.Decode(payload, rec.Dir)
+	fs.dec.DecodeTo(&t.game, payload, rec.Dir)
 	rec.Game, rec.Payload = &t.game, payload
 	if t.game.Err != nil {
 		t.stats.GameErrors++

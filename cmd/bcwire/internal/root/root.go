@@ -9,6 +9,7 @@ package root
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/ciphercmd"
@@ -22,6 +23,7 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/timelinecmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/verifycmd"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/wiresharkcmd"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/spf13/cobra"
 )
 
@@ -98,6 +100,18 @@ func newCmdHelp() *cobra.Command {
 
 // Execute runs bcwire with args and returns the exit status.
 func Execute(args []string) int {
+	// No allocation sampling unless --memprofile asks for it (profiling.start):
+	// the runtime samples one allocation every 512 KiB by default and keeps
+	// a bucket per distinct stack, which reached 1.4 MiB of resident memory
+	// on a long stats run (runtime/metrics' /memory/classes/profiling).
+	runtime.MemProfileRate = 0
+	// tablewriter makes its width cache with room for 8,192 strings as it
+	// initialises, in every command: about 650 KB of pointers, which each
+	// garbage collection then scans. Text stats' tables measure far fewer
+	// distinct strings. Together with the line above: peak RSS of stats
+	// --json on OpenBC battle x200 23.8 -> 21.9 MiB, text decode on
+	// battle x100 24.1 -> 22.3 MiB.
+	twwidth.SetCacheCapacity(256)
 	io := iostreams.System()
 	return ExecuteIO(io, args)
 }

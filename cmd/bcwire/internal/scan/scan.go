@@ -49,6 +49,9 @@ type Options struct {
 	// Count > 0 reads only the first Count packets of all the files
 	// together (-c).
 	Count int
+	// Reuse says that emit keeps nothing of a Session once it returns
+	// (session.ScanOptions.Reuse): later sessions are built in its memory.
+	Reuse bool
 	// Interrupt (interrupt.Catch), when closed, stops reading: the file
 	// being read ends where it is, with its summary, and the files after
 	// it are not read (Result.Interrupted).
@@ -235,7 +238,7 @@ func printSummary(w io.Writer, path string, sum *session.ScanResult, cf *input.C
 // sessionOptions are session.Scan's options for the file path: the caps,
 // and --server and -Y choosing the records.
 func sessionOptions(o *Options, path string) session.ScanOptions {
-	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers}
+	sopts := session.ScanOptions{Session: o.Session, Flow: o.Flow, Workers: o.Workers, Reuse: o.Reuse}
 	sopts.Flow.Servers = o.Servers
 	if len(o.Servers) > 0 {
 		sopts.Keep = KeepServers(o.Servers)

@@ -112,7 +112,7 @@ func Run(o *Options) error {
 	defer stop()
 	so := &scan.Options{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
-		Interrupt: intr}
+		Interrupt: intr, Reuse: true} // StatsPrinter.Session writes a session out and keeps nothing of it
 	// --json: each capture's measures (cadence per ship lane, flag
 	// families, relay matrix, messages per datagram, ...).
 	var measures []report.FileMeasures

@@ -101,7 +101,8 @@ func Run(o *Options) error {
 		return err
 	}
 	res, err := scan.Run(&scan.Options{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers, Quiet: o.Quiet,
-		Session: session.Options{Timeout: o.Timeout}, Capture: o.Checksums.Options()}, p.Session)
+		Session: session.Options{Timeout: o.Timeout}, Capture: o.Checksums.Options(),
+		Reuse: true}, p.Session) // TimelinePrinter.Session writes a session out and keeps nothing of it
 	if cerr := p.Close(); err == nil && cerr != nil {
 		err = &exit.Error{Code: exit.CodeUsage, Err: cerr}
 	}
