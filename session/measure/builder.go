@@ -34,9 +34,19 @@ const (
 )
 
 // A laneSet is one ship's StateUpdates one way on one client's flow
-// (Builder.ships holds the laneSets, by shipKey): a lane per family (0-15,
-// familyAll, familySubsystems).
+// (Builder.ships holds the laneSets, by shipKey): a lane per family, by
+// slotOf: every update's and the 0x20-bearing ones' first, in the cache
+// line of the common families' (0x0x-0x5x).
 type laneSet [18]*Lane
+
+// Indexes in a laneSet: every update's lane, the 0x20-bearing ones', and
+// family f's (slotOf).
+const (
+	slotAll        = 0
+	slotSubsystems = 1
+)
+
+func slotOf(f Family) int { return int(f) + 2 }
 
 // Pseudo families: every update of the lane, and the updates carrying
 // subsystems (0x20 set: 0x2x, 0x3x, 0x6x, ...), the stream the published
@@ -286,11 +296,11 @@ func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now w
 		}
 		*recent = shipSet{m.Object, set}
 	}
-	f, a := set[fam], set[familyAll]
+	f, a := set[slotOf(fam)], set[slotAll]
 	var s *Lane
 	sub := m.Flags&game.StateSubsystems != 0
 	if sub {
-		s = set[familySubsystems]
+		s = set[slotSubsystems]
 	}
 	if f == nil || a == nil || sub && s == nil || a.last != f.last || s != nil && s.last != f.last {
 		b.eachLane(set, cs, m, d, now)
@@ -302,12 +312,12 @@ func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now w
 	if !ok {
 		iv = now.Sub(f.last)
 	}
-	f.Updates++
+	f.updates++
 	f.last = now
 	if !f.iv.addNear(iv) {
 		f.iv.add(iv)
 	}
-	a.Updates++
+	a.updates++
 	a.last = now
 	if !a.iv.addNear(iv) {
 		a.iv.add(iv)
@@ -340,23 +350,23 @@ func (b *Builder) laneSet(cs *clientState, m *game.StateUpdate, d int) *laneSet 
 // last time, making those it has not yet.
 func (b *Builder) eachLane(set *laneSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
-	if l := set[fam]; l != nil {
+	if l := set[slotOf(fam)]; l != nil {
 		l.count(now)
 	} else {
-		b.newLane(&set[fam], cs, m.Object, d, int(fam), now)
+		b.newLane(&set[slotOf(fam)], cs, m.Object, d, int(fam), now)
 	}
-	if l := set[familyAll]; l != nil {
+	if l := set[slotAll]; l != nil {
 		l.count(now)
 	} else {
-		b.newLane(&set[familyAll], cs, m.Object, d, familyAll, now)
+		b.newLane(&set[slotAll], cs, m.Object, d, familyAll, now)
 	}
 	if m.Flags&game.StateSubsystems == 0 {
 		return
 	}
-	if l := set[familySubsystems]; l != nil {
+	if l := set[slotSubsystems]; l != nil {
 		l.count(now)
 	} else {
-		b.newLane(&set[familySubsystems], cs, m.Object, d, familySubsystems, now)
+		b.newLane(&set[slotSubsystems], cs, m.Object, d, familySubsystems, now)
 	}
 }
 
@@ -366,7 +376,7 @@ func (l *Lane) count(t wallclock.Time) {
 	if !ok {
 		iv = t.Sub(l.last)
 	}
-	l.Updates++
+	l.updates++
 	l.last = t
 	l.iv.count(iv)
 }
@@ -385,7 +395,7 @@ func (b *Builder) newLane(slot **Lane, cs *clientState, obj game.ObjectID, d, fa
 	case familySubsystems:
 		name = FamilySubsystems
 	}
-	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), Updates: 1, last: t}
+	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t}
 	*slot = l
 	b.lanes = append(b.lanes, l)
 }
@@ -486,6 +496,7 @@ func (b *Builder) Finish() *Measures {
 		lanes int
 	}{}
 	for _, l := range b.lanes {
+		l.Updates = l.updates
 		l.MeanMS, l.P50MS, l.P90MS = round3(l.iv.meanMS()), l.iv.quantile(0.5), l.iv.quantile(0.9)
 		m.Lanes = append(m.Lanes, l)
 		if l.iv.cnt == 0 {

@@ -9,13 +9,14 @@ import "time"
 // OpenBC's lanes, whose jitter spreads them over some 40 buckets), and
 // sparse buckets, sorted, count the others.
 type histogram struct {
+	// (addNear's fields first.)
 	win  *[winSize]uint32 // buckets lo to lo+winSize-1; nil before the first interval and after fold
 	lo   uint32
+	cnt  int
+	sum  time.Duration
 	ms   []uint32 // bucket (whole milliseconds), ascending
 	n    []uint32
 	last int // the bucket added to last: a lane's intervals repeat
-	sum  time.Duration
-	cnt  int
 }
 
 // winSize is the number of buckets of a histogram's window: 512 bytes a
