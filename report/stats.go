@@ -50,7 +50,13 @@ type StatsPrinter struct {
 	pal          palette
 	sectionColor func(a ...interface{}) string
 	jsonBuf      []byte // one session's JSON, reused
-	measures     []FileMeasures
+	// One session's rows, reused: each session's are written out
+	// before the next session's are built.
+	opcodeRows    []session.OpcodeRow
+	transportRows []session.TransportRow
+	nonStockRows  []session.NonStockRow
+	memo          *rowMemo // the JSON of row parts that repeat
+	measures      []FileMeasures
 
 	// One table and its buffer serve every table printed: a new
 	// tablewriter.Table allocates a 10,240-entry cache map (about 1.2 MB),
@@ -141,10 +147,14 @@ func (p *StatsPrinter) Session(file string, s *session.Session) error {
 			p.w.WriteString(",\n")
 		}
 		c := &s.Traffic
+		p.rows(c)
 		v := sessionStatsJSON{File: file, Server: s.Server.String(), Client: s.Client.String(), Slot: s.Slot,
 			Name: s.Name, Start: s.Start, End: sessionEnd(s), Duration: seconds(s.Duration()), EndReason: s.EndReason,
-			Opcodes: nonNilRows(c.OpcodeRows()), Transport: nonNilRows(c.TransportRows()), NonStock: c.NonStockRows()}
-		b, ok := appendSessionStats(p.jsonBuf[:0], &v)
+			Opcodes: nonNilRows(p.opcodeRows), Transport: nonNilRows(p.transportRows), NonStock: p.nonStockRows}
+		if p.memo == nil {
+			p.memo = new(rowMemo)
+		}
+		b, ok := appendSessionStats(p.jsonBuf[:0], &v, p.memo)
 		if !ok {
 			return p.writeJSON(v)
 		}
@@ -168,6 +178,13 @@ func (p *StatsPrinter) Session(file string, s *session.Session) error {
 	p.counts(&s.Traffic, "  ")
 	_, err := p.w.Write([]byte{'\n'})
 	return err
+}
+
+// rows builds c's rows into the printer's slices.
+func (p *StatsPrinter) rows(c *session.Counts) {
+	p.opcodeRows = c.AppendOpcodeRows(p.opcodeRows[:0])
+	p.transportRows = c.AppendTransportRows(p.transportRows[:0])
+	p.nonStockRows = c.AppendNonStockRows(p.nonStockRows[:0])
 }
 
 func sessionEnd(s *session.Session) time.Time {
@@ -279,7 +296,8 @@ func nonNilRows[T any](rows []T) []T {
 
 // counts writes the opcode and transport tables of c.
 func (p *StatsPrinter) counts(c *session.Counts, indent string) {
-	rows := c.OpcodeRows()
+	p.rows(c)
+	rows := p.opcodeRows
 	for d, dir := range session.Dirs {
 		n, bytes := c.GameMessages(d)
 		if n == 0 {
@@ -297,7 +315,7 @@ func (p *StatsPrinter) counts(c *session.Counts, indent string) {
 		p.table(indent, []string{"OPCODE", "NAME", "COUNT", "BYTES", "SHARE", "PER MIN", "PER 15 MIN"},
 			[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight}, cells)
 	}
-	trows := c.TransportRows()
+	trows := p.transportRows
 	if len(trows) == 0 {
 		return
 	}
@@ -308,14 +326,14 @@ func (p *StatsPrinter) counts(c *session.Counts, indent string) {
 	}
 	p.table(indent, []string{"DIR", "TYPE", "NAME", "COUNT", "BYTES"},
 		[]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight}, cells)
-	p.nonStock(c, indent)
+	p.nonStock(indent)
 }
 
-// nonStock writes the table of c's non-stock messages (intact, not in
-// stock's form), by direction and registry form; nothing when there are
-// none.
-func (p *StatsPrinter) nonStock(c *session.Counts, indent string) {
-	rows := c.NonStockRows()
+// nonStock writes the table of the non-stock messages (intact, not in
+// stock's form) of the counts p.rows built, by direction and registry
+// form; nothing when there are none.
+func (p *StatsPrinter) nonStock(indent string) {
+	rows := p.nonStockRows
 	if len(rows) == 0 {
 		return
 	}

@@ -34,16 +34,38 @@ func TestAppendSessionStatsMatchesMarshal(t *testing.T) {
 		{Dir: "C->S", Name: "event-length", Count: 3, What: "an event-forward message <short>", Evidence: `stock-payloads.json "StartFiring … (VDAY)" & more`},
 		{Dir: "S->C", Name: "unknown", Count: 1},
 	}
-	cases := map[string]sessionStatsJSON{"full": base, "empty rows": empty, "zone": zone, "zero times": zero, "non-stock": nonStock}
-	for name, v := range cases {
-		want, err := marshalJSON(v)
+	// The same codes and forms with other strings: a memo made from the
+	// cases above must not write its bytes for these.
+	renamed := nonStock
+	renamed.Opcodes = []session.OpcodeRow{base.Opcodes[0], base.Opcodes[1]}
+	renamed.Opcodes[0].Name, renamed.Opcodes[1].Hex = "Renamed", "0xff"
+	renamed.Transport = []session.TransportRow{{Dir: "S->C", Type: 0x32, Hex: "0x32", Name: "Reliable\n", Count: 7, Bytes: 700}}
+	renamed.NonStock = []session.NonStockRow{nonStock.NonStock[0], {Dir: "S->C", Name: "unknown", Count: 1, Evidence: "other"}}
+	renamed.NonStock[0].What += "!"
+	odd := base // a direction the memo does not keep
+	odd.Opcodes = []session.OpcodeRow{base.Opcodes[0]}
+	odd.Opcodes[0].Dir = "?"
+
+	cases := []struct {
+		name string
+		v    sessionStatsJSON
+	}{{"full", base}, {"empty rows", empty}, {"zone", zone}, {"zero times", zero}, {"non-stock", nonStock},
+		{"renamed", renamed}, {"odd direction", odd}, {"full again", base}, {"non-stock again", nonStock}}
+	memo := new(rowMemo) // one for all cases, in order, as a printer keeps it
+	for _, c := range cases {
+		want, err := marshalJSON(c.v)
 		if err != nil {
-			t.Fatalf("%s: marshalJSON: %v", name, err)
+			t.Fatalf("%s: marshalJSON: %v", c.name, err)
 		}
-		got, ok := appendSessionStats([]byte("prefix"), &v)
-		if !ok || string(got) != "prefix"+string(want) {
-			t.Errorf("%s:\n got %s (ok %v)\nwant prefix%s", name, got, ok, want)
+		for _, m := range []*rowMemo{nil, memo, memo} {
+			got, ok := appendSessionStats([]byte("prefix"), &c.v, m)
+			if !ok || string(got) != "prefix"+string(want) {
+				t.Errorf("%s (memo %v):\n got %s (ok %v)\nwant prefix%s", c.name, m != nil, got, ok, want)
+			}
 		}
+	}
+	if len(memo.nonStocks) != 4 {
+		t.Errorf("memo holds %d non-stock rows, want 4", len(memo.nonStocks))
 	}
 
 	bad := map[string]func(*sessionStatsJSON){
@@ -60,7 +82,7 @@ func TestAppendSessionStatsMatchesMarshal(t *testing.T) {
 		if _, err := marshalJSON(v); err == nil {
 			t.Fatalf("%s: marshalJSON accepted it; the case tests nothing", name)
 		}
-		if _, ok := appendSessionStats(nil, &v); ok {
+		if _, ok := appendSessionStats(nil, &v, new(rowMemo)); ok {
 			t.Errorf("%s: appendSessionStats wrote what marshalJSON refuses", name)
 		}
 	}

@@ -159,19 +159,19 @@ func (b *Builder) Add(r *flow.Record) {
 	now := stampOf(r.Time)
 	// The totals' First and Last as Counts.add keeps them: Last is the
 	// latest nonzero time, which is the clock's.
-	if now.after(b.clock) {
+	if now.After(b.clock) {
 		b.clock, b.total.Last = now, r.Time
-		if !b.clock.before(b.nextSweep) && b.clock.sub(b.lastSweep) >= time.Second {
+		if !b.clock.Before(b.nextSweep) && b.clock.Sub(b.lastSweep) >= time.Second {
 			b.sweep()
 			b.lastSweep = b.clock
-			b.nextSweep = stampOf(b.clock.time().Add(time.Second))
+			b.nextSweep = stampOf(b.clock.Time().Add(time.Second))
 		}
 		// Later than every time so far, and so than the first unless
 		// there is none yet (now is not zero: the clock starts there).
-		if b.first.isZero() {
+		if b.first.IsZero() {
 			b.first, b.total.First = now, r.Time
 		}
-	} else if (b.first.isZero() || now.before(b.first)) && !now.isZero() {
+	} else if (b.first.IsZero() || now.Before(b.first)) && !now.IsZero() {
 		b.first, b.total.First = now, r.Time
 	}
 	if r.Kind != flow.KindMessage {
@@ -197,7 +197,7 @@ func (b *Builder) Add(r *flow.Record) {
 	}
 	// (replaced is false, without the call, for most records: an open
 	// session, no control message, not yet silent.)
-	if l != nil && (l.ending || r.Control != nil || now.after(l.quietUntil)) && b.replaced(l, r, now) {
+	if l != nil && (l.ending || r.Control != nil || now.After(l.quietUntil)) && b.replaced(l, r, now) {
 		b.close(l)
 		l = nil
 	}
@@ -240,7 +240,7 @@ func (b *Builder) replaced(l *live, r *flow.Record, now stamp) bool {
 	connect := isConnectRequest(r)
 	switch {
 	case l.ending:
-		return connect || now.after(l.lingerUntil)
+		return connect || now.After(l.lingerUntil)
 	case l.silent(now, b.opts.Timeout):
 		l.timeout(b.opts.Timeout)
 		return true
@@ -273,10 +273,10 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 	l := &live{s: s, srv: srv, server: r.Server, client: r.Client, opts: &b.opts,
 		retransmissions: &b.retransmissions, lastSeen: now, nonStockPool: &b.nonStock}
 	// What live.add's first call would find in traffic.
-	if !now.isZero() {
+	if !now.IsZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time
 	}
-	if now.after(stamp{}) {
+	if now.After(stamp{}) {
 		l.traffic.last, l.lastIsSeen = now, true
 	}
 	for d := range 2 {

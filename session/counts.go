@@ -185,12 +185,8 @@ func (c *Counts) mergeCounts(o *Counts) {
 		for i := range c.NonStock[d] {
 			c.NonStock[d][i] += o.NonStock[d][i]
 		}
-		for i := range 256 {
-			c.Transport[d][i].Count += o.Transport[d][i].Count
-			c.Transport[d][i].Bytes += o.Transport[d][i].Bytes
-			c.Opcodes[d][i].Count += o.Opcodes[d][i].Count
-			c.Opcodes[d][i].Bytes += o.Opcodes[d][i].Bytes
-		}
+		addTallies(&c.Transport[d], &o.Transport[d])
+		addTallies(&c.Opcodes[d], &o.Opcodes[d])
 	}
 	c.Lost += o.Lost
 	c.Unplaced += o.Unplaced
@@ -199,6 +195,21 @@ func (c *Counts) mergeCounts(o *Counts) {
 			c.GameSpy = map[string]int{}
 		}
 		c.GameSpy[k] += v
+	}
+}
+
+// addTallies adds src to dst. A session's tallies are mostly zero (it ends
+// in Builder totals one by one): four at a time, zeros are skipped.
+func addTallies(dst, src *[256]Tally) {
+	for i := 0; i < len(src); i += 4 {
+		s := src[i : i+4 : i+4]
+		if s[0].Count|s[0].Bytes|s[1].Count|s[1].Bytes|s[2].Count|s[2].Bytes|s[3].Count|s[3].Bytes == 0 {
+			continue
+		}
+		d := dst[i : i+4 : i+4]
+		for j := range s {
+			d[j].add(s[j])
+		}
 	}
 }
 
@@ -240,39 +251,40 @@ type OpcodeRow struct {
 }
 
 // OpcodeRows lists every opcode seen, client to server first, each direction
-// in opcode order.
+// in opcode order; nil when there are none.
 func (c *Counts) OpcodeRows() []OpcodeRow {
-	// One pass finds the rows and each direction's totals.
-	var seen [2 * 256]uint8 // opcodes with a count, by direction, in order
-	var n [2]int
-	var total, totalBytes [2]int
-	for d := range 2 {
-		for op := range 256 {
-			t := &c.Opcodes[d][op]
-			if t.Count != 0 {
-				seen[256*d+n[d]] = uint8(op)
-				n[d]++
-				total[d] += t.Count
-				totalBytes[d] += t.Bytes
-			}
-		}
-	}
-	if n[0]+n[1] == 0 {
+	var seen [256]uint8
+	n := len(seenCodes(seen[:0], &c.Opcodes[0])) + len(seenCodes(seen[:0], &c.Opcodes[1]))
+	if n == 0 {
 		return nil
 	}
-	rows := make([]OpcodeRow, 0, n[0]+n[1])
+	return c.AppendOpcodeRows(make([]OpcodeRow, 0, n))
+}
+
+// AppendOpcodeRows appends the rows OpcodeRows lists to rows: a printer
+// that writes a session's rows out before the next session's reuses one
+// slice.
+func (c *Counts) AppendOpcodeRows(rows []OpcodeRow) []OpcodeRow {
 	minutes := c.Duration().Minutes()
 	if c.Duration() < time.Second {
 		minutes = 0
 	}
 	names := opcodeNames()
+	var buf [256]uint8
 	for d := range 2 {
+		tallies := &c.Opcodes[d]
+		seen := seenCodes(buf[:0], tallies)
+		var total, totalBytes int
+		for _, op := range seen {
+			total += tallies[op].Count
+			totalBytes += tallies[op].Bytes
+		}
 		dir := Dirs[d].String()
-		for _, op := range seen[256*d : 256*d+n[d]] {
-			t := c.Opcodes[d][op]
+		for _, op := range seen {
+			t := tallies[op]
 			row := OpcodeRow{Dir: dir, Opcode: game.Opcode(op), Hex: hexByte(op), Name: names[op],
 				Count: t.Count, Bytes: t.Bytes,
-				Share: round(ratio(t.Count, total[d]), 1e4), ByteShare: round(ratio(t.Bytes, totalBytes[d]), 1e4)}
+				Share: round(ratio(t.Count, total), 1e4), ByteShare: round(ratio(t.Bytes, totalBytes), 1e4)}
 			if minutes > 0 {
 				row.PerMinute = round(float64(t.Count)/minutes, 1e3)
 				row.Per15Min = round(float64(t.Count)*15/minutes, 1e3)
@@ -283,14 +295,41 @@ func (c *Counts) OpcodeRows() []OpcodeRow {
 	return rows
 }
 
-// opcodeNames are the names of all opcodes, made once: every session's
-// rows need them.
-var opcodeNames = sync.OnceValue(func() (names [256]string) {
-	for op := range names {
-		names[op] = game.Opcode(op).String()
+// seenCodes appends to seen the indexes of tallies with a count, in
+// order. Most of the 256 are zero, and four are tested at once.
+func seenCodes(seen []uint8, tallies *[256]Tally) []uint8 {
+	for i := 0; i < len(tallies); i += 4 {
+		q := tallies[i : i+4 : i+4]
+		if q[0].Count|q[1].Count|q[2].Count|q[3].Count == 0 {
+			continue
+		}
+		for j := range q {
+			if q[j].Count != 0 {
+				seen = append(seen, uint8(i+j))
+			}
+		}
 	}
-	return names
-})
+	return seen
+}
+
+// opcodeNames and transportNames are the names of all opcodes and
+// transport types, made once: every session's rows need them.
+var (
+	opcodeNames = sync.OnceValue(func() *[256]string {
+		var names [256]string
+		for op := range names {
+			names[op] = game.Opcode(op).String()
+		}
+		return &names
+	})
+	transportNames = sync.OnceValue(func() *[256]string {
+		var names [256]string
+		for t := range names {
+			names[t] = dissect.TransportType(t).String()
+		}
+		return &names
+	})
+)
 
 // TransportRow is one line of transport-type counts.
 type TransportRow struct {
@@ -303,28 +342,27 @@ type TransportRow struct {
 }
 
 // TransportRows lists every transport type seen, client to server first,
-// each direction in type order.
+// each direction in type order; nil when there are none.
 func (c *Counts) TransportRows() []TransportRow {
-	var seen [2 * 256]uint8 // types with a count, by direction, in order
-	var n [2]int
-	for d := range 2 {
-		for t := range 256 {
-			if c.Transport[d][t].Count != 0 {
-				seen[256*d+n[d]] = uint8(t)
-				n[d]++
-			}
-		}
-	}
-	if n[0]+n[1] == 0 {
+	var seen [256]uint8
+	n := len(seenCodes(seen[:0], &c.Transport[0])) + len(seenCodes(seen[:0], &c.Transport[1]))
+	if n == 0 {
 		return nil
 	}
-	rows := make([]TransportRow, 0, n[0]+n[1])
+	return c.AppendTransportRows(make([]TransportRow, 0, n))
+}
+
+// AppendTransportRows appends the rows TransportRows lists to rows (see
+// AppendOpcodeRows).
+func (c *Counts) AppendTransportRows(rows []TransportRow) []TransportRow {
+	names := transportNames()
+	var buf [256]uint8
 	for d := range 2 {
 		dir := Dirs[d].String()
-		for _, t := range seen[256*d : 256*d+n[d]] {
-			tt, cnt := dissect.TransportType(t), c.Transport[d][t]
-			rows = append(rows, TransportRow{Dir: dir, Type: tt, Hex: hexByte(t),
-				Name: tt.String(), Count: cnt.Count, Bytes: cnt.Bytes})
+		for _, t := range seenCodes(buf[:0], &c.Transport[d]) {
+			cnt := c.Transport[d][t]
+			rows = append(rows, TransportRow{Dir: dir, Type: dissect.TransportType(t), Hex: hexByte(t),
+				Name: names[t], Count: cnt.Count, Bytes: cnt.Bytes})
 		}
 	}
 	return rows
@@ -390,8 +428,11 @@ type NonStockRow struct {
 
 // NonStockRows lists c's non-stock messages by direction and form, in
 // registry order; nil when there are none.
-func (c *Counts) NonStockRows() []NonStockRow {
-	var rows []NonStockRow
+func (c *Counts) NonStockRows() []NonStockRow { return c.AppendNonStockRows(nil) }
+
+// AppendNonStockRows appends the rows NonStockRows lists to rows (see
+// AppendOpcodeRows).
+func (c *Counts) AppendNonStockRows(rows []NonStockRow) []NonStockRow {
 	for d, dir := range Dirs {
 		for f, n := range c.NonStock[d] {
 			if n == 0 {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,38 @@ func TestHexByte(t *testing.T) {
 		if got, want := hexByte(uint8(b)), fmt.Sprintf("0x%02X", b); got != want {
 			t.Fatalf("hexByte(%d) = %q, want %q", b, got, want)
 		}
+	}
+}
+
+// Merge adds every tally, whichever of the four in a group is set (it
+// skips groups of zeros), and the rows and their reused forms agree.
+func TestMergeAddsEveryTally(t *testing.T) {
+	var a, b, want Counts
+	for d := range 2 {
+		for i := range 256 {
+			if (i*7+d)%5 == 0 { // sparse, at every place in a group of four
+				a.Opcodes[d][i] = Tally{Count: i + 1, Bytes: 3 * i}
+				want.Opcodes[d][i].add(a.Opcodes[d][i])
+			}
+			if (i*3+d)%11 == 0 {
+				b.Opcodes[d][i] = Tally{Count: 2, Bytes: -i} // a negative sum still counts
+				b.Transport[d][i] = Tally{Bytes: i + 1}      // bytes without a count too
+				want.Opcodes[d][i].add(b.Opcodes[d][i])
+				want.Transport[d][i].add(b.Transport[d][i])
+			}
+		}
+	}
+	var got Counts
+	got.Merge(&a)
+	got.Merge(&b)
+	if got.Opcodes != want.Opcodes || got.Transport != want.Transport {
+		t.Errorf("Merge lost tallies")
+	}
+	reused := make([]OpcodeRow, 3)
+	if rows := got.AppendOpcodeRows(reused[:0]); !reflect.DeepEqual(rows, got.OpcodeRows()) {
+		t.Errorf("AppendOpcodeRows differs from OpcodeRows")
+	}
+	if rows := got.AppendTransportRows(nil); !reflect.DeepEqual(rows, got.TransportRows()) || len(rows) != 0 {
+		t.Errorf("transport rows of counts without a count: %v", rows) // a type is listed for its count
 	}
 }

@@ -36,7 +36,7 @@ func (d *Delivery) Unacked(ch dissect.Channel, cutoff time.Time) (n, firstFrame 
 	c := stampOf(cutoff)
 	for i := range d.ch[ch&1].recent {
 		e := &d.ch[ch&1].recent[i]
-		if e.acked || e.first.after(c) {
+		if e.acked || e.first.After(c) {
 			continue
 		}
 		if n == 0 || int(e.frame) < firstFrame {

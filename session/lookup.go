@@ -172,7 +172,7 @@ func (b *Builder) sweep() {
 		switch {
 		case l == nil || l.closed:
 			continue
-		case l.ending && !b.clock.before(l.lingerUntil):
+		case l.ending && !b.clock.Before(l.lingerUntil):
 		case !l.ending && l.silent(b.clock, b.opts.Timeout):
 			l.timeout(b.opts.Timeout)
 		default:

@@ -90,15 +90,15 @@ func (cc *commonCounts) flush(c *Counts) {
 // the session's traffic.
 func (l *live) add(r *flow.Record, now stamp) {
 	s := l.s
-	if now.after(l.lastSeen) {
+	if now.After(l.lastSeen) {
 		l.lastSeen, s.LastSeen = now, r.Time
 		// The traffic's last time is never before lastSeen (when
 		// positive), so it can only move with it.
-		if now.after(l.traffic.last) {
+		if now.After(l.traffic.last) {
 			l.traffic.last, l.lastIsSeen = now, true
 		}
 	}
-	if (now.before(l.traffic.first) || l.traffic.first.isZero()) && !now.isZero() {
+	if (now.Before(l.traffic.first) || l.traffic.first.IsZero()) && !now.IsZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time
 	}
 	d := int(r.Dir) - 1 // DirIndex, with 0 or 1 known to the compiler
@@ -190,10 +190,10 @@ func (l *live) add(r *flow.Record, now stamp) {
 // traffic. The last traffic only moves forward, so the answer stays no up
 // to the time it gave last, and most records need one comparison.
 func (l *live) silent(now stamp, timeout time.Duration) bool {
-	if !now.after(l.quietUntil) {
+	if !now.After(l.quietUntil) {
 		return false
 	}
-	if now.sub(l.lastSeen) > timeout {
+	if now.Sub(l.lastSeen) > timeout {
 		return true
 	}
 	// Add saturates rather than wraps: at worst an earlier bound.

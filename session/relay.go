@@ -87,7 +87,7 @@ func (rt *Relays[C]) Copied(h uint64, to C, t, joined time.Time) (m RelayMatch[C
 	if e == nil {
 		return m, false
 	}
-	return RelayMatch[C]{From: e.src, Sent: e.t.time(), First: e.copies == 1}, true
+	return RelayMatch[C]{From: e.src, Sent: e.t.Time(), First: e.copies == 1}, true
 }
 
 func (rt *Relays[C]) window() time.Duration {
@@ -121,7 +121,7 @@ func (rt *Relays[C]) bit(c C, now stamp) uint64 {
 		} else if i < 0 {
 			i = 0
 			for j := range rt.clients {
-				if rt.used[j].before(rt.used[i]) {
+				if rt.used[j].Before(rt.used[i]) {
 					i = j
 				}
 			}
@@ -129,7 +129,7 @@ func (rt *Relays[C]) bit(c C, now stamp) uint64 {
 		rt.clients[i] = c
 		rt.last = i
 	}
-	if rt.used[i].before(now) {
+	if rt.used[i].Before(now) {
 		rt.used[i] = now
 	}
 	return 1 << i
@@ -181,10 +181,10 @@ func (rt *Relays[C]) match(h uint64, to C, t, joined stamp) *relayEntry[C] {
 	for n := rt.buckets[h&(relayBuckets-1)]; n > rt.base; {
 		e := &rt.queue[n-1-rt.base]
 		n = e.next
-		if e.h != h || e.src == to || e.to&bit != 0 || t.before(e.t) || e.t.before(joined) {
+		if e.h != h || e.src == to || e.to&bit != 0 || t.Before(e.t) || e.t.Before(joined) {
 			continue
 		}
-		if until, ok := e.t.add(window); ok && t.after(until) || !ok && t.sub(e.t) > window {
+		if until, ok := e.t.Add(window); ok && t.After(until) || !ok && t.Sub(e.t) > window {
 			continue
 		}
 		found = e
@@ -198,15 +198,15 @@ func (rt *Relays[C]) match(h uint64, to C, t, joined stamp) *relayEntry[C] {
 
 func (rt *Relays[C]) expire(now stamp, window time.Duration) {
 	for len(rt.queue) > 0 {
-		if rt.keepOK && window == rt.keepWindow && !now.after(rt.keepUntil) {
+		if rt.keepOK && window == rt.keepWindow && !now.After(rt.keepUntil) {
 			return
 		}
 		t := rt.queue[0].t
-		if now.sub(t) > window {
+		if now.Sub(t) > window {
 			rt.pop()
 			continue
 		}
-		rt.keepUntil, rt.keepOK = t.add(window)
+		rt.keepUntil, rt.keepOK = t.Add(window)
 		rt.keepWindow = window
 		return
 	}

@@ -33,7 +33,7 @@ func (rt *sliceRelays) put(h uint64, src *live, t stamp) {
 func (rt *sliceRelays) match(h uint64, to *live, t stamp) *sliceEntry {
 	rt.expire(t)
 	for _, e := range rt.queue { // oldest first
-		if e.h == h && e.src != to && !e.to[to] && !t.before(e.t) && t.sub(e.t) <= rt.window {
+		if e.h == h && e.src != to && !e.to[to] && !t.Before(e.t) && t.Sub(e.t) <= rt.window {
 			e.to[to] = true
 			e.copies++
 			return e
@@ -43,7 +43,7 @@ func (rt *sliceRelays) match(h uint64, to *live, t stamp) *sliceEntry {
 }
 
 func (rt *sliceRelays) expire(now stamp) {
-	for len(rt.queue) > 0 && now.sub(rt.queue[0].t) > rt.window {
+	for len(rt.queue) > 0 && now.Sub(rt.queue[0].t) > rt.window {
 		rt.queue = rt.queue[1:]
 	}
 }
@@ -62,13 +62,13 @@ func TestRelaysMatchesSlice(t *testing.T) {
 			switch r := rng.IntN(100); {
 			case r < 40: // same time
 			case r < 42: // back
-				now.sec -= int64(rng.IntN(3))
+				now.Sec -= int64(rng.IntN(3))
 			case r < 44: // a long silence
-				now.sec += int64(rng.IntN(5))
+				now.Sec += int64(rng.IntN(5))
 			default:
-				now.nsec += int32(rng.IntN(60)) * 1e6
-				if now.nsec >= 1e9 {
-					now.sec, now.nsec = now.sec+1, now.nsec-1e9
+				now.Nsec += int32(rng.IntN(60)) * 1e6
+				if now.Nsec >= 1e9 {
+					now.Sec, now.Nsec = now.Sec+1, now.Nsec-1e9
 				}
 			}
 			h := uint64(rng.IntN(hashes)) * 0x9E3779B97F4A7C15

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/internal/wallclock"
 )
 
 // Reliable delivery as the capture shows it. Each direction of a session
@@ -329,7 +330,7 @@ func ackFallback(streams *[2]stream, k sentKey, ch dissect.Channel) (*sentMsg, *
 func (s *stream) ack(e *sentMsg, t stamp) {
 	e.acked = true
 	s.st.Acked++
-	if !e.resent && !t.before(e.first) {
+	if !e.resent && !t.Before(e.first) {
 		if s.rtt.vals == nil {
 			s.rtt.vals = s.spare.takeSamples()
 		}
@@ -337,10 +338,10 @@ func (s *stream) ack(e *sentMsg, t stamp) {
 		// e.first, so a difference in range is not negative (one that
 		// overflowed is).
 		var rtt time.Duration
-		if ds := t.sec - e.first.sec; ds >= 0 && ds < maxExactSec {
-			rtt = time.Duration(ds)*time.Second + time.Duration(t.nsec-e.first.nsec)
+		if ds := t.Sec - e.first.Sec; ds >= 0 && ds < wallclock.MaxExactSec {
+			rtt = time.Duration(ds)*time.Second + time.Duration(t.Nsec-e.first.Nsec)
 		} else {
-			rtt = t.sub(e.first)
+			rtt = t.Sub(e.first)
 		}
 		s.rtt.add(rtt)
 	}

@@ -82,8 +82,8 @@ func (s *mapStream) ack(a *dissect.Message, t stamp) {
 	default:
 		e.acked = true
 		s.st.Acked++
-		if !e.resent && !t.before(e.first) {
-			s.rtt.add(t.sub(e.first))
+		if !e.resent && !t.Before(e.first) {
+			s.rtt.add(t.Sub(e.first))
 		}
 	}
 }
@@ -107,9 +107,9 @@ func TestStreamMatchesMap(t *testing.T) {
 		seq := uint16(65000 - rng.IntN(2000))
 		var sent []dissect.Message
 		for i := range msgs {
-			now.nsec += int32(rng.IntN(3)) * 1e6
-			if now.nsec >= 1e9 {
-				now.sec, now.nsec = now.sec+1, now.nsec-1e9
+			now.Nsec += int32(rng.IntN(3)) * 1e6
+			if now.Nsec >= 1e9 {
+				now.Sec, now.Nsec = now.Sec+1, now.Nsec-1e9
 			}
 			var m dissect.Message
 			switch r := rng.IntN(100); {

@@ -8,6 +8,7 @@ package jsonenc
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -58,25 +59,40 @@ var safe = func() (t [256]bool) {
 // U+2028 and U+2029 as \u2028 and \u2029, and each byte of invalid UTF-8 as
 // \ufffd.
 func String[T ~string | ~[]byte](b []byte, s T) []byte {
-	return appendString(b, s, &htmlSafe)
+	return appendString(b, s, true)
 }
 
 // StringNoHTML is String as an encoding/json Encoder with SetEscapeHTML(false)
 // writes it: '<', '>' and '&' stay as they are ("C->S" stays readable).
 func StringNoHTML[T ~string | ~[]byte](b []byte, s T) []byte {
-	return appendString(b, s, &safe)
+	return appendString(b, s, false)
 }
 
-// appendString appends s quoted, escaping every byte plain does not mark.
-func appendString[T ~string | ~[]byte](b []byte, s T, plain *[256]bool) []byte {
+// appendString appends s quoted, escaping every byte that htmlSafe (html)
+// or safe does not mark plain. Runs of plain bytes are skipped eight at a
+// time (specialBytes); `stats --json` writes long registry texts.
+func appendString[T ~string | ~[]byte](b []byte, s T, html bool) []byte {
+	plain := &safe
+	if html {
+		plain = &htmlSafe
+	}
 	b = append(b, '"')
 	start := 0 // s[start:i] is plain and not yet appended
 	for i := 0; i < len(s); {
-		c := s[i]
-		if plain[c] {
-			i++
-			continue
+		for i+8 <= len(s) {
+			if m := specialBytes(load64(s, i), html); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // s[i] is not plain
+				break
+			}
+			i += 8
 		}
+		for i < len(s) && plain[s[i]] { // the last few bytes
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
 		if c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
@@ -118,6 +134,35 @@ func appendString[T ~string | ~[]byte](b []byte, s T, plain *[256]bool) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// load64 reads s[i:i+8] as one little-endian word (one load).
+func load64[T ~string | ~[]byte](s T, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+const (
+	lsbs = 0x0101010101010101
+	msbs = 0x8080808080808080
+)
+
+// specialBytes marks, with its top bit, each byte of x that is not plain
+// (htmlSafe when html, else safe): below 0x20, '"', '\\', 0x80 and up, and
+// with html '<', '>' and '&'. It is 0 when all eight are plain. A borrow
+// can mark a plain byte above (after) a marked one, never below it: the
+// lowest mark is always the first byte that is not plain.
+func specialBytes(x uint64, html bool) uint64 {
+	m := x | (x-lsbs*0x20)&^x | zeroBytes(x^(lsbs*'"')) | zeroBytes(x^(lsbs*'\\'))
+	if html {
+		m |= zeroBytes(x^(lsbs*'<')) | zeroBytes(x^(lsbs*'>')) | zeroBytes(x^(lsbs*'&'))
+	}
+	return m & msbs
+}
+
+// zeroBytes marks the zero bytes of v with their top bit, exactly up to
+// the first one (see specialBytes); the caller keeps only the top bits.
+func zeroBytes(v uint64) uint64 { return (v - lsbs) &^ v }
 
 // Uint appends v in decimal. Most numbers in the decoded messages are
 // bytes; those are written digit by digit, without strconv's buffer.
@@ -163,6 +208,76 @@ func Float32(b []byte, f float32) (out []byte, ok bool) {
 // Float64 is Float32 for a float64 field.
 func Float64(b []byte, f float64) (out []byte, ok bool) {
 	return appendFloat(b, f, 64)
+}
+
+// MaxPlaces is the most decimal places Float64Places takes.
+const MaxPlaces = 6
+
+// pow10f are the powers of ten Float64Places scales by (exact).
+var pow10f = [MaxPlaces + 1]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6}
+
+// Float64Places is Float64, faster for a value rounded to at most places
+// decimal places (0..MaxPlaces) as math.Round(x*10^places)/10^places
+// rounds it: shares, rates and durations. The bytes are always Float64's.
+//
+// Such an f is k/10^places correctly rounded, for a whole k, and it checks
+// that (k/10^places == f in float64, whose division is correctly rounded);
+// then, for 0 < k < 10^15, encoding/json writes the digits of k with the
+// point places from the right (trailing zeros of the fraction dropped):
+// f is at least 1e-6, so in 'f' form, and k/10^places, of at most 15
+// significant digits, is its shortest decimal, since no other decimal of
+// 15 digits or fewer reads back as the same float64. Anything else (a
+// negative value, more places, NaN) takes Float64's path.
+func Float64Places(b []byte, f float64, places int) (out []byte, ok bool) {
+	if out, ok = appendPlaces(b, f, places); ok {
+		return out, true
+	}
+	return Float64(b, f)
+}
+
+// appendPlaces is Float64Places' own path; ok is false (and b unchanged)
+// when f is not one it takes.
+func appendPlaces(b []byte, f float64, places int) (out []byte, ok bool) {
+	if math.Float64bits(f) == 0 { // +0; -0 is "-0"
+		return append(b, '0'), true
+	}
+	if places < 0 || places > MaxPlaces || !(f > 0) {
+		return b, false
+	}
+	p := pow10f[places]
+	k := math.Round(f * p)
+	if !(k < 1e15) || k/p != f {
+		return b, false
+	}
+	u := uint64(k)
+	for places > 0 && u/10*10 == u { // the fraction's trailing zeros
+		u /= 10
+		places--
+	}
+	// The digits from the right: the fraction's places, the point, then
+	// the whole part (at least "0"). k < 1e15: 15 digits, a point and a
+	// zero at most.
+	var buf [24]byte
+	i := len(buf)
+	for range places {
+		q := u / 10
+		i--
+		buf[i] = byte('0' + u - q*10)
+		u = q
+	}
+	if places > 0 {
+		i--
+		buf[i] = '.'
+	}
+	for {
+		q := u / 10
+		i--
+		buf[i] = byte('0' + u - q*10)
+		if u = q; u == 0 {
+			break
+		}
+	}
+	return append(b, buf[i:]...), true
 }
 
 func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {

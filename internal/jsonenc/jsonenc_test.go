@@ -61,6 +61,39 @@ func TestStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// Strings are read eight bytes at a time: every byte value at every place
+// of a 24-byte string of plain text, and each two-byte and multi-byte
+// sequence across every word boundary, must come out as encoding/json has
+// it.
+func TestStringEveryByteAtEveryPlace(t *testing.T) {
+	plain := []byte("abcdefghijklmnopqrstuvwx")
+	for at := range plain {
+		for c := range 256 {
+			s := bytes.Clone(plain)
+			s[at] = byte(c)
+			for _, n := range []int{at + 1, len(s)} { // ends with it, or goes on
+				if got, want := string(String(nil, s[:n])), marshal(t, string(s[:n])); got != want {
+					t.Fatalf("String(%q) = %s, want %s", s[:n], got, want)
+				}
+				if got, want := string(StringNoHTML(nil, string(s[:n]))), marshalNoHTML(t, string(s[:n])); got != want {
+					t.Fatalf("StringNoHTML(%q) = %s, want %s", s[:n], got, want)
+				}
+			}
+		}
+	}
+	for _, seq := range []string{"é", "日", "🚀", "\u2028", "\u2029", "\xe2\x80", "\xff\xfe", "\"\\", "<&>", "\x00\x1f"} {
+		for at := range 17 {
+			s := string(plain[:at]) + seq + string(plain[at:])
+			if got, want := string(String(nil, s)), marshal(t, s); got != want {
+				t.Fatalf("String(%q) = %s, want %s", s, got, want)
+			}
+			if got, want := string(StringNoHTML(nil, s)), marshalNoHTML(t, s); got != want {
+				t.Fatalf("StringNoHTML(%q) = %s, want %s", s, got, want)
+			}
+		}
+	}
+}
+
 func TestStringNoHTMLKeepsHTMLCharacters(t *testing.T) {
 	for _, s := range stringCases {
 		if got, want := string(StringNoHTML([]byte("x"), s)), "x"+marshalNoHTML(t, s); got != want {
@@ -209,5 +242,123 @@ func TestSkipValue(t *testing.T) {
 		if got := SkipValue(obj, c.start); got != c.end {
 			t.Errorf("SkipValue at %d = %d, want %d (%q)", c.start, got, c.end, obj[c.start:c.end])
 		}
+	}
+}
+
+// BenchmarkString: a registry text as `stats --json` writes one per
+// non-stock row (long, plain, one multi-byte character), a name, and a
+// direction ("C->S": shorter than a word).
+func BenchmarkString(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"registry-text", "stock-payloads.json: every SubsystemStatus (0x0A) a stock host sends is 18 bytes; OpenBC's client sends 9 or 10 … (networked battle, 2026-11-25)"},
+		{"name", "ChecksumResponse"},
+		{"dir", "C->S"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			buf := make([]byte, 0, 1024)
+			b.SetBytes(int64(len(c.s)))
+			for b.Loop() {
+				buf = StringNoHTML(buf[:0], c.s)
+			}
+		})
+	}
+}
+
+// roundedCases are values as the statistics round them
+// (math.Round(x*10^places)/10^places): shares of small counts, rates,
+// durations, and the edges of Float64Places' range.
+func roundedCases(places int) []float64 {
+	p := math.Pow(10, float64(places))
+	var xs []float64
+	for a := 0; a <= 300; a++ {
+		for _, d := range []int{1, 3, 7, 60, 97, 600, 1000, 4062, 65536} {
+			xs = append(xs, float64(a)/float64(d), float64(a)*15/float64(d)*60, float64(a)*1e6/float64(d))
+		}
+	}
+	r := rand.New(rand.NewPCG(3, uint64(places)))
+	for range 5000 {
+		xs = append(xs, r.Float64(), r.Float64()*1e4, r.ExpFloat64()*1e9, math.Ldexp(r.Float64(), r.IntN(120)-60))
+	}
+	xs = append(xs, 1e15/p, 1e15/p-1/p, 1e15/p+1/p, 1e21, 1e-7, 0.5/p, math.MaxFloat64)
+	var vs []float64
+	for _, x := range xs {
+		vs = append(vs, math.Round(x*p)/p)
+	}
+	return vs
+}
+
+// Float64Places writes encoding/json's bytes for any value and number of
+// places, and takes its own path for the rounded values it is meant for.
+func TestFloat64PlacesMatchesEncodingJSON(t *testing.T) {
+	for places := -1; places <= MaxPlaces+1; places++ {
+		vs := floatCases()
+		if places >= 0 {
+			vs = append(vs, roundedCases(places)...)
+		}
+		own := 0
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			want := marshal(t, v)
+			got, ok := Float64Places([]byte("x"), v, places)
+			if !ok || string(got) != "x"+want {
+				t.Fatalf("Float64Places(%v, %d) = %s %v, want x%s", v, places, got, ok, want)
+			}
+			if _, ok := appendPlaces(nil, v, places); ok {
+				own++
+			}
+		}
+		t.Logf("places %d: %d of %d values on the own path", places, own, len(vs))
+		if places >= 0 && places <= MaxPlaces && own < len(vs)/3 {
+			t.Errorf("places %d: only %d of %d values took the own path", places, own, len(vs))
+		}
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if b, ok := Float64Places([]byte("x"), v, 3); ok || string(b) != "x" {
+			t.Errorf("Float64Places(%v) = %q %v, want x false", v, b, ok)
+		}
+	}
+}
+
+func FuzzFloat64Places(f *testing.F) {
+	f.Add(0.0016, uint8(4), 1578.3214)
+	f.Add(math.Copysign(0, -1), uint8(3), -2.5)
+	f.Add(1e21, uint8(0), 1e-7)
+	f.Fuzz(func(t *testing.T, v float64, places uint8, x float64) {
+		pl := int(places%(MaxPlaces+3)) - 1 // -1 .. MaxPlaces+1
+		p := math.Pow(10, float64(max(pl, 0)))
+		for _, v := range []float64{v, math.Round(x*p) / p} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			want := marshal(t, v)
+			if got, ok := Float64Places(nil, v, pl); !ok || string(got) != want {
+				t.Fatalf("Float64Places(%v, %d) = %s %v, want %s", v, pl, got, ok, want)
+			}
+		}
+	})
+}
+
+// BenchmarkFloat64Places: a share and a rate per minute of a stats row,
+// by Float64 and by Float64Places.
+func BenchmarkFloat64Places(b *testing.B) {
+	vs := []float64{0.0016, 0.9628, 1578.321, 23674.815, 39.458}
+	for _, c := range []struct {
+		name string
+		f    func(b []byte, f float64) ([]byte, bool)
+	}{
+		{"Float64", Float64},
+		{"Float64Places", func(b []byte, f float64) ([]byte, bool) { return Float64Places(b, f, 4) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			buf := make([]byte, 0, 64)
+			for b.Loop() {
+				buf = buf[:0]
+				for _, v := range vs {
+					buf, _ = c.f(buf, v)
+				}
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/wallclock"
 )
 
 // Window is how long after a client's message an identical message to a
@@ -32,10 +33,20 @@ const (
 	maxDeaths     = 32
 )
 
-// A laneSet is one ship's StateUpdates one way on one client's flow (the
-// flow's clientState holds its laneSets, by shipKey): a lane per family
-// (0-15, familyAll, familySubsystems).
+// A laneSet is one ship's StateUpdates one way on one client's flow
+// (Builder.ships holds the laneSets, by shipKey): a lane per family, by
+// slotOf: every update's and the 0x20-bearing ones' first, in the cache
+// line of the common families' (0x0x-0x5x).
 type laneSet [18]*Lane
+
+// Indexes in a laneSet: every update's lane, the 0x20-bearing ones', and
+// family f's (slotOf).
+const (
+	slotAll        = 0
+	slotSubsystems = 1
+)
+
+func slotOf(f Family) int { return int(f) + 2 }
 
 // Pseudo families: every update of the lane, and the updates carrying
 // subsystems (0x20 set: 0x2x, 0x3x, 0x6x, ...), the stream the published
@@ -53,21 +64,47 @@ const (
 
 type clientKey struct{ server, client netip.AddrPort }
 
-// clientState is one (server, client) flow's: its ship lanes and whether
-// the client is in the game. A flow's state is kept for the whole capture
-// (pending relay entries point to it).
-type clientState struct {
-	key          clientKey
-	inGame, gone bool
-	// playing is the count of the server's clients in the game and not
-	// gone (Builder.inGame's), which setState keeps.
-	playing *int
-	ships   map[uint64]*laneSet // by shipKey
+// serverState is a server's: its id (in the order servers came) and the
+// count of its clients in the game and not gone, which setState keeps.
+type serverState struct {
+	id      int32
+	playing int
 }
 
-// shipKey is a ship's laneSet's key in clientState.ships: the object and
-// the direction index.
-func shipKey(obj game.ObjectID, dir int) uint64 { return uint64(obj)<<1 | uint64(dir) }
+// clientState is one (server, client) flow's: whether the client is in
+// the game, its server, the lane sets of its recent ships. A flow's state
+// is kept for the whole capture (relay entries name it by id).
+type clientState struct {
+	key clientKey
+	// id numbers the flows in the order they came: their bit in
+	// pending.sentBits, and part of their ships' keys.
+	id           int32
+	inGame, gone bool
+	srv          *serverState
+	// ships holds, per direction, lane sets of recently updated ships by
+	// shipSlot (a flow's updates go round its ships, one for a client's
+	// own): most updates skip Builder.ships.
+	ships [2][8]shipSet
+}
+
+// shipSlot is an object's entry in clientState.ships: player ships' ids
+// differ in their owner's slot, from bit 18 on.
+func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
+
+// shipSet is a ship's lane set, with the object it is of.
+type shipSet struct {
+	obj game.ObjectID
+	set *laneSet
+}
+
+// shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
+// and the direction index, mixed (a one-to-one mixing: keys stay
+// distinct) so that the table's low bits spread.
+func shipKey(cs *clientState, obj game.ObjectID, dir int) uint64 {
+	k := (uint64(cs.id)<<32|uint64(obj))<<1 | uint64(dir)
+	k *= 0x9E3779B97F4A7C15
+	return k ^ k>>32
+}
 
 // clientCacheSize is the number of flows Builder.cache holds (a power of
 // two).
@@ -80,99 +117,106 @@ func cacheSlot(server, client netip.AddrPort) int {
 	return int(h >> 26 & (clientCacheSize - 1))
 }
 
+// bundling counts the datagrams of one direction by their messages.
+type bundling struct {
+	counts        []int // by messages in the datagram
+	n, sum        int
+	max, maxFrame int
+}
+
 // Builder computes Measures from flow records. Feed every record to Add,
 // then call Finish.
 type Builder struct {
 	lanes        []*Lane
-	lastShip     uint64
-	lastSet      *laneSet
-	lastShipCS   *clientState
+	ships        table[laneSet] // by shipKey
 	lanesDropped int
-	full         laneSet // stands in for new ships once maxLanes are kept
 	// cache holds recently seen flows by cacheSlot: most records skip
 	// clients' map lookup (its key is 64 bytes to hash).
 	cache    [clientCacheSize]*clientState
 	families [2][16]int
 	bytes    [2]ByteHistogram
-	bundling [2]struct {
-		counts        []int // by messages in the datagram
-		n, sum        int
-		max, maxFrame int
-	}
-	clients map[clientKey]*clientState
-	inGame  map[netip.AddrPort]*int // per server, clients in the game and not gone
-	relay   relays
-	ids     map[int]*IDRange
-	deaths  []*Death
-	open    map[netip.AddrPort]*Death
+	bundling [2]bundling
+	clients  map[clientKey]*clientState
+	servers  map[netip.AddrPort]*serverState
+	relay    relays
+	ids      map[int]*IDRange
+	deaths   []*Death
+	open     map[netip.AddrPort]*Death
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{clients: map[clientKey]*clientState{}, inGame: map[netip.AddrPort]*int{},
-		relay: relays{seed: maphash.MakeSeed()},
-		ids:   map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
+	return &Builder{clients: map[clientKey]*clientState{}, servers: map[netip.AddrPort]*serverState{},
+		relay: relays{seed: maphash.MakeSeed(), keepAll: true, buckets: make([]int64, minBuckets)}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
 }
 
 // Add takes one record; it is not retained.
 func (b *Builder) Add(r *flow.Record) {
-	if r.Kind != flow.KindMessage || r.Msg == nil || !r.Server.IsValid() || !r.Client.IsValid() {
+	tm := r.Msg
+	if r.Kind != flow.KindMessage || tm == nil || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
 	d := dirIndex(r.Dir)
 	if r.MsgIndex == 0 && r.MsgCount > 0 {
 		b.countDatagram(d, r.MsgCount, r.Frame)
 	}
-	cs := b.cache[cacheSlot(r.Server, r.Client)]
-	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
-		cs = b.client(r.Server, r.Client)
+	now := wallclock.Of(r.Time)
+	if b.relay.due(now) {
+		b.relay.expire(now)
 	}
-	if r.Msg.Type == dissect.TypeDisconnect {
-		cs.setState(cs.inGame, true)
-	}
-	now := instantOf(r.Time)
-	b.relay.expire(now)
-	if r.Game == nil || r.Game.Msg == nil || r.Game.Err != nil {
+	g := r.Game
+	if g == nil || g.Msg == nil || g.Err != nil {
+		// Most are ACKs: only a disconnect needs the flow.
+		if tm.Type == dissect.TypeDisconnect {
+			cs := b.flowOf(r)
+			cs.setState(cs.inGame, true)
+		}
 		if len(b.open) > 0 {
 			b.deathStep(r, nil)
 		}
 		return
 	}
-	msg := r.Game.Msg
-	op := msg.Opcode()
+	cs := b.cache[cacheSlot(r.Server, r.Client)] // flowOf, inline
+	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+		cs = b.client(r.Server, r.Client)
+	}
+	if tm.Type == dissect.TypeDisconnect {
+		cs.setState(cs.inGame, true) // (a game message is never one)
+	}
+	msg := g.Msg
+	var op game.Opcode
 	switch m := msg.(type) {
 	case *game.StateUpdate:
+		op = game.OpStateUpdate
 		if r.Dir == game.ClientToServer && !cs.inGame {
 			cs.setState(true, cs.gone)
 		}
-		set := b.laneSet(cs, shipKey(m.Object, d), m.Object)
-		fam := FamilyOf(m.Flags)
-		b.lane(&set[fam], int(fam), now)
-		b.lane(&set[familyAll], familyAll, now)
-		if m.Flags&game.StateSubsystems != 0 {
-			b.lane(&set[familySubsystems], familySubsystems, now)
-		}
-		b.families[d][fam]++
+		b.stateUpdate(cs, m, d, now)
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
-			b.subsystemBytes(&b.bytes[d], m.Flags, r.Msg.Payload)
+			b.subsystemBytes(&b.bytes[d], m.Flags, tm.Payload)
 		}
 	case *game.ObjCreate:
+		op = m.Opcode()
 		b.id(m.Object)
 	case *game.NewPlayerInGame:
+		op = m.Opcode()
 		cs.setState(true, cs.gone)
 	case *game.PythonEvent:
+		op = m.Opcode()
 		if m.Code == game.ETObjectExploding && r.Dir == game.ServerToClient {
 			b.death(r, m.Source)
 		}
+	default:
+		op = msg.Opcode()
 	}
 	if len(b.open) > 0 {
 		b.deathStep(r, msg)
 	}
-	payload := r.Msg.Payload
+	payload := tm.Payload
 	if r.Reassembled != 0 || len(payload) == 0 {
 		return // reassembled messages (checksum trees, ship creation) are not counted
 	}
-	if r.Dir == game.ClientToServer {
+	if d == 0 {
 		b.relay.sent(cs, op, payload, now)
 	} else {
 		b.relay.received(cs, payload)
@@ -181,11 +225,11 @@ func (b *Builder) Add(r *flow.Record) {
 
 // countDatagram counts a datagram of n messages in direction d.
 func (b *Builder) countDatagram(d, n, frame int) {
-	bu := &b.bundling[d]
+	bu := &b.bundling[d&1]
 	bu.n++
 	bu.sum += n
 	if n >= len(bu.counts) {
-		bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
+		bu.grow(n)
 	}
 	bu.counts[n]++
 	if n > bu.max {
@@ -193,17 +237,31 @@ func (b *Builder) countDatagram(d, n, frame int) {
 	}
 }
 
+// grow makes room to count datagrams of n messages.
+func (bu *bundling) grow(n int) {
+	bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
+}
+
+// flowOf is the state of r's flow, from the cache when it holds it.
+func (b *Builder) flowOf(r *flow.Record) *clientState {
+	cs := b.cache[cacheSlot(r.Server, r.Client)]
+	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+		cs = b.client(r.Server, r.Client)
+	}
+	return cs
+}
+
 // client is the state of a flow, made on its first record, and caches it.
 func (b *Builder) client(server, client netip.AddrPort) *clientState {
 	ck := clientKey{server, client}
 	cs := b.clients[ck]
 	if cs == nil {
-		playing := b.inGame[server]
-		if playing == nil {
-			playing = new(int)
-			b.inGame[server] = playing
+		srv := b.servers[server]
+		if srv == nil {
+			srv = &serverState{id: int32(len(b.servers))}
+			b.servers[server] = srv
 		}
-		cs = &clientState{key: ck, playing: playing, ships: map[uint64]*laneSet{}}
+		cs = &clientState{key: ck, id: int32(len(b.clients)), srv: srv}
 		b.clients[ck] = cs
 	}
 	b.cache[cacheSlot(server, client)] = cs
@@ -218,47 +276,114 @@ func (cs *clientState) setState(inGame, gone bool) {
 	now := cs.inGame && !cs.gone
 	switch {
 	case now && !was:
-		*cs.playing++
+		cs.srv.playing++
 	case was && !now:
-		*cs.playing--
+		cs.srv.playing--
 	}
 }
 
-// laneSet is the lanes of one ship on one flow (the last one asked is kept
-// at hand: a flow's updates come in runs). A new set notes the object's id.
-func (b *Builder) laneSet(cs *clientState, k uint64, obj game.ObjectID) *laneSet {
-	if b.lastSet != nil && k == b.lastShip && cs == b.lastShipCS {
-		return b.lastSet
+// stateUpdate counts a StateUpdate of direction d on flow cs in its
+// ship's lanes: its family's, every update's and, when it carries
+// subsystems, the 0x20-bearing one.
+func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
+	fam := FamilyOf(m.Flags)
+	b.families[d&1][fam]++
+	recent := &cs.ships[d&1][shipSlot(m.Object)]
+	set := recent.set
+	if set == nil || recent.obj != m.Object {
+		if set = b.laneSet(cs, m, d); set == nil {
+			return
+		}
+		*recent = shipSet{m.Object, set}
 	}
-	set := cs.ships[k]
+	f, a := set[slotOf(fam)], set[slotAll]
+	var s *Lane
+	sub := m.Flags&game.StateSubsystems != 0
+	if sub {
+		s = set[slotSubsystems]
+	}
+	if f == nil || a == nil || sub && s == nil || a.last != f.last || s != nil && s.last != f.last {
+		b.eachLane(set, cs, m, d, now)
+		return
+	}
+	// The usual case: the ship's last update was of this family too, and
+	// its lanes have one last time, so one interval.
+	iv, ok := now.SubNear(f.last)
+	if !ok {
+		iv = now.Sub(f.last)
+	}
+	f.updates++
+	f.last = now
+	if !f.iv.addNear(iv) {
+		f.iv.add(iv)
+	}
+	a.updates++
+	a.last = now
+	if !a.iv.addNear(iv) {
+		a.iv.add(iv)
+	}
+	if s != nil {
+		s.count(now)
+	}
+}
+
+// laneSet is the lane set of m's ship on flow cs in direction d, made on
+// its first update (noting the object's id); nil, with the update's lanes
+// counted as dropped, when maxLanes are kept.
+func (b *Builder) laneSet(cs *clientState, m *game.StateUpdate, d int) *laneSet {
+	k := shipKey(cs, m.Object, d)
+	i := b.ships.find(k)
+	set := b.ships.slots[i].v
 	if set == nil && len(b.lanes) >= maxLanes {
-		return &b.full // no room: its empty slots count the updates as dropped
+		b.lanesDropped += 2 + int(m.Flags&game.StateSubsystems>>5)
+		return nil
 	}
 	if set == nil {
 		set = &laneSet{}
-		cs.ships[k] = set
-		b.id(obj)
+		b.ships.insert(i, k, set)
+		b.id(m.Object)
 	}
-	b.lastShip, b.lastShipCS, b.lastSet = k, cs, set
 	return set
 }
 
-// lane counts one update in *slot, the lane of family fam in the last
-// lane set laneSet returned.
-func (b *Builder) lane(slot **Lane, fam int, t instant) {
-	l := *slot
-	if l == nil {
-		b.newLane(slot, fam, t)
+// eachLane counts an update in the lanes of its ship, each by its own
+// last time, making those it has not yet.
+func (b *Builder) eachLane(set *laneSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
+	fam := FamilyOf(m.Flags)
+	if l := set[slotOf(fam)]; l != nil {
+		l.count(now)
+	} else {
+		b.newLane(&set[slotOf(fam)], cs, m.Object, d, int(fam), now)
+	}
+	if l := set[slotAll]; l != nil {
+		l.count(now)
+	} else {
+		b.newLane(&set[slotAll], cs, m.Object, d, familyAll, now)
+	}
+	if m.Flags&game.StateSubsystems == 0 {
 		return
 	}
-	l.iv.add(t.sub(l.last))
-	l.Updates++
+	if l := set[slotSubsystems]; l != nil {
+		l.count(now)
+	} else {
+		b.newLane(&set[slotSubsystems], cs, m.Object, d, familySubsystems, now)
+	}
+}
+
+// count counts an update at t in the lane (not its first).
+func (l *Lane) count(t wallclock.Time) {
+	iv, ok := t.SubNear(l.last)
+	if !ok {
+		iv = t.Sub(l.last)
+	}
+	l.updates++
 	l.last = t
+	l.iv.count(iv)
 }
 
 // newLane makes the lane of *slot on its first update, or counts the
 // update as dropped when maxLanes are kept.
-func (b *Builder) newLane(slot **Lane, fam int, t instant) {
+func (b *Builder) newLane(slot **Lane, cs *clientState, obj game.ObjectID, d, fam int, t wallclock.Time) {
 	if len(b.lanes) >= maxLanes {
 		b.lanesDropped++
 		return
@@ -270,9 +395,7 @@ func (b *Builder) newLane(slot **Lane, fam int, t instant) {
 	case familySubsystems:
 		name = FamilySubsystems
 	}
-	cs := b.lastShipCS
-	l := &Lane{Object: game.ObjectID(b.lastShip >> 1), Dir: Dirs[b.lastShip&1], Family: name, To: cs.key.client.String(),
-		Updates: 1, last: t}
+	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t}
 	*slot = l
 	b.lanes = append(b.lanes, l)
 }
@@ -351,15 +474,10 @@ func (b *Builder) subsystemBytes(h *ByteHistogram, f game.StateFlags, payload []
 		h.Unaligned++ // a packed bit comes first: the block is not byte-aligned
 		return
 	}
-	off := 1 + 9 + 1 // opcode, object, game time, flags; the start index
-	for _, x := range []struct {
-		flag game.StateFlags
-		size int
-	}{{game.StateDelta, 5}, {game.StateForward, 3}, {game.StateUp, 3}, {game.StateSpeed, 2}} {
-		if f&x.flag != 0 {
-			off += x.size
-		}
-	}
+	// Opcode, object, game time, flags; the start index; then the fields
+	// the flags carry: delta 5 bytes, forward 3, up 3, speed 2.
+	off := 1 + 9 + 1 + 5*b2i(f&game.StateDelta != 0) + 3*b2i(f&game.StateForward != 0) +
+		3*b2i(f&game.StateUp != 0) + 2*b2i(f&game.StateSpeed != 0)
 	if off > len(payload) {
 		return
 	}
@@ -378,6 +496,7 @@ func (b *Builder) Finish() *Measures {
 		lanes int
 	}{}
 	for _, l := range b.lanes {
+		l.Updates = l.updates
 		l.MeanMS, l.P50MS, l.P90MS = round3(l.iv.meanMS()), l.iv.quantile(0.5), l.iv.quantile(0.9)
 		m.Lanes = append(m.Lanes, l)
 		if l.iv.cnt == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -128,5 +129,112 @@ func sameMeasures(t *testing.T, name string, b *measure.Builder, ref *measure.Re
 	want, _ := json.Marshal(ref.Finish())
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s: measures differ from the reference's:\n%s\nwant\n%s", name, got, want)
+	}
+}
+
+// FuzzBuilderFlows feeds the tracker datagrams of up to 100 clients, with
+// time steps from the fuzz input that include steps back, steps past
+// Window and far-off times (a damaged capture's), straight into the
+// tracker (no pcap, whose seconds are 32 bits): the Builder's measures are
+// the reference's. More than 64 flows take the relay matrix past its
+// per-flow bits, and far-off times past wallclock's near subtraction.
+func FuzzBuilderFlows(f *testing.F) {
+	msgs := [][]byte{}
+	for _, s := range []string{
+		"0201321680010021012FCBAF4D0100A1E601854900931700",
+		"02013217800D00190D0000400201DF8711FFFF03400088D85C",
+		"020132086000000321",
+		"FF010308010000007F00",
+		// StateUpdates: OpenBC's client's (families 0x1x, 0x0x), stock's
+		// server's with subsystems (0x2x, 0x3x).
+		"02013215001cffffff3f000000001cb5a9cc02027e5a48",
+		"02013220001cffffff3fcdcccc3d0da12881420e794742b9aeeec120b3a8d005057e",
+		"01013218001cffffff3f3477a4422002ff4364ffffffffffff64",
+		"01013225001cffffff3f3477a7423eae60005b4fa65900002078894b02ff4364ffffffffffff64",
+	} {
+		b, _ := hex.DecodeString(s)
+		msgs = append(msgs, b)
+	}
+	f.Add([]byte{0, 0, 1, 0, 1, 2, 0, 1, 1, 3, 1, 2})
+	f.Add([]byte{5, 0, 1, 0, 5, 1, 2, 1, 4, 0, 1, 3, 5, 0, 1, 3, 6, 1, 2, 2, 7, 1, 2, 3, 6, 1, 2, 128 + 9, 7, 1, 2, 3, 5, 0, 1, 7, 4, 0, 1, 3})
+	f.Add(bytes.Repeat([]byte{0, 0, 0, 3, 1, 1, 0, 1, 1, 2, 0, 6}, 40))
+	f.Add([]byte{0, 0, 5, 0, 1, 1, 5, 9, 0, 0, 5, 10, 1, 1, 5, 11})
+	f.Add([]byte{1, 0, 5, 128 + 11, 1, 1, 6, 2, 1, 0, 5, 3, 1, 1, 5, 4, 1, 0, 7, 128 + 12, 1, 1, 7, 5, 1, 0, 5, 128 + 9, 1, 1, 5, 1})
+	steps := []time.Duration{0, time.Millisecond, 10 * time.Millisecond, 99 * time.Millisecond,
+		time.Second, 2 * time.Second, 2*time.Second + 1, -time.Second, -3 * time.Second,
+		1 << 33 * time.Second, -(1 << 33) * time.Second, math.MaxInt64, math.MinInt64}
+	server := netip.MustParseAddrPort("10.0.0.1:22101")
+	f.Fuzz(func(t *testing.T, in []byte) {
+		b, ref := measure.NewBuilder(), measure.NewReferenceBuilder()
+		emit := func(r *flow.Record) { b.Add(r); ref.Add(r) }
+		tr := flow.New(flow.Options{Servers: []netip.AddrPort{server}})
+		ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := 0; len(in) >= 4 && i < 400; i++ {
+			msg, dir, client, step := msgs[in[0]%byte(len(msgs))], in[1], int(in[2])%100, in[3]
+			in = in[4:]
+			if s := steps[int(step)%len(steps)]; step >= 128 {
+				ts = time.Unix(int64(s), int64(step)) // far-off, absolute
+			} else {
+				ts = ts.Add(s)
+			}
+			wire := make([]byte, len(msg))
+			dissect.Encrypt(wire, msg)
+			src, dst := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(client)}), uint16(50000+client)), server
+			if dir&1 == 1 {
+				src, dst = dst, src
+			}
+			tr.Datagram(i+1, ts, src, dst, wire, emit)
+		}
+		tr.Finish(emit)
+		got, err := json.Marshal(b.Finish())
+		if err != nil {
+			t.Fatalf("measures do not encode: %v", err)
+		}
+		if want, _ := json.Marshal(ref.Finish()); !bytes.Equal(got, want) {
+			t.Fatalf("measures differ from the reference's:\n%s\nwant\n%s", got, want)
+		}
+	})
+}
+
+// TestBuilderManyFlows: 80 clients each send a message that the server
+// copies twice to the 79 others; the first copy to each counts, the second
+// is a copy of nothing (the flows past the 64 that have a bit in a relay
+// entry are followed apart), as in the reference.
+func TestBuilderManyFlows(t *testing.T) {
+	msg, _ := hex.DecodeString("02013217800D00190D0000400201DF8711FFFF03400088D85C")
+	wire := make([]byte, len(msg))
+	dissect.Encrypt(wire, msg)
+	server := netip.MustParseAddrPort("10.0.0.1:22101")
+	client := func(i int) netip.AddrPort {
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(i)}), uint16(50000+i))
+	}
+	b, ref := measure.NewBuilder(), measure.NewReferenceBuilder()
+	emit := func(r *flow.Record) { b.Add(r); ref.Add(r) }
+	tr := flow.New(flow.Options{Servers: []netip.AddrPort{server}})
+	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	frame := 0
+	const n = 80
+	for i := range n {
+		frame++
+		tr.Datagram(frame, ts, client(i), server, wire, emit)
+		for j := range n {
+			for range 2 {
+				if j != i {
+					frame++
+					ts = ts.Add(time.Microsecond)
+					tr.Datagram(frame, ts, server, client(j), wire, emit)
+				}
+			}
+		}
+		ts = ts.Add(3 * time.Second) // past Window: each message is matched alone
+	}
+	tr.Finish(emit)
+	m := b.Finish()
+	if len(m.Relay) != 1 || m.Relay[0].Messages != n || m.Relay[0].ToOthers != n*(n-1) || m.Relay[0].ToSender != 0 {
+		t.Fatalf("relay matrix %+v, want %d messages, each copied to the %d others", m.Relay, n, n-1)
+	}
+	got, _ := json.Marshal(m)
+	if want, _ := json.Marshal(ref.Finish()); !bytes.Equal(got, want) {
+		t.Fatalf("measures differ from the reference's:\n%s\nwant\n%s", got, want)
 	}
 }

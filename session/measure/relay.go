@@ -2,194 +2,205 @@ package measure
 
 import (
 	"hash/maphash"
-	"time"
+	"math"
 
 	"github.com/bcwire/bcwire/dissect/game"
+	"github.com/bcwire/bcwire/internal/wallclock"
 )
 
 // The relay matrix: each client message is remembered for Window, and a
 // message from the server to a client within it with the same payload
-// counts as a copy of the oldest one not yet sent to that client.
-
-// windowSec is Window in whole seconds: a time less than windowSec whole
-// seconds after another is less than Window after it.
-const windowSec = int64(Window / time.Second)
+// counts as a copy of the oldest one not yet sent to that client. (This is
+// not session.Relays' rule, which counts no copy back to the sender and
+// none to a client that joined later, and leaves StateUpdates out; the
+// matrix shows the echoes.)
+//
+// The messages wait in a queue in the order they came, numbered from 1 as
+// they are put: message n is queue[n-1-base]. Buckets, by the payload
+// hash's low bits, chain them newest first through next; a number not
+// above the expired count ends a chain, since everything older has expired
+// too. Expiring is moving on in the queue; nothing in it is a pointer, so
+// the garbage collector has nothing to follow or mark in it.
 
 // pending is a client message waiting for its copies.
 type pending struct {
-	key    uint64       // the payload's hash: its key in relays.recent
-	from   *clientState // the sender's flow
-	at     instant
-	row    *RelayRow
-	next   *pending       // the next (younger) message of the same key
-	tail   *pending       // on the first of a key: the last of the key
-	sentTo []*clientState // the flows a copy went to
+	hash uint64 // of the payload
+	at   wallclock.Time
+	next int64 // the bucket's previous message, by number (0: none)
+	// The flows a copy went to: by bit those whose id is below 64 (all
+	// but a capture of many clients' flows), in relays.sentTo the others.
+	sentBits uint64
+	from     int32       // the sender's flow, by id
+	server   int32       // its server, by id
+	op       game.Opcode // the row it counts in
 }
 
 // relays follows client messages for the relay matrix.
 type relays struct {
-	rows   [256]*RelayRow // by opcode
-	recent table          // by payload hash
-	seed   maphash.Seed   // of the payload hashes (collisions are negligible)
-	free   []*pending
-	queue  []*pending // oldest first, from queue[head] on
-	head   int
+	rows    [256]*RelayRow // by opcode
+	seed    maphash.Seed   // of the payload hashes (collisions are negligible)
+	queue   []pending      // from queue[head] on, the messages within Window
+	head    int
+	base    int64   // the number of the message before queue[0]
+	buckets []int64 // the newest message of each, by number (0: none); a power of two long
+	// sentTo lists, by message number, the flows with an id from 64 on a
+	// copy went to.
+	sentTo map[int64][]int32
+	// keepUntil: no record up to it can expire the oldest message (see
+	// keep).
+	keepUntil wallclock.Time
+	keepAll   bool // keepUntil holds for every record (no messages)
 }
+
+// minBuckets is the least number of buckets: at the battle's rate of
+// client messages (about 40 a second per player), some 25 players' Window
+// of them before the chains lengthen.
+const minBuckets = 2048
 
 // sent remembers a client's message (payload holds the opcode byte
 // first).
-func (rl *relays) sent(cs *clientState, op game.Opcode, payload []byte, now instant) {
+func (rl *relays) sent(cs *clientState, op game.Opcode, payload []byte, now wallclock.Time) {
 	row := rl.rows[op]
 	if row == nil {
 		row = &RelayRow{Opcode: op.String(), op: op}
 		rl.rows[op] = row
 	}
 	row.Messages++
-	others := *cs.playing
+	others := cs.srv.playing
 	if cs.inGame && !cs.gone {
 		others-- // the sender itself
 	}
 	row.Expected += others
-	key := maphash.Bytes(rl.seed, payload)
-	p := rl.newPending()
-	p.key, p.from, p.at, p.row = key, cs, now, row
-	if i := rl.recent.find(key); rl.recent.slots[i].first != nil {
-		first := rl.recent.slots[i].first
-		first.tail.next, first.tail = p, p
-	} else {
-		p.tail = p
-		rl.recent.insert(i, key, p)
+	h := maphash.Bytes(rl.seed, payload)
+	if len(rl.queue) == cap(rl.queue) {
+		rl.grow()
 	}
-	rl.queue = append(rl.queue, p)
+	n := len(rl.queue)
+	rl.queue = rl.queue[:n+1]
+	p := &rl.queue[n]
+	b := &rl.buckets[h&uint64(len(rl.buckets)-1)]
+	p.hash, p.at, p.next, p.sentBits = h, now, *b, 0
+	p.from, p.server, p.op = cs.id, cs.srv.id, op
+	*b = rl.base + int64(n) + 1
+	if rl.head == len(rl.queue)-1 {
+		rl.keep() // a new oldest message
+	}
+}
+
+// grow makes room at the end of the queue: moves the messages within
+// Window to its start, or to a queue twice as long, with as many buckets
+// again as it holds messages (at least minBuckets).
+func (rl *relays) grow() {
+	live := rl.queue[rl.head:]
+	rl.base += int64(rl.head)
+	if cap(rl.queue) == 0 || 2*len(live) > cap(rl.queue) {
+		q := make([]pending, len(live), max(64, 2*cap(rl.queue)))
+		copy(q, live)
+		rl.queue = q
+	} else {
+		n := copy(rl.queue, live)
+		rl.queue = rl.queue[:n]
+	}
+	rl.head = 0
+	if nb := max(minBuckets, cap(rl.queue)); nb > len(rl.buckets) {
+		// Rechain every message in the new buckets, oldest first.
+		rl.buckets = make([]int64, nb)
+		mask := uint64(nb - 1)
+		for i := range rl.queue {
+			p := &rl.queue[i]
+			b := &rl.buckets[p.hash&mask]
+			p.next, *b = *b, rl.base+int64(i)+1
+		}
+	}
 }
 
 // received counts a message from the server to client cs as the copy of
 // the oldest identical client message not yet sent to it.
 func (rl *relays) received(cs *clientState, payload []byte) {
-	if rl.recent.n == 0 {
+	if rl.head == len(rl.queue) {
+		return // none within Window
+	}
+	h := maphash.Bytes(rl.seed, payload)
+	var found *pending
+	var num int64
+	expired := rl.base + int64(rl.head)
+	// The chain runs newest first: the last fit is the oldest.
+	for n := rl.buckets[h&uint64(len(rl.buckets)-1)]; n > expired; {
+		p := &rl.queue[n-1-rl.base]
+		if p.hash == h && p.server == cs.srv.id && !rl.wasSentTo(p, n, cs.id) {
+			found, num = p, n
+		}
+		n = p.next
+	}
+	if found == nil {
 		return
 	}
-	for p := rl.recent.slots[rl.recent.find(maphash.Bytes(rl.seed, payload))].first; p != nil; p = p.next {
-		// (The flows of one server share its count of players: the same
-		// pointer is the same server.)
-		if p.from.playing != cs.playing || sentTo(p, cs) {
-			continue
-		}
-		p.sentTo = append(p.sentTo, cs)
-		if p.from == cs {
-			p.row.ToSender++
-		} else {
-			p.row.ToOthers++
-		}
-		return
+	if cs.id < 64 {
+		found.sentBits |= 1 << cs.id
+	} else {
+		rl.sentToFar(num, cs.id)
+	}
+	if found.from == cs.id {
+		rl.rows[found.op].ToSender++
+	} else {
+		rl.rows[found.op].ToOthers++
 	}
 }
 
-func sentTo(p *pending, cs *clientState) bool {
-	for _, o := range p.sentTo {
-		if o == cs {
+// sentToFar notes that a copy of message n went to flow id (from 64 on).
+func (rl *relays) sentToFar(n int64, id int32) {
+	if rl.sentTo == nil {
+		rl.sentTo = map[int64][]int32{}
+	}
+	rl.sentTo[n] = append(rl.sentTo[n], id)
+}
+
+// wasSentTo reports whether a copy of p, message n, went to flow id.
+func (rl *relays) wasSentTo(p *pending, n int64, id int32) bool {
+	if id < 64 {
+		return p.sentBits&(1<<id) != 0
+	}
+	return rl.wasSentToFar(n, id)
+}
+
+// wasSentToFar is wasSentTo for a flow id from 64 on.
+func (rl *relays) wasSentToFar(n int64, id int32) bool {
+	for _, o := range rl.sentTo[n] {
+		if o == id {
 			return true
 		}
 	}
 	return false
 }
 
-// newPending is a pending entry, reused when one has expired.
-func (rl *relays) newPending() *pending {
-	if n := len(rl.free); n > 0 {
-		p := rl.free[n-1]
-		rl.free = rl.free[:n-1]
-		return p
+// due reports whether a record at now may expire the oldest message: a
+// comparison on most records (expire decides).
+func (rl *relays) due(now wallclock.Time) bool { return !rl.keepAll && now.After(rl.keepUntil) }
+
+// keep sets keepUntil for the oldest message: Window after it, or, when
+// that time does not fit (a far-off time from a damaged capture), the
+// earliest time, and expire looks on every record.
+func (rl *relays) keep() {
+	if rl.keepAll = rl.head == len(rl.queue); rl.keepAll {
+		return
 	}
-	return &pending{}
+	var ok bool
+	if rl.keepUntil, ok = rl.queue[rl.head].at.Add(Window); !ok {
+		rl.keepUntil = wallclock.Time{Sec: math.MinInt64}
+	}
 }
 
 // expire forgets the client messages older than Window.
-func (rl *relays) expire(now instant) {
+func (rl *relays) expire(now wallclock.Time) {
 	for rl.head < len(rl.queue) {
-		p := rl.queue[rl.head]
-		// Most records come less than two whole seconds after the oldest
-		// message (capture seconds of one sign subtract exactly), which
-		// is not past Window; sub decides the others.
-		if ds := now.sec - p.at.sec; ds < windowSec && now.sec^p.at.sec >= 0 || now.sub(p.at) <= Window {
+		at := rl.queue[rl.head].at
+		if d, ok := now.SubNear(at); ok && d <= Window || !ok && now.Sub(at) <= Window {
 			break
 		}
-		rl.queue[rl.head] = nil
+		if len(rl.sentTo) > 0 {
+			delete(rl.sentTo, rl.base+int64(rl.head)+1)
+		}
 		rl.head++
-		// Messages expire in the order they came, so p is the first of
-		// its key.
-		if i := rl.recent.find(p.key); p.next == nil {
-			rl.recent.remove(i)
-		} else {
-			p.next.tail = p.tail
-			rl.recent.slots[i].first = p.next
-		}
-		p.from, p.row, p.next, p.tail, p.sentTo = nil, nil, nil, nil, p.sentTo[:0]
-		rl.free = append(rl.free, p)
 	}
-	if rl.head > 64 && rl.head >= len(rl.queue)/2 {
-		n := copy(rl.queue, rl.queue[rl.head:])
-		clear(rl.queue[n:])
-		rl.queue, rl.head = rl.queue[:n], 0
-	}
-}
-
-// table maps payload hashes to the first pending message of each: open
-// addressing with linear probing on the hash's low bits. A maphash value
-// is uniform already, which a Go map would hash again; the map's work was
-// half the measures' time on OpenBC's battle, where every client message
-// is relayed.
-type table struct {
-	slots []slot // a power of two long, at most half full
-	n     int
-}
-
-type slot struct {
-	key   uint64
-	first *pending // nil: empty
-}
-
-const minTableSlots = 64
-
-// find is the index of key's slot, or of the empty slot where it goes.
-func (t *table) find(key uint64) int {
-	if t.slots == nil {
-		t.slots = make([]slot, minTableSlots)
-	}
-	mask := len(t.slots) - 1
-	for i := int(key) & mask; ; i = (i + 1) & mask {
-		if s := &t.slots[i]; s.first == nil || s.key == key {
-			return i
-		}
-	}
-}
-
-// insert puts key in the empty slot i that find gave.
-func (t *table) insert(i int, key uint64, first *pending) {
-	t.slots[i] = slot{key, first}
-	t.n++
-	if 2*t.n > len(t.slots) {
-		old := t.slots
-		t.slots = make([]slot, 2*len(old))
-		for _, s := range old {
-			if s.first != nil {
-				t.slots[t.find(s.key)] = s
-			}
-		}
-	}
-}
-
-// remove empties slot i, moving back the entries after it that it would
-// otherwise cut off from their home slot (backward-shift deletion).
-func (t *table) remove(i int) {
-	mask := len(t.slots) - 1
-	for j := (i + 1) & mask; t.slots[j].first != nil; j = (j + 1) & mask {
-		home := int(t.slots[j].key) & mask
-		if (j-home)&mask >= (j-i)&mask { // i lies on j's probe path
-			t.slots[i] = t.slots[j]
-			i = j
-		}
-	}
-	t.slots[i] = slot{}
-	t.n--
+	rl.keep()
 }

@@ -5,13 +5,13 @@ import (
 	"testing"
 )
 
-// The relay table holds what a map would, through inserts, removals and
+// The lanes table holds what a map would, through inserts, removals and
 // growth, with keys made to collide in their low bits (long probe runs
 // that wrap around the end, which backward-shift deletion must mend).
 func TestTableMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var tb table
-	want := map[uint64]*pending{}
+	var tb table[laneSet]
+	want := map[uint64]*laneSet{}
 	keys := []uint64{}
 	for i := range 20000 {
 		var key uint64
@@ -26,13 +26,13 @@ func TestTableMatchesMap(t *testing.T) {
 			}
 		}
 		j := tb.find(key)
-		got := tb.slots[j].first
+		got := tb.slots[j].v
 		if got != want[key] {
 			t.Fatalf("op %d: key %x: %p, want %p", i, key, got, want[key])
 		}
 		switch {
 		case got == nil && len(want) < 300:
-			p := &pending{key: key}
+			p := &laneSet{}
 			tb.insert(j, key, p)
 			want[key] = p
 			keys = append(keys, key)
@@ -45,7 +45,7 @@ func TestTableMatchesMap(t *testing.T) {
 		}
 	}
 	for k, p := range want {
-		if got := tb.slots[tb.find(k)].first; got != p {
+		if got := tb.slots[tb.find(k)].v; got != p {
 			t.Fatalf("key %x: %p, want %p", k, got, p)
 		}
 	}
