@@ -158,8 +158,7 @@ func (p *DecodePrinter) Flush() error {
 	return p.w.Flush()
 }
 
-// Print writes one record. With SetWorkers, r's StateUpdate is not to be
-// read after Print (its storage goes to the workers).
+// Print writes one record.
 func (p *DecodePrinter) Print(r *flow.Record) error {
 	p.clock.Observe(r)
 	if p.pool.workers > 1 && !p.hexDump {

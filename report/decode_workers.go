@@ -98,9 +98,7 @@ type fmtPool struct {
 // SetWorkers makes Print format records on n goroutines (n > 1) beside
 // the caller's; the output is the same. Flush waits for them, and they
 // stop until the next Print. Hex dumps (-x) are always formatted on the
-// caller's goroutine. With workers, Print takes over the storage of a
-// record's StateUpdate (game.StateUpdate.MoveTo): the caller must not read
-// the record's game message after Print, only decode into it again.
+// caller's goroutine.
 func (p *DecodePrinter) SetWorkers(n int) { p.pool.workers = n }
 
 // deferrable reports whether r can be copied for a worker: its parts are
@@ -118,9 +116,6 @@ func deferrable(r *flow.Record) bool {
 }
 
 // take copies r, and the printer's state that its text depends on, into e.
-// The StateUpdate is moved (game.StateUpdate.MoveTo): its lists change
-// hands with the slot's, which the decoder reuses for its next message,
-// since nothing reads a record once it is printed.
 func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
 	e.done = false
 	e.rec = *r
@@ -142,7 +137,7 @@ func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
 	}
 	if r.Game != nil {
 		e.game = *r.Game
-		r.Game.Msg.(*game.StateUpdate).MoveTo(&e.su)
+		r.Game.Msg.(*game.StateUpdate).CopyTo(&e.su)
 		e.game.Msg = &e.su
 		e.game.Unparsed = b.own(e.game.Unparsed)
 		if e.game.NonStock != nil {

@@ -12,37 +12,15 @@ import (
 	"github.com/bcwire/bcwire/dissect/game"
 )
 
-// A StateUpdate copied with CopyTo, or moved with MoveTo, keeps its JSON
-// and text forms after the decoder has decoded many more messages into the
-// original and the decoded bytes were overwritten, on the battle and on
-// OpenBC's battle (undecoded subsystems, lead bits, weapons, OpenBC's
-// forms); and the decoder, given the moved copies' storage in exchange,
-// decodes every StateUpdate as it does when they are copied.
+// A StateUpdate copied with CopyTo keeps its JSON and text forms after
+// the decoder has decoded many more messages into the original and the
+// decoded bytes were overwritten, on the battle and on OpenBC's battle
+// (undecoded subsystems, lead bits, weapons, OpenBC's forms).
 func TestStateUpdateCopyToOwnsItsBytes(t *testing.T) {
 	for _, path := range []string{
 		filepath.Join("..", "..", "testdata", "pcaps", "battle.pcap"),
 		filepath.Join("..", "..", "testdata", "openbc", "networked-battle.pcap"),
 	} {
-		copied := keepStateUpdates(t, path, false)
-		moved := keepStateUpdates(t, path, true)
-		if !slices.Equal(copied, moved) {
-			for i := range min(len(copied), len(moved)) {
-				if copied[i] != moved[i] {
-					t.Fatalf("%s: StateUpdate %d decoded after moves:\n%s\nafter copies:\n%s", path, i, moved[i], copied[i])
-				}
-			}
-			t.Fatalf("%s: %d StateUpdates after moves, %d after copies", path, len(moved), len(copied))
-		}
-	}
-}
-
-// keepStateUpdates decodes the capture at path, keeps each StateUpdate in a
-// ring of copies (moved there with move), checks each copy when its slot
-// comes round again, and returns every StateUpdate's JSON as decoded.
-func keepStateUpdates(t *testing.T, path string, move bool) []string {
-	t.Helper()
-	var all []string
-	{
 		rd, err := capture.Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -78,14 +56,9 @@ func keepStateUpdates(t *testing.T, path string, move bool) []string {
 					}
 				}
 				k.json, k.text = string(su.AppendJSON(nil)), su.String()
-				all = append(all, k.json)
+				su.CopyTo(&k.su)
 				if su.SubsystemsUndecoded {
 					undecoded++
-				}
-				if move {
-					su.MoveTo(&k.su)
-				} else {
-					su.CopyTo(&k.su)
 				}
 				// The decoded bytes are overwritten, as a reused buffer is.
 				for i := range r.Msg.Payload {
@@ -98,9 +71,8 @@ func keepStateUpdates(t *testing.T, path string, move bool) []string {
 		if n < 1000 {
 			t.Fatalf("%s: only %d StateUpdates", path, n)
 		}
-		t.Logf("%s: %d StateUpdates kept (moved: %v), %d with undecoded subsystems", path, n, move, undecoded)
+		t.Logf("%s: %d StateUpdates copied, %d with undecoded subsystems", path, n, undecoded)
 	}
-	return all
 }
 
 // Copying into a copy's storage allocates nothing.
@@ -121,39 +93,6 @@ func TestStateUpdateCopyToAllocatesNothing(t *testing.T) {
 	}
 	if !reflect.DeepEqual(dst.Subsystems, src.Subsystems) || !reflect.DeepEqual(dst.SubsystemLeadBits, src.SubsystemLeadBits) {
 		t.Errorf("copy %+v\nof %+v", dst, *src)
-	}
-}
-
-// Moving back and forth between three StateUpdates allocates nothing once
-// each has had the storage, and a moved message reads as the original.
-func TestStateUpdateMoveToAllocatesNothing(t *testing.T) {
-	src := &game.StateUpdate{Flags: game.StateSubsystems | game.StateWeapons,
-		Subsystems:          []game.SubsystemState{{Name: "Hull", Children: []uint8{1, 2}, Facings: []uint8{3}}, {Extra: []uint8{4}}},
-		Weapons:             []game.WeaponHealth{{Index: 1, Health: 2}},
-		SubsystemData:       []byte{5, 6},
-		SubsystemLeadBits:   []bool{true},
-		SubsystemsUndecoded: true}
-	want := string(src.AppendJSON(nil))
-	var orig, a, b game.StateUpdate
-	src.CopyTo(&orig)
-	round := func() {
-		// orig plays the decoder's message, refilled after each move.
-		orig.MoveTo(&a)
-		src.CopyTo(&orig)
-		orig.MoveTo(&b)
-		src.CopyTo(&orig)
-	}
-	round()
-	if allocs := testing.AllocsPerRun(100, round); allocs != 0 {
-		t.Errorf("%v allocations a round", allocs)
-	}
-	for _, m := range []*game.StateUpdate{&a, &b} {
-		if j := string(m.AppendJSON(nil)); j != want {
-			t.Errorf("moved %s\nof %s", j, want)
-		}
-		if &m.Subsystems[0] == &orig.Subsystems[0] || &m.SubsystemLeadBits[0] == &orig.SubsystemLeadBits[0] {
-			t.Errorf("a moved message shares storage with the original")
-		}
 	}
 }
 
