@@ -118,7 +118,7 @@ func deferrable(r *flow.Record) bool {
 // take copies r, and the printer's state that its text depends on, into e.
 //
 // Moving the StateUpdate instead (its subsystem and weapon lists handed to
-// the slot, the slot's old lists to the decoder) was tried at 7a5625c and
+// the slot, the slot's old lists to the decoder; 2f6b54a, reverted)
 // did not pay: 1.8% fewer instructions for decode --json on battle x100
 // (7.15 G against 7.28 G), 0.3% more on OpenBC battle x40, wall time
 // within the noise, and 1.5 MiB more peak RSS for decode -V on battle
