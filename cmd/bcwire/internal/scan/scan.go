@@ -156,27 +156,27 @@ func scanFile(o *Options, path string, res *Result, read *int, emit func(string,
 		prog = iostreams.NewProgress(o.IO, path, cf.Size)
 	}
 
-	listed, n := 0, 0
+	listed := 0
 	sopts := sessionOptions(o, path)
-	sopts.Record = func(r *flow.Record) bool {
-		if r.Err != nil && (listed < o.MaxDamageLines || errors.Is(r.Err, capture.ErrUnreadable)) {
+	// Scan's own hooks, not one closure per record: Damaged runs only on
+	// damaged records, Kept is the caller's Record itself, Tick runs every
+	// 1024 records.
+	sopts.Damaged = func(r *flow.Record) {
+		if listed < o.MaxDamageLines || errors.Is(r.Err, capture.ErrUnreadable) {
 			listed++
 			prog.Clear()
 			fmt.Fprintf(o.IO.Err, "%s: %s\n", path, DamageText(r))
 		}
-		if o.Record != nil && (sopts.Keep == nil || sopts.Keep(r)) {
-			o.Record(r)
+	}
+	sopts.Kept = o.Record
+	if o.Filter != nil {
+		sopts.Record = func(*flow.Record) bool {
+			return o.Filter.Err() == nil // a -Y budget ran out: an error, below
 		}
-		if o.Filter != nil && o.Filter.Err() != nil {
-			return false // a -Y budget ran out: an error, below
-		}
-		if n++; n&1023 == 0 {
-			prog.Update(cf.Read())
-			if interrupt.Closed(o.Interrupt) {
-				return false
-			}
-		}
-		return true
+	}
+	sopts.Tick = func() bool {
+		prog.Update(cf.Read())
+		return !interrupt.Closed(o.Interrupt)
 	}
 	var src flow.Source = cf.R
 	if o.Count > 0 {
