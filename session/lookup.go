@@ -68,9 +68,21 @@ func (b *Builder) cacheLive(l *live) {
 
 // of reports whether r belongs to l's pair (false for a nil l). The
 // client port goes first: it tells most sessions apart at once.
+//
+// A record's non-zero Epoch names its pair (flow.Record.Epoch): once l has
+// matched a record by address, records of the same Epoch match by it.
 func (l *live) of(r *flow.Record) bool {
-	return l != nil && l.client.Port() == r.Client.Port() && l.client.Addr() == r.Client.Addr() &&
-		l.server == r.Server
+	if l == nil {
+		return false
+	}
+	if r.Epoch != 0 && l.epoch == r.Epoch {
+		return true
+	}
+	if l.client.Port() == r.Client.Port() && l.client.Addr() == r.Client.Addr() && l.server == r.Server {
+		l.epoch = r.Epoch
+		return true
+	}
+	return false
 }
 
 // server is what a Builder knows about one server: its live sessions, the

@@ -19,6 +19,7 @@ type live struct {
 	// fits (a session's lines are out of L1 by its next record): the
 	// pair Add matches records against, then what add reads and counts.
 	server, client netip.AddrPort // s.Server, s.Client
+	epoch          uint32         // a flow.Record.Epoch of that pair, 0 until of sees one
 
 	s    *Session
 	srv  *server

@@ -9,6 +9,7 @@ package flow
 import (
 	"encoding/binary"
 	"net/netip"
+	"sync/atomic"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/game"
@@ -223,9 +224,13 @@ func (t *Tracker) flow(server, client netip.AddrPort) *flowState {
 // until they are evicted or Finish reports them lost; the memory of its
 // completed ones no longer matches anything.
 func (t *Tracker) newConnection(fs *flowState) {
-	t.epochs++
-	fs.epoch = t.epochs
+	fs.epoch = epochs.Add(1) // unique in the process: Record.Epoch
 }
+
+// epochs hands out flowState.epoch numbers to every Tracker, so that a
+// consumer fed by several (one per file) cannot mistake one's flow for
+// another's.
+var epochs atomic.Uint32
 
 // fifo is a queue of keys in insertion order; its storage is compacted as
 // the head advances, so it stays proportional to what it holds.

@@ -103,7 +103,7 @@ func TestReadAheadOnlyWhenBuffered(t *testing.T) {
 // field added to Record later is not carried from one message to the next.
 func TestResetMessageClearsEveryMessageField(t *testing.T) {
 	datagramFields := map[string]bool{"Frame": true, "Time": true, "Src": true, "Dst": true,
-		"Server": true, "Client": true, "Dir": true, "Peer": true, "MsgCount": true, "Datagram": true, "TCP": true}
+		"Server": true, "Client": true, "Epoch": true, "Dir": true, "Peer": true, "MsgCount": true, "Datagram": true, "TCP": true}
 	var r Record
 	v := reflect.ValueOf(&r).Elem()
 	for i := range v.NumField() {
@@ -111,7 +111,7 @@ func TestResetMessageClearsEveryMessageField(t *testing.T) {
 		switch f.Kind() {
 		case reflect.Bool:
 			f.SetBool(true)
-		case reflect.Int, reflect.Int64, reflect.Uint8:
+		case reflect.Int, reflect.Int64, reflect.Uint8, reflect.Uint32:
 			if f.CanInt() {
 				f.SetInt(7)
 			} else {

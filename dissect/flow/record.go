@@ -35,9 +35,17 @@ type Record struct {
 	Client netip.AddrPort // the flow's client endpoint
 	Dir    game.Direction
 
-	Peer     uint8 // datagram byte 0
-	MsgIndex int   // index of the message within its datagram
-	MsgCount int   // messages in the datagram
+	Peer uint8 // datagram byte 0
+	// Epoch numbers the connection of the flow the datagram came on; it is
+	// set with Server and Client for a decrypted datagram's records, 0 on
+	// records made whole (GameSpy, lost fragment sets). No two flows, in
+	// any Tracker of the process, share a non-zero Epoch, so records with
+	// the same non-zero Epoch have the same Server and Client, which
+	// consumers test with one comparison instead of two netip.AddrPort
+	// ones.
+	Epoch    uint32
+	MsgIndex int // index of the message within its datagram
+	MsgCount int // messages in the datagram
 
 	Msg     *dissect.Message // KindMessage
 	Control *dissect.Control // decoded payload of control messages (nil otherwise)

@@ -35,7 +35,6 @@ type Tracker struct {
 	frags    *dissect.Reassembler[fragKey]
 	stats    Stats
 	gen      uint32 // bumped whenever servers or flows change
-	epochs   uint32 // flowState.epoch numbers handed out
 	cache    [pairCacheSize]pairCache
 
 	flowOrder   fifo[flowKey]        // creation order of flows, for eviction
@@ -164,7 +163,7 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 	// would clear and copy the whole ~250-byte Record); each message then
 	// resets its own, so that together every field is written. Consumers
 	// must not modify the record they are given.
-	r.Server, r.Client = fs.key.server, fs.key.client
+	r.Server, r.Client, r.Epoch = fs.key.server, fs.key.client, fs.epoch
 	r.Dir, r.Peer, r.MsgCount = dir, dg.Peer, int(dg.Count)
 	r.Datagram = plain
 	msgs := dg.Messages // a local, so that until cannot make it be read again

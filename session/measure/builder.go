@@ -78,7 +78,10 @@ type clientState struct {
 	// pending.sentBits, and part of their ships' keys.
 	id           int32
 	inGame, gone bool
-	srv          *serverState
+	// epoch is the flow.Record.Epoch last seen with key (0: none), which
+	// Add compares instead of the two addresses.
+	epoch uint32
+	srv   *serverState
 	// ships holds, per direction, lane sets of recently updated ships by
 	// shipSlot (a flow's updates go round its ships, one for a client's
 	// own): most updates skip Builder.ships.
@@ -175,8 +178,11 @@ func (b *Builder) Add(r *flow.Record) {
 		return
 	}
 	cs := b.cache[cacheSlot(r.Server, r.Client)] // flowOf, inline
-	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
-		cs = b.client(r.Server, r.Client)
+	if cs == nil || r.Epoch == 0 || cs.epoch != r.Epoch {
+		if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+			cs = b.client(r.Server, r.Client)
+		}
+		cs.epoch = r.Epoch // only once the addresses are known to match
 	}
 	if tm.Type == dissect.TypeDisconnect {
 		cs.setState(cs.inGame, true) // (a game message is never one)
@@ -243,8 +249,11 @@ func (bu *bundling) grow(n int) {
 // flowOf is the state of r's flow, from the cache when it holds it.
 func (b *Builder) flowOf(r *flow.Record) *clientState {
 	cs := b.cache[cacheSlot(r.Server, r.Client)]
-	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
-		cs = b.client(r.Server, r.Client)
+	if cs == nil || r.Epoch == 0 || cs.epoch != r.Epoch {
+		if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+			cs = b.client(r.Server, r.Client)
+		}
+		cs.epoch = r.Epoch // only once the addresses are known to match
 	}
 	return cs
 }
