@@ -17,9 +17,9 @@ import (
 // and workers format whole batches into their own buffers, which are
 // written in the order the batches were filled: the output is byte for
 // byte the serial printer's. A record whose parts cannot be copied cheaply
-// (any game message but a StateUpdate, damage, GameSpy, a hex dump) is
-// formatted at once, on the caller's goroutine, into the batch; those are
-// a few in a hundred in a game.
+// (any game message but a StateUpdate or an event, damage, GameSpy, a hex
+// dump) is formatted at once, on the caller's goroutine, into the batch;
+// those are a few in a hundred in a game.
 
 // batchRecords is the number of records a batch holds, and batchesExtra
 // the batches there are beyond one per worker. A hand-over costs a
@@ -38,13 +38,17 @@ const (
 
 // pendingRecord is a record copied for a worker, or one formatted at once.
 type pendingRecord struct {
-	rec   flow.Record
-	msg   dissect.Message
-	ctl   dissect.Control
-	game  game.Result
-	su    game.StateUpdate
-	ns    dissect.NonStock
-	clock Clock
+	rec  flow.Record
+	msg  dissect.Message
+	ctl  dissect.Control
+	game game.Result
+	su   game.StateUpdate
+	ef   game.EventForward
+	pe   game.PythonEvent
+	// contacts is the storage ef's or pe's contacts are copied into.
+	contacts []dissect.Contact
+	ns       dissect.NonStock
+	clock    Clock
 	// file and jsonFile are the printer's at the time (SetFile replaces
 	// them; it never changes their bytes); gameJSON is a copy.
 	file, jsonFile, gameJSON []byte
@@ -108,11 +112,31 @@ func deferrable(r *flow.Record) bool {
 		return false
 	}
 	if g := r.Game; g != nil {
-		if _, ok := g.Msg.(*game.StateUpdate); !ok || g.Err != nil || (g.NonStock != nil && g.NonStock != r.NonStock) {
+		switch g.Msg.(type) {
+		case *game.StateUpdate, *game.EventForward, *game.PythonEvent:
+		default:
+			return false
+		}
+		if g.Err != nil || (g.NonStock != nil && g.NonStock != r.NonStock) {
 			return false
 		}
 	}
 	return true
+}
+
+// copyEvent makes dst a copy of src that shares nothing the decoder reuses
+// or that aliases its input: the contacts go to e's storage, the bytes to
+// the batch's arena.
+func (e *pendingRecord) copyEvent(b *fmtBatch, dst, src *game.Event) {
+	*dst = *src
+	if src.Contacts != nil {
+		if e.contacts == nil {
+			e.contacts = make([]dissect.Contact, 0, max(len(src.Contacts), 4))
+		}
+		e.contacts = append(e.contacts[:0], src.Contacts...)
+		dst.Contacts = e.contacts
+	}
+	dst.SetName, dst.Extra = b.own(src.SetName), b.own(src.Extra)
 }
 
 // take copies r, and the printer's state that its text depends on, into e.
@@ -146,8 +170,19 @@ func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
 	}
 	if r.Game != nil {
 		e.game = *r.Game
-		r.Game.Msg.(*game.StateUpdate).CopyTo(&e.su)
-		e.game.Msg = &e.su
+		switch m := r.Game.Msg.(type) {
+		case *game.StateUpdate:
+			m.CopyTo(&e.su)
+			e.game.Msg = &e.su
+		case *game.EventForward:
+			e.ef = *m
+			e.copyEvent(b, &e.ef.Event, &m.Event)
+			e.game.Msg = &e.ef
+		case *game.PythonEvent:
+			e.pe = *m
+			e.copyEvent(b, &e.pe.Event, &m.Event)
+			e.game.Msg = &e.pe
+		}
 		e.game.Unparsed = b.own(e.game.Unparsed)
 		if e.game.NonStock != nil {
 			e.game.NonStock = &e.ns
