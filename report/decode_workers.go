@@ -38,17 +38,13 @@ const (
 
 // pendingRecord is a record copied for a worker, or one formatted at once.
 type pendingRecord struct {
-	rec  flow.Record
-	msg  dissect.Message
-	ctl  dissect.Control
-	game game.Result
-	su   game.StateUpdate
-	ef   game.EventForward
-	pe   game.PythonEvent
-	// contacts is the storage ef's or pe's contacts are copied into.
-	contacts []dissect.Contact
-	ns       dissect.NonStock
-	clock    Clock
+	rec   flow.Record
+	msg   dissect.Message
+	ctl   dissect.Control
+	game  game.Result
+	su    game.StateUpdate
+	ns    dissect.NonStock
+	clock Clock
 	// file and jsonFile are the printer's at the time (SetFile replaces
 	// them; it never changes their bytes); gameJSON is a copy.
 	file, jsonFile, gameJSON []byte
@@ -63,7 +59,14 @@ type fmtBatch struct {
 	arena []byte // the bytes the copied records point to
 	pre   []byte // the records formatted at once
 	out   []byte // the batch's output, once ready
-	ready chan struct{}
+	// efs, pes and contacts hold the copied events and their contacts.
+	// They are the batch's, not each slot's: events are a few records in a
+	// hundred, and a slot's own copies would cost each of the batches'
+	// slots 288 bytes.
+	efs      []game.EventForward
+	pes      []game.PythonEvent
+	contacts []dissect.Contact
+	ready    chan struct{}
 }
 
 // own returns a copy of b in the batch's arena (nil for nil).
@@ -124,17 +127,15 @@ func deferrable(r *flow.Record) bool {
 	return true
 }
 
-// copyEvent makes dst a copy of src that shares nothing the decoder reuses
-// or that aliases its input: the contacts go to e's storage, the bytes to
-// the batch's arena.
-func (e *pendingRecord) copyEvent(b *fmtBatch, dst, src *game.Event) {
-	*dst = *src
+// copyEvent makes dst (a copy of src) share nothing the decoder reuses or
+// that aliases its input: the contacts and bytes go to the batch's
+// storage. A list that grows midway leaves the copies taken before in the
+// old array, which stays valid.
+func (b *fmtBatch) copyEvent(dst, src *game.Event) {
 	if src.Contacts != nil {
-		if e.contacts == nil {
-			e.contacts = make([]dissect.Contact, 0, max(len(src.Contacts), 4))
-		}
-		e.contacts = append(e.contacts[:0], src.Contacts...)
-		dst.Contacts = e.contacts
+		start := len(b.contacts)
+		b.contacts = append(b.contacts, src.Contacts...)
+		dst.Contacts = b.contacts[start:len(b.contacts):len(b.contacts)]
 	}
 	dst.SetName, dst.Extra = b.own(src.SetName), b.own(src.Extra)
 }
@@ -175,13 +176,15 @@ func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
 			m.CopyTo(&e.su)
 			e.game.Msg = &e.su
 		case *game.EventForward:
-			e.ef = *m
-			e.copyEvent(b, &e.ef.Event, &m.Event)
-			e.game.Msg = &e.ef
+			b.efs = append(b.efs, *m)
+			ef := &b.efs[len(b.efs)-1]
+			b.copyEvent(&ef.Event, &m.Event)
+			e.game.Msg = ef
 		case *game.PythonEvent:
-			e.pe = *m
-			e.copyEvent(b, &e.pe.Event, &m.Event)
-			e.game.Msg = &e.pe
+			b.pes = append(b.pes, *m)
+			pe := &b.pes[len(b.pes)-1]
+			b.copyEvent(&pe.Event, &m.Event)
+			e.game.Msg = pe
 		}
 		e.game.Unparsed = b.own(e.game.Unparsed)
 		if e.game.NonStock != nil {
@@ -249,9 +252,12 @@ func (p *DecodePrinter) idleBatch() *fmtBatch {
 	if n := len(q.idle); n > 0 {
 		b, q.idle = q.idle[n-1], q.idle[:n-1]
 	} else {
-		b = &fmtBatch{ready: make(chan struct{}, 1), arena: make([]byte, 0, 4<<10)}
+		// contacts is never nil: an empty list copies as an empty list.
+		b = &fmtBatch{ready: make(chan struct{}, 1), arena: make([]byte, 0, 4<<10),
+			contacts: make([]dissect.Contact, 0, 16)}
 	}
 	b.recs, b.arena, b.pre = b.recs[:0], b.arena[:0], b.pre[:0]
+	b.efs, b.pes, b.contacts = b.efs[:0], b.pes[:0], b.contacts[:0]
 	return b
 }
 
