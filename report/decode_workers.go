@@ -62,7 +62,9 @@ type fmtBatch struct {
 	// efs, pes and contacts hold the copied events and their contacts.
 	// They are the batch's, not each slot's: events are a few records in a
 	// hundred, and a slot's own copies would cost each of the batches'
-	// slots 288 bytes.
+	// slots 288 bytes. Copying them takes 52,300 of the 74,800 records
+	// formatted at once off the decoding goroutine on battle x100 (25 of
+	// 38 MB of --json), for 21 M instructions of copying there.
 	efs      []game.EventForward
 	pes      []game.PythonEvent
 	contacts []dissect.Contact
