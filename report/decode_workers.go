@@ -102,6 +102,12 @@ type fmtPool struct {
 	inflight []*fmtBatch // a queue: inflight[0] is written next
 	idle     []*fmtBatch
 	err      error // the first write error
+	// lazy decodes the Lazy records: lazy[i] on worker i, serial on the
+	// caller's goroutine (Print without workers).
+	lazy    []flow.LazyDecoder
+	serial  flow.LazyDecoder
+	lazyRec flow.Record
+	lazyRes game.Result
 }
 
 // SetWorkers makes Print format records on n goroutines (n > 1) beside
@@ -158,6 +164,9 @@ func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
 	// Only hex dumps show the datagram, and they are not deferred; the
 	// game message's bytes are not formatted (its decoded form is).
 	e.rec.Datagram, e.rec.Payload = nil, nil
+	if r.Lazy { // the worker decodes it
+		e.rec.Payload = b.own(r.Payload)
+	}
 	e.msg = *r.Msg
 	e.msg.Raw, e.msg.Payload = nil, nil // not formatted
 	e.rec.Msg = &e.msg
@@ -234,9 +243,12 @@ func (p *DecodePrinter) handOver(b *fmtBatch) {
 	if q.work == nil {
 		// Room for every batch that can exist: a hand-over never waits.
 		q.work = make(chan *fmtBatch, q.workers+batchesExtra)
+		if len(q.lazy) < q.workers {
+			q.lazy = make([]flow.LazyDecoder, q.workers)
+		}
 		q.wg.Add(q.workers)
-		for range q.workers {
-			go p.formatBatches(q.work)
+		for i := range q.workers {
+			go p.formatBatches(q.work, &q.lazy[i])
 		}
 	}
 	q.inflight = append(q.inflight, b)
@@ -315,7 +327,7 @@ func (p *DecodePrinter) drain() error {
 
 // formatBatches is a worker: it formats each batch's records with its own
 // printer state, as the serial printer would have.
-func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch) {
+func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch, lazy *flow.LazyDecoder) {
 	defer p.pool.wg.Done()
 	f := &DecodePrinter{format: p.format, color: p.color, pal: p.pal}
 	for b := range work {
@@ -326,10 +338,34 @@ func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch) {
 				out = append(out, b.pre[e.start:e.end]...)
 				continue
 			}
+			if e.rec.Lazy {
+				lazy.Decode(&e.rec, &e.game)
+			}
 			f.clock, f.file, f.jsonFile, f.gameJSON = e.clock, e.file, e.jsonFile, e.gameJSON
 			out = f.appendRecord(out, &e.rec)
 		}
 		b.out = out
 		b.ready <- struct{}{}
 	}
+}
+
+// decodeLazy returns r with its StateUpdate decoded, when r is Lazy, for
+// printing on the caller's goroutine; the copy is valid until the next
+// call.
+func (p *DecodePrinter) decodeLazy(r *flow.Record) *flow.Record {
+	q := &p.pool
+	q.lazyRec = *r
+	q.serial.Decode(&q.lazyRec, &q.lazyRes)
+	return &q.lazyRec
+}
+
+// AddLazyStats adds to s the counts of the Lazy records printed since the
+// last call (flow.LazyDecoder.AddTo), once Flush has returned: the
+// Tracker's Stats leave them out.
+func (p *DecodePrinter) AddLazyStats(s *flow.Stats) {
+	q := &p.pool
+	for i := range q.lazy {
+		q.lazy[i].AddTo(s)
+	}
+	q.serial.AddTo(s)
 }

@@ -50,6 +50,7 @@ type Tracker struct {
 
 	master masterTracker // the GameSpy master's TCP connections
 	names  dissect.Names
+	lazySU bool // DeferStateUpdates (lazy.go)
 }
 
 // New returns a Tracker.
@@ -179,7 +180,9 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 			t.message(fs, r, m)
 		case m.Type == dissect.TypeAck:
 		case m.Type == dissect.TypeData && !m.Fragment:
-			t.decodeGame(fs, r, m.Payload)
+			if !t.lazySU || !t.lazyGame(fs, r, m.Payload, out) {
+				t.decodeGame(fs, r, m.Payload)
+			}
 		default:
 			t.message(fs, r, m)
 		}
