@@ -253,3 +253,49 @@ func TestLazyDecoderTakesEachRecordsClass(t *testing.T) {
 		t.Error("no subsystem section decoded by class")
 	}
 }
+
+// FuzzLazyDecoderMatchesTracker: any StateUpdate, any class, either
+// direction, decoded by a LazyDecoder that decoded another message before
+// (of the same object as another class) gives what a Decoder that knows
+// the object as that class gives, and counts its marks.
+func FuzzLazyDecoderMatchesTracker(f *testing.F) {
+	for _, d := range oddStateUpdates {
+		if d.game != "" {
+			p, _ := hex.DecodeString(d.game)
+			f.Add(p[1:], uint8(0), d.fromServer)
+		}
+	}
+	f.Add([]byte{0xFF, 0xFF, 0xFF, 0x3F, 0x61, 0x10, 0x98, 0x3E, 0x20, 0x00, 0xFF, 0xFF, 0xFF, 0x20, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x20}, uint8(3), true)
+	ships := append(game.StockShips(), nil)
+	f.Fuzz(func(t *testing.T, body []byte, class uint8, fromServer bool) {
+		if len(body) < 4 {
+			return // the Tracker decodes those itself
+		}
+		p := append([]byte{byte(game.OpStateUpdate)}, body...)
+		spec := ships[int(class)%len(ships)]
+		dir := game.ClientToServer
+		if fromServer {
+			dir = game.ServerToClient
+		}
+		dec := game.NewDecoder()
+		dec.Ships.Add(game.ObjectID(binary.LittleEndian.Uint32(body)), spec)
+		wres := dec.Decode(p, dir)
+		want := Record{Kind: KindMessage, Dir: dir, Game: &wres, NonStock: wres.NonStock, Warning: wres.Warning}
+
+		var z LazyDecoder
+		var res game.Result
+		other := Record{Kind: KindMessage, Dir: dir, Payload: p, Lazy: true, LazyShip: ships[(int(class)+1)%len(ships)]}
+		z.Decode(&other, &res)
+		z.AddTo(&Stats{})
+		got := Record{Kind: KindMessage, Dir: dir, Payload: p, Lazy: true, LazyShip: spec}
+		z.Decode(&got, &res)
+		if g, w := recordText(&got), recordText(&want); g != w {
+			t.Fatalf("\n%s\nwant\n%s", g, w)
+		}
+		var st Stats
+		z.AddTo(&st)
+		if (st.NonStock == 1) != (wres.NonStock != nil) || (st.Warnings == 1) != (wres.Warning != "") || (st.GameErrors == 1) != (wres.Err != nil) {
+			t.Errorf("counts %+v for %+v", st, wres)
+		}
+	})
+}
