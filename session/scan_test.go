@@ -19,7 +19,7 @@ func TestScan(t *testing.T) {
 	}
 	var names []string
 	records := 0
-	res, err := Scan(open(), ScanOptions{Record: func(*flow.Record) bool { records++; return true }}, func(s *Session) error {
+	res, err := Scan(open(), ScanOptions{Kept: RecordFunc(func(*flow.Record) { records++ })}, func(s *Session) error {
 		names = append(names, s.Name)
 		return nil
 	})
