@@ -171,7 +171,10 @@ func (b *Builder) Add(r *flow.Record) {
 		if b.first.IsZero() {
 			b.first, b.total.First = now, r.Time
 		}
-	} else if (b.first.IsZero() || now.Before(b.first)) && !now.IsZero() {
+	} else if now != b.clock && (b.first.IsZero() || now.Before(b.first)) && !now.IsZero() {
+		// (At the clock, as the other messages of the latest datagram
+		// are, now cannot be before first, which is set and not after
+		// the clock once the clock is not zero.)
 		b.first, b.total.First = now, r.Time
 	}
 	if r.Kind != flow.KindMessage {
@@ -204,8 +207,12 @@ func (b *Builder) Add(r *flow.Record) {
 	if l == nil {
 		l = b.open(r, now)
 	}
+	// (Here rather than in add, which then spills less.)
 	if r.Err != nil {
-		l.damaged(r) // here rather than in add, which then spills less
+		l.damaged(r)
+	}
+	if r.NonStock != nil {
+		l.nonStock(r)
 	}
 	l.add(r, now)
 }

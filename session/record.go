@@ -91,6 +91,11 @@ func (cc *commonCounts) flush(c *Counts) {
 // the session's traffic.
 func (l *live) add(r *flow.Record, now stamp) {
 	s := l.s
+	// The traffic's first time: while lastSeen is not zero, first is set
+	// and not after it (both start at open; first only moves back,
+	// lastSeen only forward), so a record at lastSeen (the other
+	// messages of its datagram) cannot move it, and a zero now never
+	// does.
 	if now.After(l.lastSeen) {
 		l.lastSeen, s.LastSeen = now, r.Time
 		// The traffic's last time is never before lastSeen (when
@@ -98,16 +103,15 @@ func (l *live) add(r *flow.Record, now stamp) {
 		if now.After(l.traffic.last) {
 			l.traffic.last, l.lastIsSeen = now, true
 		}
-	}
-	if (now.Before(l.traffic.first) || l.traffic.first.IsZero()) && !now.IsZero() {
+		if (now.Before(l.traffic.first) || l.traffic.first.IsZero()) && !now.IsZero() {
+			l.traffic.first, s.Traffic.First = now, r.Time
+		}
+	} else if now != l.lastSeen && (now.Before(l.traffic.first) || l.traffic.first.IsZero()) && !now.IsZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time
 	}
 	d := int(r.Dir) - 1 // DirIndex, with 0 or 1 known to the compiler
 	if uint(d) > 1 {
 		return // counted nowhere
-	}
-	if r.NonStock != nil {
-		l.nonStock(r, d)
 	}
 	// (s.Traffic only where it is used: taking its address checks s for
 	// nil, a load from a line of s the common records need not touch.)
@@ -209,7 +213,14 @@ func (l *live) silent(now stamp, timeout time.Duration) bool {
 // (OpenBC's clients reconnect: each new session lists the same dozen
 // kinds), and so does the list's array when sessions are given back
 // (Builder.Reuse): a kind then costs no allocation.
-func (l *live) nonStock(r *flow.Record, d int) {
+//
+// Builder.Add calls it before add (which then has no call before its
+// common counts, and spills less).
+func (l *live) nonStock(r *flow.Record) {
+	d := int(r.Dir) - 1
+	if uint(d) > 1 {
+		return // counted nowhere
+	}
 	s, ns := l.s, r.NonStock
 	s.Traffic.NonStock[d][ns.Form%dissect.NumForms]++
 	op := -1
