@@ -54,6 +54,9 @@ type live struct {
 	isKnown bool
 
 	nonStockPool *nonStockPool // the Builder's
+	// nonStockKeys[i] is s.NonStock[i]'s form, message and direction as
+	// one word (nonStock).
+	nonStockKeys [maxNonStockKinds]uint64
 	lingerUntil  stamp
 	lost         bool // the player has lost a ship (for respawns)
 	current      game.ObjectID
@@ -227,9 +230,12 @@ func (l *live) nonStock(r *flow.Record) {
 	if r.Game != nil {
 		op = int(r.Game.Msg.Opcode())
 	}
-	for i := range s.NonStock {
-		k := &s.NonStock[i]
-		if k.form == ns.Form && k.op == op && k.typ == r.Msg.Type && k.dir == r.Dir {
+	// The kinds' keys packed, one word each beside the list: scanning
+	// the list itself read a line or more per kind.
+	key := uint64(ns.Form)<<32 | uint64(uint32(op+1))<<16 | uint64(r.Msg.Type)<<8 | uint64(r.Dir)
+	for i, k := range l.nonStockKeys[:len(s.NonStock)] {
+		if k == key {
+			k := &s.NonStock[i]
 			k.Count++
 			k.LastFrame, k.LastTime = r.Frame, r.Time
 			return
@@ -246,6 +252,7 @@ func (l *live) nonStock(r *flow.Record) {
 	if s.NonStock == nil {
 		s.NonStock = l.nonStockPool.list()
 	}
+	l.nonStockKeys[len(s.NonStock)] = key
 	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type, dir: r.Dir,
 		Name: ns.Name(), Message: what, Dir: r.Dir.String(), Count: 1,
 		FirstFrame: r.Frame, FirstTime: r.Time, LastFrame: r.Frame, LastTime: r.Time,
