@@ -40,7 +40,7 @@ type live struct {
 	// retransmissions is the Builder's running count.
 	retransmissions *int
 	// ownShip is the id of the client's last StateUpdate; ownShipDone
-	// says stateUpdate has nothing more to note for it than its rate.
+	// says ownShipUpdate has nothing more to note for it than its rate.
 	ownShip     game.ObjectID
 	ownShipDone bool
 
@@ -188,8 +188,22 @@ func (l *live) add(r *flow.Record, now stamp) {
 			l.game(r, op, payload, now)
 		} else if m, ok := r.Game.Msg.(*game.StateUpdate); ok {
 			// Most messages are StateUpdates: game's only work for them
-			// (they are not relayed).
-			l.stateUpdate(r, m.Object)
+			// (they are not relayed), stateUpdate's, written out here
+			// (a call per update was a measurable share).
+			id := m.Object
+			if r.Dir == game.ClientToServer && !(l.ownShipDone && id == l.ownShip) {
+				l.ownShipUpdate(r, id)
+			}
+			k := rateKey{id, r.Dir}
+			h := &l.rates.hints[k.hint()]
+			u := h.rate
+			if u == nil || h.key != k.pack() {
+				if u = l.rate(k, r); u == nil {
+					return
+				}
+			}
+			u.Count++
+			u.Last = r.Time
 		}
 	}
 }
