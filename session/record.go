@@ -56,7 +56,7 @@ type live struct {
 	nonStockPool *nonStockPool // the Builder's
 	// nonStockKeys[i] is s.NonStock[i]'s form, message and direction as
 	// one word (nonStock).
-	nonStockKeys [maxNonStockKinds]uint64
+	nonStockKeys [maxNonStockKinds]uint32
 	lingerUntil  stamp
 	lost         bool // the player has lost a ship (for respawns)
 	current      game.ObjectID
@@ -246,7 +246,8 @@ func (l *live) nonStock(r *flow.Record) {
 	}
 	// The kinds' keys packed, one word each beside the list: scanning
 	// the list itself read a line or more per kind.
-	key := uint64(ns.Form)<<32 | uint64(uint32(op+1))<<16 | uint64(r.Msg.Type)<<8 | uint64(r.Dir)
+	// (op+1 is 0 to 256: nine bits; Dir is 1 or 2 here.)
+	key := uint32(ns.Form)<<24 | uint32(op+1)<<15 | uint32(r.Msg.Type)<<7 | uint32(r.Dir)&0x7F
 	for i, k := range l.nonStockKeys[:len(s.NonStock)] {
 		if k == key {
 			k := &s.NonStock[i]
