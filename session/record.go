@@ -181,11 +181,13 @@ func (l *live) add(r *flow.Record, now stamp) {
 		}
 		l.end(EndDisconnect, r.Time, r.Frame, by, "disconnect from the "+by+" (as transport type 0x06, non-stock)")
 	case r.Game != nil:
-		if len(payload) == 0 {
+		// (r.Payload again, not payload: kept across the calls above,
+		// it was spilled on every record.)
+		if len(r.Payload) == 0 {
 			op = r.Game.Msg.Opcode()
 		}
 		if op != game.OpStateUpdate {
-			l.game(r, op, payload, now)
+			l.game(r, op, r.Payload, now)
 		} else if m, ok := r.Game.Msg.(*game.StateUpdate); ok {
 			// Most messages are StateUpdates: game's only work for them
 			// (they are not relayed), stateUpdate's, written out here
