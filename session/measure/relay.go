@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"hash/maphash"
 	"math"
 
 	"github.com/bcwire/bcwire/dissect/game"
@@ -38,7 +37,6 @@ type pending struct {
 // relays follows client messages for the relay matrix.
 type relays struct {
 	rows    [256]*RelayRow // by opcode
-	seed    maphash.Seed   // of the payload hashes (collisions are negligible)
 	queue   []pending      // from queue[head] on, the messages within Window
 	head    int
 	base    int64   // the number of the message before queue[0]
@@ -59,7 +57,7 @@ const minBuckets = 2048
 
 // sent remembers a client's message (payload holds the opcode byte
 // first).
-func (rl *relays) sent(cs *clientState, op game.Opcode, payload []byte, now wallclock.Time) {
+func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
 	row := rl.rows[op]
 	if row == nil {
 		row = &RelayRow{Opcode: op.String(), op: op}
@@ -71,7 +69,6 @@ func (rl *relays) sent(cs *clientState, op game.Opcode, payload []byte, now wall
 		others-- // the sender itself
 	}
 	row.Expected += others
-	h := maphash.Bytes(rl.seed, payload)
 	if len(rl.queue) == cap(rl.queue) {
 		rl.grow()
 	}
@@ -116,11 +113,10 @@ func (rl *relays) grow() {
 
 // received counts a message from the server to client cs as the copy of
 // the oldest identical client message not yet sent to it.
-func (rl *relays) received(cs *clientState, payload []byte) {
+func (rl *relays) received(cs *clientState, h uint64) {
 	if rl.head == len(rl.queue) {
 		return // none within Window
 	}
-	h := maphash.Bytes(rl.seed, payload)
 	var found *pending
 	var num int64
 	expired := rl.base + int64(rl.head)
