@@ -201,7 +201,14 @@ func (b *Builder) Add(r *flow.Record) {
 		if b.anyOpen {
 			b.deathStep(r, m)
 		}
-		b.relayed(r, cs, game.OpStateUpdate, now)
+		if r.Reassembled != 0 || len(tm.Payload) == 0 {
+			return
+		}
+		if r.Dir != game.ServerToClient {
+			b.relay.sent(cs, game.OpStateUpdate, r, now)
+		} else {
+			b.relay.received(cs, r)
+		}
 		return
 	}
 	b.game(r, cs, now)
@@ -240,24 +247,26 @@ func (b *Builder) game(r *flow.Record, cs *clientState, now wallclock.Time) {
 
 // relayed takes a game message of opcode op on flow cs into the relay
 // matrix: a client's is remembered, a copy to a client matched.
+// Reassembled messages (checksum trees, ship creation) are not counted.
 func (b *Builder) relayed(r *flow.Record, cs *clientState, op game.Opcode, now wallclock.Time) {
-	payload := r.Msg.Payload
-	if r.Reassembled != 0 || len(payload) == 0 {
-		return // reassembled messages (checksum trees, ship creation) are not counted
-	}
-	// The record's payload hash, computed once for every consumer, is the
-	// message's: its payload is the message's when not reassembled.
-	var h uint64
-	if len(r.Payload) == len(payload) && &r.Payload[0] == &payload[0] {
-		h = r.PayloadHash()
-	} else {
-		h = flow.MessageHash(payload)
+	if r.Reassembled != 0 || len(r.Msg.Payload) == 0 {
+		return
 	}
 	if r.Dir != game.ServerToClient {
-		b.relay.sent(cs, op, h, now)
+		b.relay.sent(cs, op, r, now)
 	} else {
-		b.relay.received(cs, h)
+		b.relay.received(cs, r)
 	}
+}
+
+// messageHash is the hash of the message r carries (its payload, opcode
+// first): the record's own payload hash, computed once for every
+// consumer, which is the message's when it is not reassembled.
+func messageHash(r *flow.Record) uint64 {
+	if p := r.Msg.Payload; len(r.Payload) != len(p) || len(p) == 0 || &r.Payload[0] != &p[0] {
+		return flow.MessageHash(p) // a record built by hand
+	}
+	return r.PayloadHash()
 }
 
 // countDatagram counts a datagram of n messages in direction d.

@@ -3,6 +3,7 @@ package measure
 import (
 	"math"
 
+	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/wallclock"
 )
@@ -55,9 +56,8 @@ type relays struct {
 // of them before the chains lengthen.
 const minBuckets = 2048
 
-// sent remembers a client's message (payload holds the opcode byte
-// first).
-func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
+// sent remembers a client's message, r's.
+func (rl *relays) sent(cs *clientState, op game.Opcode, r *flow.Record, now wallclock.Time) {
 	row := rl.rows[op]
 	if row == nil {
 		row = &RelayRow{Opcode: op.String(), op: op}
@@ -69,6 +69,7 @@ func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.
 		others-- // the sender itself
 	}
 	row.Expected += others
+	h := messageHash(r)
 	if len(rl.queue) == cap(rl.queue) {
 		rl.grow()
 	}
@@ -111,12 +112,13 @@ func (rl *relays) grow() {
 	}
 }
 
-// received counts a message from the server to client cs as the copy of
-// the oldest identical client message not yet sent to it.
-func (rl *relays) received(cs *clientState, h uint64) {
+// received counts a message from the server to client cs, r's, as the
+// copy of the oldest identical client message not yet sent to it.
+func (rl *relays) received(cs *clientState, r *flow.Record) {
 	if rl.head == len(rl.queue) {
 		return // none within Window
 	}
+	h := messageHash(r)
 	var found *pending
 	var num int64
 	expired := rl.base + int64(rl.head)
