@@ -204,10 +204,12 @@ func (b *Builder) Add(r *flow.Record) {
 		if r.Reassembled != 0 || len(tm.Payload) == 0 {
 			return
 		}
-		if r.Dir != game.ServerToClient {
-			b.relay.sent(cs, game.OpStateUpdate, r, now)
+		// Hashed here: session's relay rule leaves StateUpdates out, so
+		// no other consumer has asked for the record's payload hash.
+		if h := flow.MessageHash(tm.Payload); r.Dir != game.ServerToClient {
+			b.relay.sent(cs, game.OpStateUpdate, h, now)
 		} else {
-			b.relay.received(cs, r)
+			b.relay.received(cs, h)
 		}
 		return
 	}
@@ -252,10 +254,10 @@ func (b *Builder) relayed(r *flow.Record, cs *clientState, op game.Opcode, now w
 	if r.Reassembled != 0 || len(r.Msg.Payload) == 0 {
 		return
 	}
-	if r.Dir != game.ServerToClient {
-		b.relay.sent(cs, op, r, now)
+	if h := messageHash(r); r.Dir != game.ServerToClient {
+		b.relay.sent(cs, op, h, now)
 	} else {
-		b.relay.received(cs, r)
+		b.relay.received(cs, h)
 	}
 }
 

@@ -3,7 +3,6 @@ package measure
 import (
 	"math"
 
-	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/wallclock"
 )
@@ -56,8 +55,8 @@ type relays struct {
 // of them before the chains lengthen.
 const minBuckets = 2048
 
-// sent remembers a client's message, r's.
-func (rl *relays) sent(cs *clientState, op game.Opcode, r *flow.Record, now wallclock.Time) {
+// sent remembers a client's message, of payload hash h.
+func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
 	row := rl.rows[op]
 	if row == nil {
 		row = &RelayRow{Opcode: op.String(), op: op}
@@ -69,7 +68,6 @@ func (rl *relays) sent(cs *clientState, op game.Opcode, r *flow.Record, now wall
 		others-- // the sender itself
 	}
 	row.Expected += others
-	h := messageHash(r)
 	if len(rl.queue) == cap(rl.queue) {
 		rl.grow()
 	}
@@ -112,13 +110,13 @@ func (rl *relays) grow() {
 	}
 }
 
-// received counts a message from the server to client cs, r's, as the
-// copy of the oldest identical client message not yet sent to it.
-func (rl *relays) received(cs *clientState, r *flow.Record) {
+// received counts a message from the server to client cs, of payload
+// hash h, as the copy of the oldest identical client message not yet sent
+// to it.
+func (rl *relays) received(cs *clientState, h uint64) {
 	if rl.head == len(rl.queue) {
 		return // none within Window
 	}
-	h := messageHash(r)
 	var found *pending
 	var num int64
 	expired := rl.base + int64(rl.head)
