@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math"
+	"time"
 
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/wallclock"
@@ -188,6 +189,28 @@ func (rl *relays) keep() {
 
 // expire forgets the client messages older than Window.
 func (rl *relays) expire(now wallclock.Time) {
+	// A message is older than Window when it came before now - Window: a
+	// comparison a message instead of a subtraction. (For a Window of
+	// whole seconds; wallclock's Sub saturates only far past it, keeping
+	// the sign, so the two tests agree on every time.)
+	const windowSec = int64(Window / time.Second)
+	if Window%time.Second != 0 || now.Sec < math.MinInt64+windowSec {
+		rl.expireFar(now)
+		return
+	}
+	limit := wallclock.Time{Sec: now.Sec - windowSec, Nsec: now.Nsec}
+	for rl.head < len(rl.queue) && rl.queue[rl.head].at.Before(limit) {
+		if len(rl.sentTo) > 0 {
+			delete(rl.sentTo, rl.base+int64(rl.head)+1)
+		}
+		rl.head++
+	}
+	rl.keep()
+}
+
+// expireFar is expire for a time within Window of the earliest one
+// (a damaged capture's), by subtraction.
+func (rl *relays) expireFar(now wallclock.Time) {
 	for rl.head < len(rl.queue) {
 		at := rl.queue[rl.head].at
 		if d, ok := now.SubNear(at); ok && d <= Window || !ok && now.Sub(at) <= Window {
