@@ -137,18 +137,22 @@ type Builder struct {
 	// records find their flow by an index. cache holds recently seen
 	// flows by cacheSlot for the others: they skip clients' map lookup
 	// (its key is 64 bytes to hash).
-	byEpoch  []*clientState
-	epoch0   uint32
-	cache    [clientCacheSize]*clientState
-	families [2][16]int
-	bytes    [2]ByteHistogram
-	bundling [2]bundling
-	clients  map[clientKey]*clientState
-	servers  map[netip.AddrPort]*serverState
-	relay    relays
-	ids      map[int]*IDRange
-	deaths   []*Death
-	open     map[netip.AddrPort]*Death
+	byEpoch []*clientState
+	epoch0  uint32
+	cache   [clientCacheSize]*clientState
+	// famNoLane counts, by direction and family, the StateUpdates no
+	// family lane counted (its lane was not kept); Finish adds the family
+	// lanes' counts to make the flag-family mix (counting each update
+	// there as well cost its stateUpdate a few instructions).
+	famNoLane [2][16]int
+	bytes     [2]ByteHistogram
+	bundling  [2]bundling
+	clients   map[clientKey]*clientState
+	servers   map[netip.AddrPort]*serverState
+	relay     relays
+	ids       map[int]*IDRange
+	deaths    []*Death
+	open      map[netip.AddrPort]*Death
 	// anyOpen is len(open) > 0, which every record asks: a field load
 	// where a map's length is a few.
 	anyOpen bool
@@ -360,11 +364,11 @@ func (cs *clientState) setState(inGame, gone bool) {
 // subsystems, the 0x20-bearing one.
 func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
-	b.families[d&1][fam]++
 	recent := &cs.ships[d&1][shipSlot(m.Object)]
 	set := recent.set
 	if set == nil || recent.obj != m.Object {
 		if set = b.laneSet(cs, m, d); set == nil {
+			b.famNoLane[d&1][fam&15]++
 			return
 		}
 		*recent = shipSet{m.Object, set}
@@ -427,6 +431,9 @@ func (b *Builder) eachLane(set *laneSet, cs *clientState, m *game.StateUpdate, d
 		l.count(now)
 	} else {
 		b.newLane(&set[slotOf(fam)], cs, m.Object, d, int(fam), now)
+		if set[slotOf(fam)] == nil {
+			b.famNoLane[d&1][fam&15]++
+		}
 	}
 	if l := set[slotAll]; l != nil {
 		l.count(now)
@@ -468,7 +475,7 @@ func (b *Builder) newLane(slot **Lane, cs *clientState, obj game.ObjectID, d, fa
 	case familySubsystems:
 		name = FamilySubsystems
 	}
-	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t}
+	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t, fam: uint8(fam), dir: uint8(d & 1)}
 	*slot = l
 	b.lanes = append(b.lanes, l)
 }
