@@ -31,7 +31,7 @@ func (t *Tracker) lazyGame(fs *flowState, r *Record, p []byte, out *sink) bool {
 		return false
 	}
 	t.stats.GameMessages++
-	r.Payload, r.Lazy = p, true
+	r.Payload, r.Lazy, r.hashState = p, true, hashPending
 	r.LazyShip = fs.dec.Ships.Lookup(game.ObjectID(binary.LittleEndian.Uint32(p[1:])))
 	return true
 }

@@ -69,6 +69,12 @@ type Record struct {
 	Lazy     bool
 	LazyShip *game.ShipSpec
 
+	// hash is PayloadHash's memory for this message, valid when hashState
+	// is hashDone; the Tracker sets hashState to hashPending with Payload
+	// and resetMessage clears it.
+	hash      uint64
+	hashState uint8
+
 	// DuplicateFragment marks a fragment that was already held (a
 	// retransmission); it adds nothing to reassembly.
 	DuplicateFragment bool
@@ -99,7 +105,7 @@ type Record struct {
 func (r *Record) resetMessage(kind Kind, index int) {
 	r.Kind, r.MsgIndex = kind, index
 	r.Msg, r.Control, r.Game, r.Payload, r.GameSpy, r.Master = nil, nil, nil, nil, nil, nil
-	r.Reassembled, r.DuplicateFragment, r.Lazy, r.LazyShip = 0, false, false, nil
+	r.Reassembled, r.DuplicateFragment, r.hashState, r.Lazy, r.LazyShip = 0, false, hashNone, false, nil
 	r.Raw, r.Err, r.Warning, r.NonStock = nil, nil, "", nil
 }
 
