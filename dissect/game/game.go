@@ -162,7 +162,11 @@ func (d *Decoder) DecodeTo(res *Result, p []byte, dir Direction) {
 	// type rather than through the Message and warner interfaces (as
 	// quic-go's frame parser special-cases its common frames).
 	if op == OpStateUpdate && d.su != nil && d.su.decodeFast(p[1:], dir, &d.Ships) {
-		res.Msg, res.Warning = d.su, d.su.warning()
+		w, ok := d.su.commonWarning()
+		if !ok {
+			w = d.su.warning()
+		}
+		res.Msg, res.Warning = d.su, w
 		if d.su.openbc != 0 {
 			d.classify(p, dir, res)
 		}

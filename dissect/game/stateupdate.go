@@ -238,8 +238,16 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 // m, and Decode then decodes the message with decode. On true, m is what
 // decode makes of body (FuzzStateUpdateMatchesReference).
 func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) bool {
-	m.reset()
-	m.dir = dir
+	// reset, written out (resetHeader is inlined): as a call, too large
+	// to inline, its frame and the arguments kept across it cost about as
+	// much as its stores.
+	m.resetHeader()
+	m.SubsystemStart, m.SubsystemsUndecoded = 0, false
+	m.Subsystems, m.Weapons, m.childBuf = m.Subsystems[:0], m.Weapons[:0], m.childBuf[:0]
+	if m.Class != nil || m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
+		m.Class, m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil, nil
+	}
+	m.dir, m.whyRaw, m.openbc = dir, 0, 0
 	n, bits, ok := m.readHeaderFast(body, dissect.BitGroup{})
 	if !ok {
 		return false
@@ -313,6 +321,23 @@ const (
 	warnServerWeapons    = "server-to-client StateUpdate carries weapon states (0x80), which the stock host never sends"
 	warnBothRoundRobins  = "subsystem states run to the end of the message, so the weapon flag (0x80) has no room for data"
 )
+
+// commonWarning is warning for the messages whose warning is at most one
+// of the two constants (ok), small enough to be inlined where Decode's
+// fast path would otherwise call warning for every StateUpdate.
+func (m *StateUpdate) commonWarning() (w string, ok bool) {
+	f := m.Flags
+	if f&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons || m.whyRaw == undecodedMismatch || m.openbc != 0 {
+		return "", false
+	}
+	if m.dir == ClientToServer && f&StateSubsystems != 0 {
+		return warnClientSubsystems, true
+	}
+	if m.dir == ServerToClient && f&StateWeapons != 0 {
+		return warnServerWeapons, true
+	}
+	return "", true
+}
 
 func (m *StateUpdate) warning() string {
 	w := ""
