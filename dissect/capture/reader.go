@@ -22,6 +22,7 @@ import (
 // record readers in pcap.go and pcapng.go do all of that.
 type Reader struct {
 	src         source
+	pcap        *pcapSource // src when it is one, for Next's fused path (pcapfast.go)
 	in          *input
 	format      Format
 	dec         *Decoder
@@ -163,7 +164,10 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 		rd.src, err = newNgSource(in)
 	case isPcapMagic(m):
 		rd.format = PCAP
-		rd.src, err = newPcapSource(in)
+		var s *pcapSource
+		if s, err = newPcapSource(in); err == nil {
+			rd.src, rd.pcap = s, s
+		}
 	default:
 		if head, _ := in.peek(512); isOBCTrace(head) {
 			rd.format = OBCTrace
@@ -271,6 +275,11 @@ func (r *Reader) Next() (*Packet, error) {
 			r.eof = true
 			r.incomplete = r.dec.Flush()
 			return nil, io.EOF
+		}
+		if r.pcap != nil {
+			if p := r.nextPcapUDP(r.pcap); p != nil {
+				return p, nil
+			}
 		}
 		rec := &r.rec
 		err := r.src.next(rec)
