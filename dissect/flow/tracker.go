@@ -178,8 +178,16 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 		case m.NonStock != dissect.FormUnknown:
 			t.message(fs, r, m)
 		case m.Type == dissect.TypeAck:
-		case m.Type == dissect.TypeData && !m.Fragment:
-			t.decodeGame(fs, r, m.Payload)
+		case m.Type == dissect.TypeData && !m.Fragment && len(m.Payload) != 0:
+			// decodeGame for a message with an opcode, written out:
+			// as a call it cost a frame and the loop's values reloaded.
+			t.stats.GameMessages++
+			g := &t.game
+			fs.dec.DecodeTo(g, m.Payload, dir)
+			r.Game, r.Payload = g, m.Payload
+			if g.Err != nil || g.NonStock != nil || g.Warning != "" {
+				t.gameNotes(r)
+			}
 		default:
 			t.message(fs, r, m)
 		}
@@ -293,6 +301,12 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	}
 	fs.dec.DecodeTo(&t.game, payload, rec.Dir)
 	rec.Game, rec.Payload = &t.game, payload
+	t.gameNotes(rec)
+}
+
+// gameNotes counts a game message's error and carries its non-stock form
+// and warning to rec.
+func (t *Tracker) gameNotes(rec *Record) {
 	if t.game.Err != nil {
 		t.stats.GameErrors++
 	}
