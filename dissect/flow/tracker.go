@@ -183,7 +183,9 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 			// as a call it cost a frame and the loop's values reloaded.
 			t.stats.GameMessages++
 			g := &t.game
-			fs.dec.DecodeTo(g, m.Payload, dir)
+			if !fs.dec.DecodeStateUpdate(g, m.Payload, dir) {
+				fs.dec.DecodeTo(g, m.Payload, dir)
+			}
 			r.Game, r.Payload = g, m.Payload
 			if g.Err != nil || g.NonStock != nil || g.Warning != "" {
 				t.gameNotes(r)

@@ -230,14 +230,21 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 	m.readHeader(r)
 }
 
-// decodeFast is decode for the usual StateUpdate, body being the bytes
-// after the opcode, without the Reader: a header that readHeaderFast reads,
-// then subsystem states of a known class that fit it, or an even number of
-// weapon bytes with no packed bit left, or nothing. Decoder.Decode tries
-// it first; it reports false for any other message, having perhaps changed
-// m, and Decode then decodes the message with decode. On true, m is what
-// decode makes of body (FuzzStateUpdateMatchesReference).
-func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) bool {
+// DecodeStateUpdate is DecodeTo for the usual StateUpdate (p[0] is
+// OpStateUpdate): a header that readHeaderFast reads, then subsystem states
+// of a known class that fit it, or an even number of weapon bytes with no
+// packed bit left, or nothing. It reports false for any other message,
+// leaving *res as it was (and perhaps the Decoder's StateUpdate changed),
+// and DecodeTo then decodes the message; on true, *res is what DecodeTo
+// makes of p (FuzzStateUpdateMatchesReference). DecodeTo tries it first;
+// a caller that decodes many messages (flow's Tracker) calls it before
+// DecodeTo, which saves a call for most of a battle's messages.
+func (d *Decoder) DecodeStateUpdate(res *Result, p []byte, dir Direction) bool {
+	m := d.su
+	if len(p) == 0 || Opcode(p[0]) != OpStateUpdate || m == nil {
+		return false
+	}
+	body := p[1:]
 	// reset, written out (resetHeader is inlined): as a call, too large
 	// to inline, its frame and the arguments kept across it cost about as
 	// much as its stores.
@@ -260,13 +267,14 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 		if f&StateWeapons != 0 || len(rest) == 0 {
 			return false
 		}
-		class := ships.lookupClass(m.Object)
+		class := d.Ships.lookupClass(m.Object)
 		if class == nil {
 			return false
 		}
 		m.SubsystemStart, m.Class = rest[0], class.spec
-		_, ok := m.statesByClass(rest[1:], bits, class)
-		return ok
+		if _, ok := m.statesByClass(rest[1:], bits, class); !ok {
+			return false
+		}
 	case !bits.Empty():
 		return false // decode reports the bits left over
 	case f&StateWeapons != 0:
@@ -276,6 +284,15 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 		m.readWeapons(rest)
 	case len(rest) != 0:
 		return false
+	}
+	w, ok := m.commonWarning()
+	if !ok {
+		w = m.warning()
+	}
+	*res = Result{}
+	res.Msg, res.Warning = m, w
+	if m.openbc != 0 {
+		d.classify(p, dir, res)
 	}
 	return true
 }

@@ -62,3 +62,17 @@ func TestCommonWarningMatchesWarning(t *testing.T) {
 		t.Errorf("commonWarning answered %d cases, want %d", answered, want)
 	}
 }
+
+// decodeFast runs the Decoder's StateUpdate fast path (DecodeStateUpdate)
+// on m, the message body (after the opcode) sent in direction dir with the
+// ships known to ships: it reports whether the fast path took it, and
+// leaves m as the fast path did.
+func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) bool {
+	d := NewDecoder()
+	d.su = m
+	if ships != nil {
+		d.Ships = *ships
+	}
+	var res Result
+	return d.DecodeStateUpdate(&res, append([]byte{byte(OpStateUpdate)}, body...), dir)
+}
