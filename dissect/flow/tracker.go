@@ -152,7 +152,19 @@ func grow(b []byte, n int) []byte {
 // messages and perr the splitting error. plain and dg must stay valid until
 // decrypted returns.
 func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr error, out *sink) {
-	fs, dir, ok := t.lookup(&r.Src, &r.Dst, plain)
+	// lookup, written out: its first cache slot is nearly always the
+	// pair's, and as a call it cost a frame and the arguments kept.
+	var (
+		fs  *flowState
+		dir game.Direction
+		ok  bool
+	)
+	slot := pairSlot(&r.Src, &r.Dst)
+	if c := &t.cache[slot]; c.hit(&r.Src, &r.Dst, t.gen) {
+		fs, dir, ok = c.fs, c.dir, true
+	} else {
+		fs, dir, ok = t.lookupOther(slot, &r.Src, &r.Dst, plain)
+	}
 	if !ok {
 		t.stats.OtherUDP++
 		return
