@@ -49,7 +49,7 @@ func (c *pairCache) hit(src, dst *netip.AddrPort, gen uint32) bool {
 const pairCacheSize = 64 // a power of two
 
 // addrBits16 folds an address into 64 bits for hashing: the XOR of the two
-// halves of its 16-byte form. lookup uses it only for IPv6 addresses (see
+// halves of its 16-byte form. pairSlot uses it only for IPv6 addresses (see
 // there why).
 func addrBits16(a netip.Addr) uint64 {
 	v := a.As16()
