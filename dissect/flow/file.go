@@ -71,7 +71,7 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 		// Stopped with datagrams (or damage) read ahead but not reported.
 		if out.stopped && (fed < n || err != nil && err != io.EOF) {
 			sum.Damage = out.damage
-			sum.Capture = b.statsBefore[fed]
+			sum.Capture = b.before(fed)
 			sum.Flow = t.Stats()
 			return sum, nil
 		}
@@ -114,8 +114,13 @@ type readBatch struct {
 	held []heldDatagram
 	// statsBefore[k] is the capture counters before held[k] was read
 	// (k > 0; as long as held): if emit stops the run before a datagram's
-	// turn, it was never read as far as the caller can tell.
+	// turn, it was never read as far as the caller can tell. Only those at
+	// from's indices are written: reading a usual datagram changes two
+	// counters by one (capture.Reader.PlainLast), so from[k] is the last
+	// index up to k whose counters were copied, and before(k) works out
+	// the rest from there.
 	statsBefore []capture.Stats
+	from        []int
 	// plain and raw are the batch's datagrams to decrypt, for
 	// dissect.DecryptBatch.
 	plain, raw [readAhead][]byte
@@ -133,6 +138,15 @@ func (b *readBatch) grow() {
 	n := min(max(2*len(b.held), 8), readAhead)
 	b.held = append(b.held, make([]heldDatagram, n-len(b.held))...)
 	b.statsBefore = append(b.statsBefore, make([]capture.Stats, n-len(b.statsBefore))...)
+	b.from = append(b.from, make([]int, n-len(b.from))...)
+}
+
+// before returns the capture counters before held[k] was read (k > 0).
+func (b *readBatch) before(k int) capture.Stats {
+	s, plain := b.statsBefore[b.from[k]], k-b.from[k]
+	s.Records += plain
+	s.UDP += plain
+	return s
 }
 
 // fromReader reads a batch from a capture.Reader, held (see its Hold) so
@@ -152,7 +166,16 @@ func (b *readBatch) fromReader(rd *capture.Reader) (n, k int, err error) {
 			if size >= readAheadBytes || rd.Buffered() == 0 {
 				break
 			}
-			rd.StatsTo(&b.statsBefore[n])
+			// The counters after the last read: those before it and
+			// one more record and datagram, when that is all it changed;
+			// copied whole otherwise (and after the first datagram, for
+			// before has none to count from before it).
+			if n > 1 && rd.PlainLast() {
+				b.from[n] = b.from[n-1]
+			} else {
+				b.from[n] = n
+				rd.StatsTo(&b.statsBefore[n])
+			}
 		}
 		var p *capture.Packet
 		if p, err = rd.Next(); err != nil {
@@ -186,6 +209,7 @@ func (b *readBatch) fromSource(src Source, buffered interface{ Buffered() int })
 			if size >= readAheadBytes || buffered == nil || buffered.Buffered() == 0 {
 				break
 			}
+			b.from[n] = n
 			b.statsBefore[n] = src.Stats()
 		}
 		var p *capture.Packet
