@@ -157,14 +157,9 @@ func (d Dir3) AppendString(b []byte) []byte {
 	return append(b, ')')
 }
 
-// dirComponentText is the text of each direction byte's component, as
-// Vec().AppendString writes it, formatted once.
-var dirComponentText = func() (t [256]string) {
-	for i := range t {
-		t[i] = string(AppendFixed(nil, float32(int8(i))/127, 2))
-	}
-	return t
-}()
+// dirComponentText (tables_gen.go) is the text of each direction byte's
+// component, as Vec().AppendString writes it (AppendFixed of byte/127 to
+// two decimals), formatted by TestGeneratedTables.
 
 // AppendJSON appends the direction as floats, as Vec().AppendJSON does.
 func (d Dir3) AppendJSON(b []byte) []byte {
@@ -174,14 +169,9 @@ func (d Dir3) AppendJSON(b []byte) []byte {
 	return append(b, ']')
 }
 
-// dirComponentJSON is the JSON of each direction byte's component (byte/127
-// to four decimals), formatted once rather than three times per direction.
-var dirComponentJSON = func() (t [256]string) {
-	for i := range t {
-		t[i] = string(appendJSONFloat(nil, float32(int8(i))/127))
-	}
-	return t
-}()
+// dirComponentJSON (tables_gen.go) is the JSON of each direction byte's
+// component (appendJSONFloat of byte/127, to four decimals), formatted by
+// TestGeneratedTables rather than three times per direction.
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (d Dir3) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }

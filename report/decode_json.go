@@ -12,7 +12,6 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
@@ -42,21 +41,10 @@ func appendMember(b []byte, key string, v any) []byte {
 	return b
 }
 
-// The quoted names of every direction, transport type and opcode, made
-// once: they are in every record.
-var (
-	dirNameJSON       [256]string
-	transportNameJSON [256]string
-	opcodeNameJSON    [256]string
-)
-
-func init() {
-	for i := range 256 {
-		dirNameJSON[i] = strconv.Quote(game.Direction(i).String())
-		transportNameJSON[i] = strconv.Quote(dissect.TransportType(i).String())
-		opcodeNameJSON[i] = strconv.Quote(game.Opcode(i).String())
-	}
-}
+// dirNameJSON, transportNameJSON and opcodeNameJSON (tables_gen.go) are
+// the quoted names of every direction, transport type and opcode
+// (strconv.Quote of their String), made by TestGeneratedTables: they are
+// in every record.
 
 // appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (as the
 // record's warnings and errors always were), the short way when s is

@@ -198,7 +198,7 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 			if !fs.dec.DecodeStateUpdate(g, m.Payload, dir) {
 				fs.dec.DecodeTo(g, m.Payload, dir)
 			}
-			r.Game, r.Payload = g, m.Payload
+			r.Game, r.Payload, r.hashState = g, m.Payload, hashPending
 			if g.Err != nil || g.NonStock != nil || g.Warning != "" {
 				t.gameNotes(r)
 			}
@@ -314,7 +314,7 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 		return
 	}
 	fs.dec.DecodeTo(&t.game, payload, rec.Dir)
-	rec.Game, rec.Payload = &t.game, payload
+	rec.Game, rec.Payload, rec.hashState = &t.game, payload, hashPending
 	t.gameNotes(rec)
 }
 
