@@ -39,10 +39,17 @@ import (
 // time of decode (text and --json, battle x100 and OpenBC battle x40,
 // medians of 7 pairs, two rounds), within an RSS budget of 24 MiB:
 // 23.2-23.9 MiB on battle x200 (text), against 22.1-22.5; 128 records
-// with workers+2 batches peaked at 24.5.
+// with workers+2 batches peaked at 24.5. Since a slot keeps a Lazy
+// StateUpdate's bytes rather than a copy of the decoded message, workers+2
+// batches fit (battle x200, 2 runs each: -V 21.7-22.4 MiB, text 21.2-21.5,
+// --json 19.7-20.5), and the extra batch keeps a worker busy while the
+// oldest batch, which the next hand-over waits for, is still being
+// formatted: decode --json on battle x100 took 0.947 of the wall time with
+// workers+1 batches (median of 19 pairs taken when the machine was at
+// least 90% idle, 00:13-00:27 UTC; CPU 0.97).
 const (
 	batchRecords = 128
-	batchesExtra = 1 // batches in all: workers + batchesExtra
+	batchesExtra = 2 // batches in all: workers + batchesExtra
 )
 
 // pendingRecord is a record copied for a worker, or one formatted at once.
