@@ -7,8 +7,10 @@
 package jsonenc
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -165,17 +167,78 @@ func specialBytes(x uint64, html bool) uint64 {
 func zeroBytes(v uint64) uint64 { return (v - lsbs) &^ v }
 
 // Uint appends v in decimal. Most numbers in the decoded messages are
-// bytes; those are written digit by digit, without strconv's buffer.
+// bytes, and most of those single digits (peers, slots, message indexes),
+// which take no call.
 func Uint(b []byte, v uint64) []byte {
-	switch {
-	case v < 10:
+	if v < 10 {
 		return append(b, byte('0'+v))
-	case v < 100:
-		return append(b, byte('0'+v/10), byte('0'+v%10))
-	case v < 1000:
-		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	return appendUintLong(b, v)
+}
+
+// appendUintLong is Uint for v of two digits or more.
+func appendUintLong(b []byte, v uint64) []byte {
+	if v < 1000 {
+		b = slices.Grow(b, 4)
+		n := len(b)
+		return b[:n+PutSmallUint(b[n:n+4], v)]
 	}
 	return strconv.AppendUint(b, v, 10)
+}
+
+// DigitPairs holds the two digits of 00 to 99: those of v at 2*v and
+// 2*v+1. Writing two digits from it takes a tenth of the divisions.
+const DigitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
+// PairWords holds the two digits of 00 to 99 as little-endian words, the
+// first digit in the low byte: one load and one store write them.
+var PairWords = func() (t [100]uint16) {
+	for v := range t {
+		t[v] = uint16(DigitPairs[2*v]) | uint16(DigitPairs[2*v+1])<<8
+	}
+	return t
+}()
+
+// smallDecimals holds the decimal digits of 0 to 999 in the low bytes of
+// a little-endian word, the first digit lowest, and their count in its top
+// byte.
+var smallDecimals = func() (t [1000]uint32) {
+	for v := range t {
+		s := strconv.Itoa(v)
+		for i := len(s) - 1; i >= 0; i-- {
+			t[v] = t[v]<<8 | uint32(s[i])
+		}
+		t[v] |= uint32(len(s)) << 24
+	}
+	return t
+}()
+
+// PutUint writes v in decimal at the start of d and returns its length,
+// as many bytes as Uint appends. It is for a writer that makes room for
+// a whole value at once: below 1000 it stores four bytes in one go
+// (PutSmallUint), whatever the length, so d must have room for four
+// bytes and for the digits (20 bytes for any v); the bytes past the
+// length are scratch.
+func PutUint(d []byte, v uint64) int {
+	if v < 1000 {
+		return PutSmallUint(d, v)
+	}
+	return putUintLong(d, v)
+}
+
+// PutSmallUint is PutUint for v below 1000 (it panics for more), small
+// enough to be inlined.
+func PutSmallUint(d []byte, v uint64) int {
+	e := smallDecimals[v]
+	binary.LittleEndian.PutUint32(d, e)
+	return int(e >> 24)
+}
+
+func putUintLong(d []byte, v uint64) int {
+	var buf [20]byte
+	return copy(d, strconv.AppendUint(buf[:0], v, 10))
 }
 
 // Int appends v in decimal.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -196,6 +197,43 @@ func TestIntegers(t *testing.T) {
 	}
 	if got := string(Uint(nil, math.MaxUint64)); got != "18446744073709551615" {
 		t.Errorf("Uint(MaxUint64) = %s", got)
+	}
+}
+
+// PutUint writes what strconv writes for every value below 100000 and for
+// each power of ten and its neighbours up to the largest uint64, with the
+// room it asks for (four bytes, or the digits) and nothing before the
+// start touched; PutSmallUint the same below 1000, and Uint appends it
+// at every capacity the growth can start from.
+func TestPutUintMatchesStrconv(t *testing.T) {
+	vs := []uint64{math.MaxUint64, math.MaxUint64 - 1}
+	for v := range uint64(100000) {
+		vs = append(vs, v)
+	}
+	for p := uint64(10); p < math.MaxUint64/10; p *= 10 {
+		vs = append(vs, p-1, p, p+1, 10*p-1)
+	}
+	var buf [24]byte
+	for _, v := range vs {
+		want := strconv.FormatUint(v, 10)
+		room := max(4, len(want))
+		buf[0] = 'x'
+		if n := PutUint(buf[1:1+room], v); string(buf[1:1+n]) != want || buf[0] != 'x' {
+			t.Fatalf("PutUint(%d) = %q (%d), want %q", v, buf[1:1+n], n, want)
+		}
+		if v < 1000 {
+			if n := PutSmallUint(buf[1:5], v); string(buf[1:1+n]) != want {
+				t.Fatalf("PutSmallUint(%d) = %q, want %q", v, buf[1:1+n], want)
+			}
+		}
+		if v < 2000 || v%997 == 0 {
+			for c := range 6 {
+				b := append(make([]byte, 0, 2+c), "ab"...)
+				if got := string(Uint(b, v)); got != "ab"+want {
+					t.Fatalf("Uint(%d) at capacity %d = %q", v, cap(b), got)
+				}
+			}
+		}
 	}
 }
 
