@@ -78,3 +78,69 @@ func TestSubsystemFormsMatchLongForm(t *testing.T) {
 		}
 	}
 }
+
+// A state at full health (condition and every child 255) writes from the
+// entry's healthy form when it is in its format's usual form, and the
+// long way otherwise: every combination of what the form assumes (power
+// bit, off, extra bytes, a new bit group, facings, fewer children) gives
+// the long form's bytes, for every entry of every stock class; and names
+// equal to the class's but in other storage, or a class's child name
+// changed in place after the forms were made, are compared by content.
+func TestSubsystemHealthyFormMatchesLongForm(t *testing.T) {
+	long := func(s SubsystemState) string {
+		s.forms = nil
+		return string(s.AppendJSON(nil))
+	}
+	check := func(what string, s SubsystemState) {
+		t.Helper()
+		if got, want := string(s.AppendJSON([]byte("x"))), "x"+long(s); got != want {
+			t.Fatalf("%s:\n%s\nlong form\n%s", what, got, want)
+		}
+	}
+	for _, spec := range stockShips {
+		c := newShipClass(spec)
+		for i := range c.entries {
+			base := c.entries[i].state
+			base.Condition = 255
+			base.Children = make([]uint8, len(base.ChildNames))
+			for k := range base.Children {
+				base.Children[k] = 255
+			}
+			if base.Format == SubsystemShield {
+				base.Facings = []uint8{255, 255, 255, 255, 255, 255}
+			}
+			for v := range 1 << 7 {
+				s := base
+				s.HasPower, s.Off, s.NewBitGroup = v&1 != 0, v&2 != 0, v&4 != 0
+				if v&8 != 0 {
+					s.Extra = []uint8{}
+				}
+				if v&16 != 0 && s.Facings != nil {
+					s.Facings = []uint8{255, 255, 255, 255, 255, 254}
+				}
+				if v&32 != 0 && len(s.Children) > 0 {
+					s.Children = s.Children[:len(s.Children)-1]
+				}
+				if v&64 != 0 {
+					s.Facings = nil
+				}
+				s.Power, s.MainBattery, s.BackupBattery = uint8(v*2), uint8(255-v), uint8(v*3)
+				check(spec.Name+" entry "+strconv.Itoa(i)+" variant "+strconv.Itoa(v), s)
+			}
+			copied := base
+			copied.Name = string([]byte(base.Name))
+			copied.ChildNames = make([]string, len(base.ChildNames))
+			for k, n := range base.ChildNames {
+				copied.ChildNames[k] = string([]byte(n))
+			}
+			check(spec.Name+" names in other storage", copied)
+			if len(base.ChildNames) > 0 {
+				names := append([]string(nil), base.ChildNames...)
+				moved := base
+				moved.ChildNames = names
+				names[len(names)-1] = "Renamed"
+				check(spec.Name+" child renamed", moved)
+			}
+		}
+	}
+}

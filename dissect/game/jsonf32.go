@@ -1,0 +1,151 @@
+package game
+
+// The shortest JSON form of the float32 fields: every StateUpdate's game
+// time, and the few float fields of events, collisions and creations.
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/bcwire/bcwire/internal/jsonenc"
+)
+
+// appendJSONF32 appends f in strconv's shortest 'g' form (82.13282, 1e+06),
+// and NaN or infinities, which a hostile message can hold and JSON cannot,
+// as null.
+func appendJSONF32(b []byte, f float32) []byte {
+	if f != f || math.IsInf(float64(f), 0) {
+		return append(b, "null"...)
+	}
+	if out, ok := appendShortF32(b, f); ok {
+		return out
+	}
+	return strconv.AppendFloat(b, float64(f), 'g', -1, 32)
+}
+
+// appendShortF32 appends f as strconv.AppendFloat(b, float64(f), 'g', -1,
+// 32) does, for the values where that is the decimal form with the fewest
+// decimals that reads back as f, and reports false (b unchanged) for the
+// others. Every StateUpdate has a game time, and strconv's shortest-digit
+// search was a tenth of decode --json's time.
+//
+// For 2e-4 <= |f| <= 999999, 'g' writes the shortest digits in the 'f'
+// form, and the fewest digits are the fewest decimals. A decimal reads back
+// as f when it is within half a unit in the last place (h) of f, strictly
+// (at exactly h the rounding goes to the even neighbour: left to strconv).
+// For k decimals, the k-decimal nearest f is n/10^k, n the integer
+// nearest x = |f|*10^k; it reads back when |x-n| < h*10^k. f has 24
+// significant bits and 10^k (k <= 11) at most 26 more, so x, x-n and
+// h*10^k are exact in a float64, and the test is exact. Powers of two
+// (whose interval is narrower below than above) and exact halves (two
+// nearest decimals) are left to strconv.
+//
+// A k-decimal that reads back is a (k+1)-decimal that does, so the levels
+// that read back are those from the fewest decimals up. The search starts
+// at the level where h*10^k passes 1/2 (shortStart), where the nearest
+// decimal always reads back, and goes down until one does not: two or
+// three levels for a game time, against six or seven up from none. A
+// decimal of fewer decimals exactly at h from f (which strconv may take)
+// is as near as any at the level below the fewest, whose tie is left to
+// strconv. FuzzShortF32MatchesStrconv and TestShortF32MatchesStrconv hold
+// the two together.
+func appendShortF32(b []byte, f float32) ([]byte, bool) {
+	a := float64(f)
+	neg := a < 0
+	if neg {
+		a = -a
+	}
+	bits := math.Float32bits(float32(a))
+	if !(a >= 2e-4 && a <= 999999) || bits&(1<<23-1) == 0 {
+		return b, false
+	}
+	// h = half the spacing of float32s at f: 2^(exponent-23-1).
+	h := math.Float64frombits(uint64(int(bits>>23)-127-24+1023) << 52)
+	found, n := -1, 0.0
+	for k := int(shortStart[bits>>23&0xFF]); k >= 0; k-- {
+		p := shortPow10[k]
+		x := a * p
+		nk := math.Floor(x)
+		d := x - nk
+		switch {
+		case d == 0.5:
+			return b, false
+		case d > 0.5:
+			nk, d = nk+1, nk+1-x
+		}
+		hk := h * p
+		if d == hk {
+			return b, false
+		}
+		if d > hk {
+			break
+		}
+		found, n = k, nk
+	}
+	if found < 0 {
+		return b, false
+	}
+	// At most a sign, six whole digits, the point and eleven decimals,
+	// written in place.
+	b = slices.Grow(b, 20)
+	start := len(b)
+	d := b[start : start+20]
+	k := 0
+	if neg {
+		d[0], k = '-', 1
+	}
+	u := uint64(n)
+	scale := shortPow10u[found]
+	if w := u / scale; w < 1000 {
+		k += jsonenc.PutSmallUint(d[k:], w)
+	} else {
+		k += jsonenc.PutUint(d[k:], w) // below 1e6
+	}
+	if found == 0 {
+		return b[:start+k], true
+	}
+	d[k] = '.'
+	// The decimals, two at a time from the right, the last at end; the
+	// last is not 0 (a k-decimal ending in 0 is a (k-1)-decimal).
+	frac := u % scale
+	end := k + found
+	i := end
+	for ; i > k+1; i -= 2 {
+		q := frac / 100
+		r := 2 * (frac - q*100)
+		d[i-1], d[i] = jsonenc.DigitPairs[r], jsonenc.DigitPairs[r+1]
+		frac = q
+	}
+	if i == k+1 {
+		d[i] = byte('0' + frac)
+	}
+	return b[:start+end+1], true
+}
+
+// shortPow10 and shortPow10u are 10^k for the k appendShortF32 tries.
+var (
+	shortPow10  = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11}
+	shortPow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11}
+)
+
+// shortStart is, for each biased float32 exponent, the first k for which
+// h*10^k > 1/2 (h half the float32 spacing there), where appendShortF32
+// starts; -1 past the exponents of its range, or where no k of shortPow10
+// is enough.
+var shortStart = func() (t [256]int8) {
+	for e := range t {
+		t[e] = -1
+		if e == 0 || e == 255 {
+			continue
+		}
+		h := math.Ldexp(1, e-127-24)
+		for k, p := range shortPow10 {
+			if h*p > 0.5 {
+				t[e] = int8(k)
+				break
+			}
+		}
+	}
+	return t
+}()
