@@ -42,21 +42,36 @@ func appendMember(b []byte, key string, v any) []byte {
 	return b
 }
 
-// The quoted names of every direction, transport type and opcode, made
-// once: they are in every record.
+// The quoted names of every direction, and the members that name a
+// message's transport type and opcode, made once: they are in every
+// record, and one copy of a member is cheaper than writing its parts.
 var (
-	dirNameJSON       [256]string
-	transportNameJSON [256]string
-	opcodeNameJSON    [256]string
+	dirNameJSON [256]string
+	// peerMemberJSON is ,"peer":P,"msg": for each peer byte P.
+	peerMemberJSON [256]string
+	// typeMemberJSON is ,"type":T,"type_name":"<name>" for each type T;
+	// typeReliableJSON adds ,"reliable":false ([0]) or true ([1]).
+	typeMemberJSON   [256]string
+	typeReliableJSON [2][256]string
+	// opcodeMemberJSON is ,"opcode":O,"name":"<name>" for each opcode O;
+	// opcodeFieldsJSON adds ,"fields":.
+	opcodeMemberJSON [256]string
+	opcodeFieldsJSON [256]string
 )
 
 func init() {
 	for i := range 256 {
 		dirNameJSON[i] = strconv.Quote(game.Direction(i).String())
-		transportNameJSON[i] = strconv.Quote(dissect.TransportType(i).String())
-		opcodeNameJSON[i] = strconv.Quote(game.Opcode(i).String())
+		peerMemberJSON[i] = `,"peer":` + strconv.Itoa(i) + `,"msg":`
+		typeMemberJSON[i] = `,"type":` + strconv.Itoa(i) + `,"type_name":` + strconv.Quote(dissect.TransportType(i).String())
+		typeReliableJSON[0][i] = typeMemberJSON[i] + `,"reliable":false`
+		typeReliableJSON[1][i] = typeMemberJSON[i] + `,"reliable":true`
+		opcodeMemberJSON[i] = `,"opcode":` + strconv.Itoa(i) + `,"name":` + strconv.Quote(game.Opcode(i).String())
+		opcodeFieldsJSON[i] = opcodeMemberJSON[i] + fieldsKey
 	}
 }
+
+const fieldsKey = `,"fields":`
 
 // appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (as the
 // record's warnings and errors always were), the short way when s is
@@ -181,19 +196,32 @@ func appendRecordJSON(b []byte, r *flow.Record, o *jsonOpenings, gameJSON []byte
 
 func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 	m := r.Msg
-	b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
-	b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
-	b = jsonenc.Int(append(b, `,"type":`...), int64(m.Type))
-	b = append(append(b, `,"type_name":`...), transportNameJSON[m.Type]...)
-	if m.Type == dissect.TypeAck {
-		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
-		b = jsonenc.Int(append(b, `,"ack_flags":`...), int64(m.AckFlags))
-		if m.AckFlags&dissect.AckFragment != 0 {
-			b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
-		}
-		return b
+	b = jsonenc.Int(append(b, peerMemberJSON[r.Peer]...), int64(r.MsgIndex))
+	if m.Type != dissect.TypeAck {
+		return appendDataJSON(append(b, typeReliableJSON[b2i(m.Reliable)][m.Type]...), r, gameJSON)
 	}
-	b = jsonenc.Bool(append(b, `,"reliable":`...), m.Reliable)
+	b = append(b, typeMemberJSON[m.Type]...)
+	b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
+	b = jsonenc.Int(append(b, `,"ack_flags":`...), int64(m.AckFlags))
+	if m.AckFlags&dissect.AckFragment != 0 {
+		b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
+	}
+	return b
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// appendDataJSON appends what follows the reliable member of a message
+// other than an ack: its sequence, fragment and legacy members, and its
+// game or control message.
+func appendDataJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
+	m := r.Msg
 	if m.Ordered {
 		b = append(b, `,"ordered":true`...)
 	}
@@ -216,15 +244,18 @@ func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 	switch {
 	case r.Game != nil:
 		g := r.Game.Msg
-		b = jsonenc.Int(append(b, `,"opcode":`...), int64(g.Opcode()))
-		b = append(append(b, `,"name":`...), opcodeNameJSON[g.Opcode()]...)
 		if r.Reassembled > 0 {
-			b = jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled))
+			b = append(b, opcodeMemberJSON[g.Opcode()]...)
+			b = append(jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled)), fieldsKey...)
+		} else {
+			b = append(b, opcodeFieldsJSON[g.Opcode()]...)
 		}
 		if gameJSON != nil {
-			b = append(append(b, `,"fields":`...), gameJSON...)
+			b = append(b, gameJSON...)
+		} else if out, ok := appendJSON(b, g); ok {
+			b = out
 		} else {
-			b = appendMember(b, "fields", g)
+			b = b[:len(b)-len(fieldsKey)] // no JSON form: no fields member
 		}
 		if len(r.Game.Unparsed) > 0 {
 			b = appendHexMember(b, "unparsed", r.Game.Unparsed)

@@ -32,6 +32,12 @@ func keyOf(r *flow.Record) openingKey {
 	return openingKey{frame: r.Frame, time: r.Time, src: r.Src, dst: r.Dst, dir: r.Dir}
 }
 
+// of reports whether k is r's key (k == keyOf(r)), the frame first: the
+// records of another datagram differ there, and nothing is copied.
+func (k *openingKey) of(r *flow.Record) bool {
+	return k.frame == r.Frame && k.time == r.Time && k.src == r.Src && k.dst == r.Dst && k.dir == r.Dir
+}
+
 // lastOpening is the opening written last and what it was made of. Keys
 // compare time.Time with ==, which is stricter than the instant (the
 // location and monotonic reading too): a miss at worst.
@@ -79,8 +85,7 @@ func (c *addrPairs) lookup(src, dst netip.AddrPort) (*addrPair, bool) {
 // appended directly: this opening is on every line decode prints.
 func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
 	m := &p.lastText
-	key := keyOf(r)
-	if m.valid && m.key == key && m.clock == p.clock {
+	if m.valid && m.key.of(r) && m.clock == p.clock {
 		return append(b, m.text...)
 	}
 	start := len(b)
@@ -106,7 +111,7 @@ func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
 	b = append(b, ' ')
 	b = append(b, r.Dir.String()...)
 	b = append(b, ' ')
-	m.valid, m.key, m.clock = true, key, p.clock
+	m.valid, m.key, m.clock = true, keyOf(r), p.clock
 	m.text = append(m.text[:0], b[start:]...)
 	return b
 }
@@ -123,13 +128,12 @@ type jsonOpenings struct {
 
 func (o *jsonOpenings) append(b []byte, r *flow.Record) []byte {
 	m := &o.last
-	key := keyOf(r)
-	if m.valid && m.key == key {
+	if m.valid && m.key.of(r) {
 		return append(b, m.text...)
 	}
 	start := len(b)
 	b = appendJSONOpening(b, r, &o.times, &o.pairs)
-	m.valid, m.key = true, key
+	m.valid, m.key = true, keyOf(r)
 	m.text = append(m.text[:0], b[start:]...)
 	return b
 }
