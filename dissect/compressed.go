@@ -1,9 +1,11 @@
 package dissect
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/bcwire/bcwire/internal/jsonenc"
@@ -189,19 +191,40 @@ var dirComponentText = func() (t [256]string) {
 	return t
 }()
 
-// AppendJSON appends the direction as floats, as Vec().AppendJSON does.
+// AppendJSON appends the direction as floats, as Vec().AppendJSON does:
+// [x,y,z], each component's bytes from dirComponentJSON, stored whole
+// and followed by its separator.
 func (d Dir3) AppendJSON(b []byte) []byte {
-	b = append(append(b, '['), dirComponentJSON[uint8(d[0])]...)
-	b = append(append(b, ','), dirComponentJSON[uint8(d[1])]...)
-	b = append(append(b, ','), dirComponentJSON[uint8(d[2])]...)
-	return append(b, ']')
+	const room = 1 + 3*8 // '[' and three stores of eight bytes
+	b = slices.Grow(b, room)
+	n := len(b)
+	w := b[n : n+room]
+	w[0] = '['
+	k := 1
+	for i, c := range d {
+		e := &dirComponentJSON[uint8(c)]
+		binary.LittleEndian.PutUint64(w[k:], e.text)
+		k += int(e.len)
+		w[k] = ",,]"[i]
+		k++
+	}
+	return b[:n+k]
 }
 
 // dirComponentJSON is the JSON of each direction byte's component (byte/127
-// to four decimals), formatted once rather than three times per direction.
-var dirComponentJSON = func() (t [256]string) {
+// to four decimals), formatted once rather than three times per direction:
+// its bytes, at most seven ("-0.9921"), in a little-endian word, the first
+// lowest, and their count.
+var dirComponentJSON = func() (t [256]struct {
+	text uint64
+	len  uint8
+}) {
 	for i := range t {
-		t[i] = string(appendJSONFloat(nil, float32(int8(i))/127))
+		s := appendJSONFloat(nil, float32(int8(i))/127)
+		for j := len(s) - 1; j >= 0; j-- {
+			t[i].text = t[i].text<<8 | uint64(s[j])
+		}
+		t[i].len = uint8(len(s))
 	}
 	return t
 }()

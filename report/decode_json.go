@@ -4,9 +4,11 @@ package report
 // the members of a message's JSON object).
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -116,11 +118,6 @@ var (
 	lastCachedSec  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
 )
 
-// digitPairs holds the two digits of 00 to 99.
-const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
-	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
-	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
-
 func (c *recordTimes) append(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	sec := t.Unix()
@@ -130,24 +127,33 @@ func (c *recordTimes) append(b []byte, t time.Time) []byte {
 	if c.n == 0 || sec != c.sec {
 		c.sec, c.n = sec, len(t.AppendFormat(c.clock[:0], "2006-01-02T15:04:05"))
 	}
-	b = append(b, c.clock[:c.n]...)
+	// The clock (four-digit years keep its length), a fraction of up to
+	// ten bytes and the Z, written in place.
+	const room = clockLen + 10 + 1
+	b = slices.Grow(b, room)
+	n := len(b)
+	w := b[n : n+room]
+	*(*[clockLen]byte)(w) = [clockLen]byte(c.clock[:clockLen])
+	k := clockLen
 	if ns := t.Nanosecond(); ns != 0 { // nine digits, trailing zeros dropped
 		// Two digits at a time from a table: a tenth of the divisions.
-		var frac [10]byte
-		frac[0], frac[1] = '.', byte('0'+ns/1e8)
+		w[k], w[k+1] = '.', byte('0'+ns/1e8)
 		r := ns % 1e8
-		copy(frac[2:4], digitPairs[2*(r/1e6):])
-		copy(frac[4:6], digitPairs[2*(r/1e4%100):])
-		copy(frac[6:8], digitPairs[2*(r/100%100):])
-		copy(frac[8:10], digitPairs[2*(r%100):])
-		end := len(frac)
-		for frac[end-1] == '0' {
-			end--
+		binary.LittleEndian.PutUint16(w[k+2:], jsonenc.PairWords[r/1e6])
+		binary.LittleEndian.PutUint16(w[k+4:], jsonenc.PairWords[r/1e4%100])
+		binary.LittleEndian.PutUint16(w[k+6:], jsonenc.PairWords[r/100%100])
+		binary.LittleEndian.PutUint16(w[k+8:], jsonenc.PairWords[r%100])
+		k += 10
+		for w[k-1] == '0' {
+			k--
 		}
-		b = append(b, frac[:end]...)
 	}
-	return append(b, 'Z')
+	w[k] = 'Z'
+	return b[:n+k+1]
 }
+
+// clockLen is the length of "2006-01-02T15:04:05", a clock of recordTimes.
+const clockLen = 19
 
 // AppendRecordJSON appends the NDJSON object for r (without newline).
 func AppendRecordJSON(b []byte, r *flow.Record) []byte {

@@ -210,6 +210,12 @@ type subsystemForms struct {
 	// appendHealthyJSON).
 	healthy string
 	quoted  string // the name in the text form, quoted
+	// classMember is ,"class":"<name>","subsystems":[ for class, whose
+	// name was className: the opening of a StateUpdate's states (see
+	// StateUpdate.classForms).
+	class       *ShipSpec
+	className   string
+	classMember string
 }
 
 // allFull reports whether every byte of v is 255.

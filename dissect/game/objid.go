@@ -67,6 +67,23 @@ func appendID(w *dissect.Writer, id ObjectID)        { w.U32(uint32(id)) }
 // AppendJSON appends {"id":"0x3FFFFFFF","slot":0} (slot left out when the
 // id belongs to no player).
 func (id ObjectID) AppendJSON(b []byte) []byte {
+	if s := (uint32(id) - firstPlayerID) / idsPerPlayer; s < maxPlayerSlots && id == PlayerObjectID(int(s)) {
+		return append(b, playerShipJSON[s]...) // a player's ship: nearly every StateUpdate's
+	}
+	return id.appendJSONLong(b)
+}
+
+// playerShipJSON is the JSON of each player slot's first object id, its
+// ship.
+var playerShipJSON = func() (t [maxPlayerSlots]string) {
+	for s := range t {
+		t[s] = string(PlayerObjectID(s).appendJSONLong(nil))
+	}
+	return t
+}()
+
+// appendJSONLong is AppendJSON made from its parts.
+func (id ObjectID) appendJSONLong(b []byte) []byte {
 	b = jsonenc.Hex32(append(b, `{"id":"`...), uint32(id))
 	b = append(b, '"')
 	if s := id.Slot(); s >= 0 {

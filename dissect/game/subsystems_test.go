@@ -3,6 +3,7 @@ package game
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -142,5 +143,50 @@ func TestSubsystemHealthyFormMatchesLongForm(t *testing.T) {
 				check(spec.Name+" child renamed", moved)
 			}
 		}
+	}
+}
+
+// A StateUpdate decoded with a class writes its class member from the
+// class entries' forms; the bytes are those of the long way, and a
+// StateUpdate whose Class is another spec (even of the same name), a
+// renamed one or none writes the long way.
+func TestStateUpdateClassMemberMatchesLongForm(t *testing.T) {
+	long := func(m *StateUpdate) string {
+		plain := *m
+		plain.Subsystems = append([]SubsystemState(nil), m.Subsystems...)
+		for i := range plain.Subsystems {
+			plain.Subsystems[i].forms = nil
+		}
+		return string(plain.AppendJSON(nil))
+	}
+	check := func(what string, m *StateUpdate) {
+		t.Helper()
+		if got, want := string(m.AppendJSON(nil)), long(m); got != want {
+			t.Fatalf("%s:\n%s\nlong form\n%s", what, got, want)
+		}
+	}
+	for _, spec := range stockShips {
+		c := newShipClass(spec)
+		m := &StateUpdate{Object: PlayerObjectID(1), Flags: StateSubsystems, Class: spec, SubsystemStart: 1}
+		for i := 1; i < min(4, len(c.entries)); i++ {
+			m.Subsystems = append(m.Subsystems, c.entries[i].state)
+		}
+		check(spec.Name, m)
+		if m.classForms() == nil && len(m.Subsystems) > 0 {
+			t.Fatalf("%s: the class member is not taken from the forms", spec.Name)
+		}
+		same := *spec
+		same.Name = string([]byte(spec.Name))
+		m.Class = &same
+		check(spec.Name+" as another spec", m)
+		renamed := *spec
+		renamed.Name = "Re<named>"
+		m.Class = &renamed
+		check(spec.Name+" renamed", m)
+		if !strings.Contains(string(m.AppendJSON(nil)), `"class":"Re\u003cnamed\u003e"`) {
+			t.Fatalf("%s renamed: %s", spec.Name, m.AppendJSON(nil))
+		}
+		m.Class = nil
+		check(spec.Name+" without class", m)
 	}
 }

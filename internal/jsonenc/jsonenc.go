@@ -178,12 +178,12 @@ func Uint(b []byte, v uint64) []byte {
 
 // appendUintLong is Uint for v of two digits or more.
 func appendUintLong(b []byte, v uint64) []byte {
+	b = slices.Grow(b, 20)
+	n := len(b)
 	if v < 1000 {
-		b = slices.Grow(b, 4)
-		n := len(b)
 		return b[:n+PutSmallUint(b[n:n+4], v)]
 	}
-	return strconv.AppendUint(b, v, 10)
+	return b[:n+putUintLong(b[n:n+20], v)]
 }
 
 // DigitPairs holds the two digits of 00 to 99: those of v at 2*v and
@@ -236,10 +236,40 @@ func PutSmallUint(d []byte, v uint64) int {
 	return int(e >> 24)
 }
 
+// putUintLong is PutUint for any v: two digits at a time from
+// DigitPairs, from the right.
 func putUintLong(d []byte, v uint64) int {
-	var buf [20]byte
-	return copy(d, strconv.AppendUint(buf[:0], v, 10))
+	n := decimalLen(v)
+	d = d[:n]
+	i := n
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - q*100)
+		i -= 2
+		d[i], d[i+1] = DigitPairs[r], DigitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		d[0], d[1] = DigitPairs[2*v], DigitPairs[2*v+1]
+	} else {
+		d[0] = byte('0' + v)
+	}
+	return n
 }
+
+// decimalLen is the number of decimal digits of v (1 for 0).
+func decimalLen(v uint64) int {
+	// bits.Len64(v)*1233>>12 is log10(2^bits), v's digits or one fewer.
+	n := bits.Len64(v) * 1233 >> 12
+	if n < len(pow10u) && v >= pow10u[n] {
+		n++
+	}
+	return max(n, 1)
+}
+
+// pow10u are the powers of ten that fit a uint64.
+var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // Int appends v in decimal.
 func Int(b []byte, v int64) []byte {
