@@ -10,7 +10,6 @@ package report
 
 import (
 	"net/netip"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -90,7 +89,7 @@ func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
 	}
 	start := len(b)
 	// The frame number and the time are ASCII: a byte is a column.
-	p.scratch = strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10)
+	p.scratch = jsonenc.Int(p.scratch[:0], int64(r.Frame))
 	b = appendPaddedASCII(b, 6, p.scratch)
 	b = append(b, ' ')
 	p.scratch = p.clock.Append(p.scratch[:0], r)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // TimeFormat is how the time column is written, as tshark's -t.
@@ -127,7 +128,7 @@ func appendSeconds(b []byte, d time.Duration) []byte {
 		return strconv.AppendFloat(b, d.Seconds(), 'f', 6, 64)
 	}
 	us := uint64(d+500) / 1000
-	b = strconv.AppendUint(b, us/1e6, 10)
+	b = jsonenc.Uint(b, us/1e6)
 	frac := us % 1e6
 	return append(b, '.', byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
 		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))

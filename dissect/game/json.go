@@ -209,7 +209,11 @@ type subsystemForms struct {
 	// battery of a power plant, the closing brace of another format (see
 	// appendHealthyJSON).
 	healthy string
-	quoted  string // the name in the text form, quoted
+	// healthyText is the text form's healthyJSON: the quoted name, the
+	// condition and every child at 255, and " power=" or " battery="
+	// (see appendHealthyText).
+	healthyText string
+	quoted      string // the name in the text form, quoted
 	// classMember is ,"class":"<name>","subsystems":[ for class, whose
 	// name was className: the opening of a StateUpdate's states (see
 	// StateUpdate.classForms).
@@ -257,6 +261,21 @@ func newSubsystemForms(index int, sp *SubsystemSpec) *subsystemForms {
 		healthy = append(healthy, `,"main_battery":`...)
 	}
 	f.healthy = string(healthy)
+	text := append([]byte(f.quoted), "=255"...)
+	for i := range f.children {
+		text = append(text, "(,"[min(i, 1)])
+		text = append(text, "255"...)
+	}
+	if len(f.children) > 0 {
+		text = append(text, ')')
+	}
+	switch f.format {
+	case SubsystemPowered, SubsystemShield:
+		text = append(text, " power="...)
+	case SubsystemPower:
+		text = append(text, " battery="...)
+	}
+	f.healthyText = string(text)
 	return f
 }
 

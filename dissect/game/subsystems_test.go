@@ -80,10 +80,11 @@ func TestSubsystemFormsMatchLongForm(t *testing.T) {
 	}
 }
 
-// A state at full health (condition and every child 255) writes from the
-// entry's healthy form when it is in its format's usual form, and the
+// A state at full health (condition and every child 255) writes its JSON
+// and its text from the entry's healthy forms when it is in its format's usual form, and the
 // long way otherwise: every combination of what the form assumes (power
-// bit, off, extra bytes, a new bit group, facings, fewer children) gives
+// bit, off, extra bytes, a new bit group, facings, fewer children, the
+// format) gives
 // the long form's bytes, for every entry of every stock class; and names
 // equal to the class's but in other storage, or a class's child name
 // changed in place after the forms were made, are compared by content.
@@ -96,6 +97,11 @@ func TestSubsystemHealthyFormMatchesLongForm(t *testing.T) {
 		t.Helper()
 		if got, want := string(s.AppendJSON([]byte("x"))), "x"+long(s); got != want {
 			t.Fatalf("%s:\n%s\nlong form\n%s", what, got, want)
+		}
+		plain := s
+		plain.forms = nil
+		if got, want := string(s.appendString([]byte("x"))), "x"+string(plain.appendString(nil)); got != want {
+			t.Fatalf("%s text:\n%s\nlong form\n%s", what, got, want)
 		}
 	}
 	for _, spec := range stockShips {
@@ -127,6 +133,11 @@ func TestSubsystemHealthyFormMatchesLongForm(t *testing.T) {
 				}
 				s.Power, s.MainBattery, s.BackupBattery = uint8(v*2), uint8(255-v), uint8(v*3)
 				check(spec.Name+" entry "+strconv.Itoa(i)+" variant "+strconv.Itoa(v), s)
+			}
+			for f := range len(subsystemFormatNames) + 1 { // another format (OpenBC's shield byte)
+				s := base
+				s.Format, s.HasPower, s.Power = SubsystemFormat(f), true, 100
+				check(spec.Name+" entry "+strconv.Itoa(i)+" as format "+strconv.Itoa(f), s)
 			}
 			copied := base
 			copied.Name = string([]byte(base.Name))

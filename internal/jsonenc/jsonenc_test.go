@@ -400,3 +400,43 @@ func BenchmarkFloat64Places(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUint appends the numbers of the decoded messages: bytes (one to
+// three digits) and frame numbers (four to six), through Uint (new) and
+// digit by digit with divisions below 1000, strconv above (old).
+func BenchmarkUint(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for _, values := range []string{"bytes", "frames"} {
+		vs := make([]uint64, 1024)
+		for i := range vs {
+			vs[i] = r.Uint64N(256)
+			if values == "frames" {
+				vs[i] = 1000 + r.Uint64N(600000)
+			}
+		}
+		buf := make([]byte, 0, 64)
+		b.Run("values="+values+"/impl=new", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				buf = Uint(buf[:0], vs[i%len(vs)])
+			}
+		})
+		b.Run("values="+values+"/impl=old", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				buf = uintOld(buf[:0], vs[i%len(vs)])
+			}
+		})
+	}
+}
+
+// uintOld is Uint as it was before its tables, for the benchmark.
+func uintOld(b []byte, v uint64) []byte {
+	switch {
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		return append(b, byte('0'+v/10), byte('0'+v%10))
+	case v < 1000:
+		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	return strconv.AppendUint(b, v, 10)
+}
