@@ -134,18 +134,23 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 
 // appendHealthyJSON appends the JSON of a state at full health (condition
 // and every child 255, which f's caller has checked), in the usual form of
-// its format: powered, its power bit set and nothing else; a shield too,
-// every facing 255; a power plant; a format without a tail. It starts
+// its format: powered, on, without extra bytes or a new bit group; a
+// shield too, every facing 255; a power plant; a format without a tail. It starts
 // from f.healthy, made once, and ok is false (b unchanged) for a state in
 // another form.
 func (s *SubsystemState) appendHealthyJSON(b []byte, f *subsystemForms) (out []byte, ok bool) {
 	switch s.Format {
 	case SubsystemPowered, SubsystemShield:
-		if !s.HasPower || s.Off || s.Extra != nil || s.NewBitGroup ||
+		if s.Off || s.Extra != nil || s.NewBitGroup ||
 			s.Format == SubsystemShield && !(len(s.Facings) == ShieldFacings && allFull(s.Facings)) {
 			return b, false
 		}
-		b = appendUint(append(b, f.healthy...), uint64(s.Power))
+		b = append(b, f.healthy...)
+		if s.HasPower {
+			b = appendUint(append(b, `true,"power":`...), uint64(s.Power))
+		} else {
+			b = append(b, "false"...) // the ship's owner is not sent its power
+		}
 		if s.Format == SubsystemShield {
 			b = append(b, fullFacingsJSON...)
 		}
@@ -204,8 +209,8 @@ type subsystemForms struct {
 	// health: nearly always).
 	childrenFull string
 	// healthy is the JSON of the entry at full health (condition and
-	// every child 255) up to the value that follows: the power of a
-	// powered state or a shield (`,"has_power":true,"power":`), the main
+	// every child 255) up to the value that follows: the power bit of a
+	// powered state or a shield (`,"has_power":`), the main
 	// battery of a power plant, the closing brace of another format (see
 	// appendHealthyJSON).
 	healthy string
@@ -256,7 +261,7 @@ func newSubsystemForms(index int, sp *SubsystemSpec) *subsystemForms {
 	}
 	switch f.format {
 	case SubsystemPowered, SubsystemShield:
-		healthy = append(healthy, `,"has_power":true,"power":`...)
+		healthy = append(healthy, `,"has_power":`...)
 	case SubsystemPower:
 		healthy = append(healthy, `,"main_battery":`...)
 	}

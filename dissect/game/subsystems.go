@@ -356,18 +356,23 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 
 // appendHealthyText appends the text of a state at full health (condition
 // and every child 255, under the name and format f was made with, which
-// the caller has checked) from f.healthyText, in the usual form of its format:
-// powered, its power bit set and on; a shield too, all six facings 255;
-// a power plant; a format without a tail. ok is false (b unchanged) for a
+// the caller has checked) from f.healthyText, in the usual form of its
+// format: powered and on, without extra bytes; a shield too, all six
+// facings 255; a power plant; a format without a tail. ok is false (b unchanged) for a
 // state in another form.
 func (s *SubsystemState) appendHealthyText(b []byte, f *subsystemForms) (out []byte, ok bool) {
 	switch s.Format {
 	case SubsystemPowered, SubsystemShield:
-		if s.Off || !s.HasPower || s.Extra != nil ||
+		if s.Off || s.Extra != nil ||
 			s.Format == SubsystemShield && !(len(s.Facings) == ShieldFacings && allFull(s.Facings)) {
 			return b, false
 		}
-		b = appendUint(append(b, f.healthyText...), uint64(s.Power))
+		b = append(b, f.healthyText...)
+		if s.HasPower {
+			b = appendUint(b, uint64(s.Power))
+		} else {
+			b = append(b, '-')
+		}
 		if s.Format == SubsystemShield {
 			b = append(b, fullFacingsText...)
 		}
