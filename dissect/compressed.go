@@ -198,17 +198,21 @@ func (d Dir3) AppendJSON(b []byte) []byte {
 	const room = 1 + 3*8 // '[' and three stores of eight bytes
 	b = slices.Grow(b, room)
 	n := len(b)
-	w := b[n : n+room]
+	w := (*[room]byte)(b[n : n+room])
+	x, y, z := &dirComponentJSON[uint8(d[0])], &dirComponentJSON[uint8(d[1])], &dirComponentJSON[uint8(d[2])]
+	// Each component is at most seven bytes: the store after it covers
+	// its separator's place, and the separator is written after.
 	w[0] = '['
-	k := 1
-	for i, c := range d {
-		e := &dirComponentJSON[uint8(c)]
-		binary.LittleEndian.PutUint64(w[k:], e.text)
-		k += int(e.len)
-		w[k] = ",,]"[i]
-		k++
-	}
-	return b[:n+k]
+	binary.LittleEndian.PutUint64(w[1:], x.text)
+	k := 1 + int(x.len&7)
+	w[k] = ','
+	binary.LittleEndian.PutUint64(w[k+1:], y.text)
+	k += 1 + int(y.len&7)
+	w[k] = ','
+	binary.LittleEndian.PutUint64(w[k+1:], z.text)
+	k += 1 + int(z.len&7)
+	w[k] = ']'
+	return b[:n+k+1]
 }
 
 // dirComponentJSON is the JSON of each direction byte's component (byte/127
@@ -221,6 +225,9 @@ var dirComponentJSON = func() (t [256]struct {
 }) {
 	for i := range t {
 		s := appendJSONFloat(nil, float32(int8(i))/127)
+		if len(s) > 7 { // AppendJSON's stores hold seven bytes and a separator
+			panic("direction component " + string(s) + " longer than seven bytes")
+		}
 		for j := len(s) - 1; j >= 0; j-- {
 			t[i].text = t[i].text<<8 | uint64(s[j])
 		}

@@ -110,8 +110,10 @@ func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
 	b = append(b, ' ')
 	b = append(b, r.Dir.String()...)
 	b = append(b, ' ')
-	m.valid, m.key, m.clock = true, keyOf(r), p.clock
-	m.text = append(m.text[:0], b[start:]...)
+	if m.valid = !lastOfDatagram(r); m.valid {
+		m.key, m.clock = keyOf(r), p.clock
+		m.text = append(m.text[:0], b[start:]...)
+	}
 	return b
 }
 
@@ -132,9 +134,19 @@ func (o *jsonOpenings) append(b []byte, r *flow.Record) []byte {
 	}
 	start := len(b)
 	b = appendJSONOpening(b, r, &o.times, &o.pairs)
-	m.valid, m.key = true, keyOf(r)
-	m.text = append(m.text[:0], b[start:]...)
+	if m.valid = !lastOfDatagram(r); m.valid {
+		m.key = keyOf(r)
+		m.text = append(m.text[:0], b[start:]...)
+	}
 	return b
+}
+
+// lastOfDatagram reports whether r is its datagram's last message, after
+// which no record has its opening: the opening is not kept for one (most
+// of OpenBC's datagrams hold one message). Another record of the same
+// frame, time and addresses would only make its opening again.
+func lastOfDatagram(r *flow.Record) bool {
+	return r.Kind == flow.KindMessage && r.MsgIndex+1 >= r.MsgCount
 }
 
 // appendJSONOpening appends r's opening, the addresses' text from pairs

@@ -42,10 +42,11 @@ func appendJSONF32(b []byte, f float32) []byte {
 // nearest decimals) are left to strconv.
 //
 // A k-decimal that reads back is a (k+1)-decimal that does, so the levels
-// that read back are those from the fewest decimals up. The search starts
-// at the level where h*10^k passes 1/2 (shortStart), where the nearest
-// decimal always reads back, and goes down until one does not: two or
-// three levels for a game time, against six or seven up from none. A
+// that read back are those from the fewest decimals up. The nearest
+// decimal always reads back at the level k0 where h*10^k passes 1/2
+// (shortStart); the search starts one below, goes down until one does
+// not, and comes back to k0 if the first does not: two levels for most
+// game times, against six or seven up from none. A
 // decimal of fewer decimals exactly at h from f (which strconv may take)
 // is as near as any at the level below the fewest, whose tie is left to
 // strconv. FuzzShortF32MatchesStrconv and TestShortF32MatchesStrconv hold
@@ -62,26 +63,27 @@ func appendShortF32(b []byte, f float32) ([]byte, bool) {
 	}
 	// h = half the spacing of float32s at f: 2^(exponent-23-1).
 	h := math.Float64frombits(uint64(int(bits>>23)-127-24+1023) << 52)
+	// The nearest decimal reads back at k0 and, more often than not, at
+	// k0-1 too: the search starts at k0-1, and comes back up to k0 when
+	// that one does not.
+	k0 := int(shortStart[bits>>23&0xFF])
 	found, n := -1, 0.0
-	for k := int(shortStart[bits>>23&0xFF]); k >= 0; k-- {
-		p := shortPow10[k]
-		x := a * p
-		nk := math.Floor(x)
-		d := x - nk
-		switch {
-		case d == 0.5:
-			return b, false
-		case d > 0.5:
-			nk, d = nk+1, nk+1-x
-		}
-		hk := h * p
-		if d == hk {
+	for k := k0 - 1; k >= 0; k-- {
+		nk, r := shortLevel(a, h, k)
+		if r == levelTie {
 			return b, false
 		}
-		if d > hk {
+		if r == levelMiss {
 			break
 		}
 		found, n = k, nk
+	}
+	if found < 0 && k0 >= 0 {
+		nk, r := shortLevel(a, h, k0)
+		if r != levelHit {
+			return b, false
+		}
+		found, n = k0, nk
 	}
 	if found < 0 {
 		return b, false
@@ -121,6 +123,35 @@ func appendShortF32(b []byte, f float32) ([]byte, bool) {
 		d[i] = byte('0' + frac)
 	}
 	return b[:start+end+1], true
+}
+
+// The outcomes of shortLevel.
+const (
+	levelHit  = iota // the nearest k-decimal reads back
+	levelMiss        // it does not
+	levelTie         // two are nearest, or it is exactly at h: for strconv
+)
+
+// shortLevel returns the k-decimal nearest a, n/10^k, and whether it reads
+// back as the float32 a with h half its spacing (see appendShortF32).
+func shortLevel(a, h float64, k int) (n float64, outcome int) {
+	p := shortPow10[k]
+	x := a * p
+	n = math.Floor(x)
+	d := x - n
+	switch {
+	case d == 0.5:
+		return n, levelTie
+	case d > 0.5:
+		n, d = n+1, n+1-x
+	}
+	switch hk := h * p; {
+	case d == hk:
+		return n, levelTie
+	case d > hk:
+		return n, levelMiss
+	}
+	return n, levelHit
 }
 
 // shortPow10 and shortPow10u are 10^k for the k appendShortF32 tries.

@@ -10,7 +10,7 @@ import (
 )
 
 // An exhaustive run of the search down over every float32 from 1.9e-4 to
-// 1e6, both signs (542,757,512 values, 18,082,580 left to strconv), found
+// 1e6, both signs (542,757,512 values, 12,922,826 left to strconv), found
 // no difference from strconv, 2026-11-26. The tests here keep the cases
 // that matter:
 //
