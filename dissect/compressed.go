@@ -43,18 +43,9 @@ func (c CF16) Float() float32 {
 // bottom, in float32.
 type cf16Decade struct{ lo, span float32 }
 
-// cf16Decades are the spans of the eight scales, worked out in float32 as
-// the game does (each top ten times the one below), once rather than for
-// every value.
-var cf16Decades = func() (t [8]cf16Decade) {
-	lo, hi := float32(0), cf16Base
-	for s := range t {
-		t[s] = cf16Decade{lo: lo, span: hi - lo}
-		lo = hi
-		hi = lo * cf16Mult
-	}
-	return t
-}()
+// cf16Decades (tables_gen.go, made by TestGeneratedTables) are the spans
+// of the eight scales, worked out in float32 as the game does (each top
+// ten times the one below), once rather than for every value.
 
 // EncodeCF16 compresses v the way the stock encoder does: find the decade,
 // then truncate (never round) the position in it to 12 bits. Values of 10000
@@ -144,14 +135,8 @@ func (d Dir3) Vec() Vec3 {
 	return Vec3{dirComponent[uint8(d[0])], dirComponent[uint8(d[1])], dirComponent[uint8(d[2])]}
 }
 
-// dirComponent is each direction byte's component, its value / 127 in
-// float32, divided once.
-var dirComponent = func() (t [256]float32) {
-	for i := range t {
-		t[i] = float32(int8(i)) / 127
-	}
-	return t
-}()
+// dirComponent (tables_gen.go, made by TestGeneratedTables) is each
+// direction byte's component, its value / 127 in float32, divided once.
 
 // EncodeDir3 compresses a vector's direction. A zero vector gives (0,0,0).
 func EncodeDir3(v Vec3) Dir3 {
@@ -182,14 +167,9 @@ func (d Dir3) AppendString(b []byte) []byte {
 	return append(b, ')')
 }
 
-// dirComponentText is the text of each direction byte's component, as
-// Vec().AppendString writes it, formatted once.
-var dirComponentText = func() (t [256]string) {
-	for i := range t {
-		t[i] = string(AppendFixed(nil, float32(int8(i))/127, 2))
-	}
-	return t
-}()
+// dirComponentText (tables_gen.go) is the text of each direction byte's
+// component, as Vec().AppendString writes it (AppendFixed of byte/127 to
+// two decimals), formatted by TestGeneratedTables.
 
 // AppendJSON appends the direction as floats, as Vec().AppendJSON does:
 // [x,y,z], each component's bytes from dirComponentJSON, stored whole
@@ -215,26 +195,17 @@ func (d Dir3) AppendJSON(b []byte) []byte {
 	return b[:n+k+1]
 }
 
-// dirComponentJSON is the JSON of each direction byte's component (byte/127
-// to four decimals), formatted once rather than three times per direction:
-// its bytes, at most seven ("-0.9921"), in a little-endian word, the first
-// lowest, and their count.
-var dirComponentJSON = func() (t [256]struct {
+// dirComponentJSON (tables_gen.go, made by TestGeneratedTables) is the
+// JSON of each direction byte's component (appendJSONFloat of byte/127,
+// to four decimals), formatted once rather than three times per
+// direction, as a dirJSONWord.
+
+// dirJSONWord is a direction component's JSON: its bytes, at most seven
+// ("-0.9921"), in a little-endian word, the first lowest, and their count.
+type dirJSONWord struct {
 	text uint64
 	len  uint8
-}) {
-	for i := range t {
-		s := appendJSONFloat(nil, float32(int8(i))/127)
-		if len(s) > 7 { // AppendJSON's stores hold seven bytes and a separator
-			panic("direction component " + string(s) + " longer than seven bytes")
-		}
-		for j := len(s) - 1; j >= 0; j-- {
-			t[i].text = t[i].text<<8 | uint64(s[j])
-		}
-		t[i].len = uint8(len(s))
-	}
-	return t
-}()
+}
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (d Dir3) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }

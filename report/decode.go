@@ -121,15 +121,10 @@ func appendPadded(b []byte, width int, field []byte) []byte {
 	return append(b, field...)
 }
 
-// Texts of every byte value, made by fmt itself so that they are exactly
-// what the format verbs wrote: %02X for peer ids, %#02x for ACK flags.
-var hexByteUpper, ackFlagsText = func() (upper, flags [256]string) {
-	for i := range 256 {
-		upper[i] = fmt.Sprintf("%02X", i)
-		flags[i] = fmt.Sprintf("%#02x", i)
-	}
-	return upper, flags
-}()
+// hexByteUpper and ackFlagsText (tables_gen.go) are the texts of every
+// byte value, made by fmt itself (TestGeneratedTables) so that they are
+// exactly what the format verbs wrote: %02X for peer ids, %#02x for ACK
+// flags.
 
 type palette struct{ name, warn, err, dim func(a ...interface{}) string }
 

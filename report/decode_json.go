@@ -14,7 +14,6 @@ import (
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
-	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
@@ -44,34 +43,19 @@ func appendMember(b []byte, key string, v any) []byte {
 	return b
 }
 
-// The quoted names of every direction, and the members that name a
-// message's transport type and opcode, made once: they are in every
-// record, and one copy of a member is cheaper than writing its parts.
-var (
-	dirNameJSON [256]string
-	// peerMemberJSON is ,"peer":P,"msg": for each peer byte P.
-	peerMemberJSON [256]string
-	// typeMemberJSON is ,"type":T,"type_name":"<name>" for each type T;
-	// typeReliableJSON adds ,"reliable":false ([0]) or true ([1]).
-	typeMemberJSON   [256]string
-	typeReliableJSON [2][256]string
-	// opcodeMemberJSON is ,"opcode":O,"name":"<name>" for each opcode O;
-	// opcodeFieldsJSON adds ,"fields":.
-	opcodeMemberJSON [256]string
-	opcodeFieldsJSON [256]string
-)
-
-func init() {
-	for i := range 256 {
-		dirNameJSON[i] = strconv.Quote(game.Direction(i).String())
-		peerMemberJSON[i] = `,"peer":` + strconv.Itoa(i) + `,"msg":`
-		typeMemberJSON[i] = `,"type":` + strconv.Itoa(i) + `,"type_name":` + strconv.Quote(dissect.TransportType(i).String())
-		typeReliableJSON[0][i] = typeMemberJSON[i] + `,"reliable":false`
-		typeReliableJSON[1][i] = typeMemberJSON[i] + `,"reliable":true`
-		opcodeMemberJSON[i] = `,"opcode":` + strconv.Itoa(i) + `,"name":` + strconv.Quote(game.Opcode(i).String())
-		opcodeFieldsJSON[i] = opcodeMemberJSON[i] + fieldsKey
-	}
-}
+// dirNameJSON, peerMemberJSON, typeMemberJSON, typeReliableJSON0 and 1,
+// opcodeMemberJSON and opcodeFieldsJSON (tables_gen.go, made by
+// TestGeneratedTables) are the quoted names of every direction, and the
+// members that name a message's peer, transport type and opcode: they are
+// in every record, and one copy of a member is cheaper than writing its
+// parts.
+//
+//   - peerMemberJSON is ,"peer":P,"msg": for each peer byte P;
+//   - typeMemberJSON is ,"type":T,"type_name":"<name>" for each type T;
+//     typeReliableJSON0 and typeReliableJSON1 add ,"reliable":false and
+//     ,"reliable":true;
+//   - opcodeMemberJSON is ,"opcode":O,"name":"<name>" for each opcode O;
+//     opcodeFieldsJSON adds ,"fields":.
 
 const fieldsKey = `,"fields":`
 
@@ -204,7 +188,10 @@ func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 	m := r.Msg
 	b = jsonenc.Int(append(b, peerMemberJSON[r.Peer]...), int64(r.MsgIndex))
 	if m.Type != dissect.TypeAck {
-		return appendDataJSON(append(b, typeReliableJSON[b2i(m.Reliable)][m.Type]...), r, gameJSON)
+		if m.Reliable {
+			return appendDataJSON(append(b, typeReliableJSON1[m.Type]...), r, gameJSON)
+		}
+		return appendDataJSON(append(b, typeReliableJSON0[m.Type]...), r, gameJSON)
 	}
 	b = append(b, typeMemberJSON[m.Type]...)
 	b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
@@ -213,14 +200,6 @@ func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 		b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
 	}
 	return b
-}
-
-// b2i is 1 for true, 0 for false.
-func b2i(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
 }
 
 // appendDataJSON appends what follows the reliable member of a message

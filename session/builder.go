@@ -97,7 +97,11 @@ type Builder struct {
 	// pairs, so that steady traffic skips two map lookups per record. A
 	// session has two entries: by portSlot, cheap to find, and by
 	// addrSlot, for clients that share a port. close clears them.
-	cache    [sessionCacheSize]*live
+	cache [sessionCacheSize]*live
+	// byEpoch holds the session of a flow.Record.Epoch at the epoch's
+	// slot (each session's latest epoch): checked first, with the
+	// epoch alone. close clears it.
+	byEpoch  [epochCacheSize]*live
 	last     *live        // of the previous record, checked before cache
 	spare    spare        // of finished streams, for new ones
 	nonStock nonStockPool // texts and list arrays of the sessions' non-stock kinds
@@ -171,28 +175,24 @@ func (b *Builder) Add(r *flow.Record) {
 		if b.first.IsZero() {
 			b.first, b.total.First = now, r.Time
 		}
-	} else if (b.first.IsZero() || now.Before(b.first)) && !now.IsZero() {
+	} else if now != b.clock && (b.first.IsZero() || now.Before(b.first)) && !now.IsZero() {
+		// (At the clock, as the other messages of the latest datagram
+		// are, now cannot be before first, which is set and not after
+		// the clock once the clock is not zero.)
 		b.first, b.total.First = now, r.Time
 	}
 	if r.Kind != flow.KindMessage {
 		b.addOther(r, now)
 		return
 	}
-	// The last session first (the messages of one datagram come in a
-	// row), then the cache, then the maps. (A session's endpoints are
-	// valid: only a record that matches none needs checking.)
-	l := b.last
-	if !l.of(r) {
-		if l = b.cache[portSlot(r.Server, r.Client)]; l.of(r) {
-			b.last = l
-		} else if !r.Server.IsValid() || !r.Client.IsValid() {
-			var t tally
-			if t.of(r) {
-				b.total.countTally(&t)
-			}
+	// The session of the record's epoch (one word names its pair) first;
+	// find looks further.
+	e := r.Epoch
+	l := b.byEpoch[e&(epochCacheSize-1)]
+	if l == nil || l.epoch != e || e == 0 {
+		var ok bool
+		if l, ok = b.find(r); !ok {
 			return
-		} else {
-			l = b.lookup(r)
 		}
 	}
 	// (replaced is false, without the call, for most records: an open
@@ -204,10 +204,49 @@ func (b *Builder) Add(r *flow.Record) {
 	if l == nil {
 		l = b.open(r, now)
 	}
+	// (Here rather than in add, which then spills less.)
 	if r.Err != nil {
-		l.damaged(r) // here rather than in add, which then spills less
+		l.damaged(r)
+	}
+	if r.NonStock != nil {
+		l.nonStock(r)
 	}
 	l.add(r, now)
+}
+
+// find is Add's look-up of r's session when the epoch cache has none: the
+// last session (the messages of one datagram come in a row), then the
+// cache, then the maps; nil if there is none, and then r's epoch will name
+// the session open makes. ok is false for a record with an endpoint that
+// is not valid (counted in the totals here): a session's endpoints are
+// valid, so only a record that matches none needs checking.
+func (b *Builder) find(r *flow.Record) (l *live, ok bool) {
+	l = b.last
+	if !l.of(r) {
+		if l = b.cache[portSlot(r.Server, r.Client)]; l.of(r) {
+			b.last = l
+		} else if !r.Server.IsValid() || !r.Client.IsValid() {
+			var t tally
+			if t.of(r) {
+				b.total.countTally(&t)
+			}
+			return nil, false
+		} else {
+			l = b.lookup(r)
+		}
+	}
+	if l != nil {
+		b.cacheEpoch(l, r.Epoch)
+	}
+	return l, true
+}
+
+// cacheEpoch notes that epoch e (when not 0) names l's pair.
+func (b *Builder) cacheEpoch(l *live, e uint32) {
+	if e != 0 {
+		l.epoch = e
+		b.byEpoch[e&(epochCacheSize-1)] = l
+	}
 }
 
 // addOther takes a record that is not a message: damage, a lost fragment
@@ -291,6 +330,7 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 	l.streams[1][dissect.ChannelControl].out = &s.Reliability.ServerToClient.Control
 	srv.sessions[r.Client] = l
 	b.cacheLive(l)
+	b.cacheEpoch(l, r.Epoch)
 	b.opened = append(b.opened, l)
 	b.live++
 	b.peak = max(b.peak, b.live)

@@ -36,7 +36,7 @@ type rateIndex struct {
 
 // rateHint is where a key was last found: its index, and the key packed
 // into one word (see pack) so that checking it is one comparison. rate is
-// live.stateUpdate's: the ShipRate at that index, while the slice it lies
+// live.add's for StateUpdates: the ShipRate at that index, while the slice it lies
 // in has not grown.
 type rateHint struct {
 	key  uint64
@@ -159,8 +159,8 @@ func (l *live) control(r *flow.Record) {
 	}
 }
 
-// game takes a game message other than a StateUpdate (add passes those
-// to stateUpdate); op is its opcode.
+// game takes a game message other than a StateUpdate (add counts those
+// itself); op is its opcode.
 func (l *live) game(r *flow.Record, op game.Opcode, p []byte, now stamp) {
 	s := l.s
 	msg := r.Game.Msg
@@ -379,42 +379,32 @@ func (l *live) seen(id game.ObjectID) bool {
 	return true
 }
 
-func (l *live) stateUpdate(r *flow.Record, id game.ObjectID) {
+// ownShipUpdate is a StateUpdate's part (live.add counts its rate) for a
+// client's update of a ship other than the one it noted last.
+func (l *live) ownShipUpdate(r *flow.Record, id game.ObjectID) {
 	s := l.s
-	if r.Dir == game.ClientToServer && !(l.ownShipDone && id == l.ownShip) {
-		setOnce(&s.Phases.FirstStateUpdate, r.Time)
-		if setOnce(&s.Phases.InGame, r.Time) {
-			s.Inferred = append(s.Inferred, "in_game")
-		}
-		if s.GameSlot < 0 && id.Slot() >= 0 {
-			s.GameSlot = id.Slot() // a client updates only its own ship
-		}
-		if !l.seen(id) && id.Slot() == s.GameSlot {
-			// A ship created before the capture: remember it so that its
-			// destruction counts.
-			l.remember(id, objState{ship: -1})
-			l.current, l.flying = id, true
-		}
-		// The phases stay set, a known game slot stays known (Settings
-		// sets only another one) and objects keeps its ids: the next
-		// update of a seen id finds nothing to do here, and need not read
-		// the Session's lines.
-		l.ownShip, l.ownShipDone = id, s.GameSlot >= 0 && l.seen(id)
+	setOnce(&s.Phases.FirstStateUpdate, r.Time)
+	if setOnce(&s.Phases.InGame, r.Time) {
+		s.Inferred = append(s.Inferred, "in_game")
 	}
-	k := rateKey{id, r.Dir}
-	h := &l.rates.hints[k.hint()]
-	u := h.rate
-	if u == nil || h.key != k.pack() {
-		if u = l.rate(k, r); u == nil {
-			return
-		}
+	if s.GameSlot < 0 && id.Slot() >= 0 {
+		s.GameSlot = id.Slot() // a client updates only its own ship
 	}
-	u.Count++
-	u.Last = r.Time
+	if !l.seen(id) && id.Slot() == s.GameSlot {
+		// A ship created before the capture: remember it so that its
+		// destruction counts.
+		l.remember(id, objState{ship: -1})
+		l.current, l.flying = id, true
+	}
+	// The phases stay set, a known game slot stays known (Settings
+	// sets only another one) and objects keeps its ids: the next
+	// update of a seen id finds nothing to do here, and need not read
+	// the Session's lines.
+	l.ownShip, l.ownShipDone = id, s.GameSlot >= 0 && l.seen(id)
 }
 
-// rate is stateUpdate's ShipRate for k, added if new and there is room
-// (nil if not), and left in k's hint.
+// rate is a StateUpdate's ShipRate (live.add) for k, added if new and
+// there is room (nil if not), and left in k's hint.
 func (l *live) rate(k rateKey, r *flow.Record) *ShipRate {
 	s := l.s
 	i := l.rates.find(k)

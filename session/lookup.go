@@ -14,7 +14,10 @@ import (
 // too many are open, and closing the sessions that timed out or finished
 // lingering, in a fixed order.
 
-const sessionCacheSize = 64 // a power of two
+const (
+	sessionCacheSize = 64 // a power of two
+	epochCacheSize   = 64 // a power of two
+)
 
 // portSlot is a pair's cache entry by its ports alone: cheap, and enough
 // to tell apart the clients of a server unless they share a port.
@@ -238,6 +241,11 @@ func (b *Builder) close(l *live) {
 	}
 	if b.last == l {
 		b.last = nil
+	}
+	for i := range b.byEpoch {
+		if b.byEpoch[i] == l {
+			b.byEpoch[i] = nil // (an earlier epoch of l may still be here)
+		}
 	}
 	if srv.sessions[l.s.Client] == l {
 		delete(srv.sessions, l.s.Client)

@@ -40,7 +40,7 @@ type live struct {
 	// retransmissions is the Builder's running count.
 	retransmissions *int
 	// ownShip is the id of the client's last StateUpdate; ownShipDone
-	// says stateUpdate has nothing more to note for it than its rate.
+	// says ownShipUpdate has nothing more to note for it than its rate.
 	ownShip     game.ObjectID
 	ownShipDone bool
 
@@ -54,6 +54,9 @@ type live struct {
 	isKnown bool
 
 	nonStockPool *nonStockPool // the Builder's
+	// nonStockKeys[i] is s.NonStock[i]'s form, message and direction as
+	// one word (nonStock).
+	nonStockKeys [maxNonStockKinds]uint32
 	lingerUntil  stamp
 	lost         bool // the player has lost a ship (for respawns)
 	current      game.ObjectID
@@ -91,6 +94,11 @@ func (cc *commonCounts) flush(c *Counts) {
 // the session's traffic.
 func (l *live) add(r *flow.Record, now stamp) {
 	s := l.s
+	// The traffic's first time: while lastSeen is not zero, first is set
+	// and not after it (both start at open; first only moves back,
+	// lastSeen only forward), so a record at lastSeen (the other
+	// messages of its datagram) cannot move it, and a zero now never
+	// does.
 	if now.After(l.lastSeen) {
 		l.lastSeen, s.LastSeen = now, r.Time
 		// The traffic's last time is never before lastSeen (when
@@ -98,16 +106,15 @@ func (l *live) add(r *flow.Record, now stamp) {
 		if now.After(l.traffic.last) {
 			l.traffic.last, l.lastIsSeen = now, true
 		}
-	}
-	if (now.Before(l.traffic.first) || l.traffic.first.IsZero()) && !now.IsZero() {
+		if (now.Before(l.traffic.first) || l.traffic.first.IsZero()) && !now.IsZero() {
+			l.traffic.first, s.Traffic.First = now, r.Time
+		}
+	} else if now != l.lastSeen && (now.Before(l.traffic.first) || l.traffic.first.IsZero()) && !now.IsZero() {
 		l.traffic.first, s.Traffic.First = now, r.Time
 	}
 	d := int(r.Dir) - 1 // DirIndex, with 0 or 1 known to the compiler
 	if uint(d) > 1 {
 		return // counted nowhere
-	}
-	if r.NonStock != nil {
-		l.nonStock(r, d)
 	}
 	// (s.Traffic only where it is used: taking its address checks s for
 	// nil, a load from a line of s the common records need not touch.)
@@ -174,15 +181,31 @@ func (l *live) add(r *flow.Record, now stamp) {
 		}
 		l.end(EndDisconnect, r.Time, r.Frame, by, "disconnect from the "+by+" (as transport type 0x06, non-stock)")
 	case r.Game != nil:
-		if len(payload) == 0 {
+		// (r.Payload again, not payload: kept across the calls above,
+		// it was spilled on every record.)
+		if len(r.Payload) == 0 {
 			op = r.Game.Msg.Opcode()
 		}
 		if op != game.OpStateUpdate {
-			l.game(r, op, payload, now)
+			l.game(r, op, r.Payload, now)
 		} else if m, ok := r.Game.Msg.(*game.StateUpdate); ok {
 			// Most messages are StateUpdates: game's only work for them
-			// (they are not relayed).
-			l.stateUpdate(r, m.Object)
+			// (they are not relayed), stateUpdate's, written out here
+			// (a call per update was a measurable share).
+			id := m.Object
+			if r.Dir == game.ClientToServer && !(l.ownShipDone && id == l.ownShip) {
+				l.ownShipUpdate(r, id)
+			}
+			k := rateKey{id, r.Dir}
+			h := &l.rates.hints[k.hint()]
+			u := h.rate
+			if u == nil || h.key != k.pack() {
+				if u = l.rate(k, r); u == nil {
+					return
+				}
+			}
+			u.Count++
+			u.Last = r.Time
 		}
 	}
 }
@@ -209,16 +232,27 @@ func (l *live) silent(now stamp, timeout time.Duration) bool {
 // (OpenBC's clients reconnect: each new session lists the same dozen
 // kinds), and so does the list's array when sessions are given back
 // (Builder.Reuse): a kind then costs no allocation.
-func (l *live) nonStock(r *flow.Record, d int) {
+//
+// Builder.Add calls it before add (which then has no call before its
+// common counts, and spills less).
+func (l *live) nonStock(r *flow.Record) {
+	d := int(r.Dir) - 1
+	if uint(d) > 1 {
+		return // counted nowhere
+	}
 	s, ns := l.s, r.NonStock
 	s.Traffic.NonStock[d][ns.Form%dissect.NumForms]++
 	op := -1
 	if r.Game != nil {
 		op = int(r.Game.Msg.Opcode())
 	}
-	for i := range s.NonStock {
-		k := &s.NonStock[i]
-		if k.form == ns.Form && k.op == op && k.typ == r.Msg.Type && k.dir == r.Dir {
+	// The kinds' keys packed, one word each beside the list: scanning
+	// the list itself read a line or more per kind.
+	// (op+1 is 0 to 256: nine bits; Dir is 1 or 2 here.)
+	key := uint32(ns.Form)<<24 | uint32(op+1)<<15 | uint32(r.Msg.Type)<<7 | uint32(r.Dir)&0x7F
+	for i, k := range l.nonStockKeys[:len(s.NonStock)] {
+		if k == key {
+			k := &s.NonStock[i]
 			k.Count++
 			k.LastFrame, k.LastTime = r.Frame, r.Time
 			return
@@ -235,6 +269,7 @@ func (l *live) nonStock(r *flow.Record, d int) {
 	if s.NonStock == nil {
 		s.NonStock = l.nonStockPool.list()
 	}
+	l.nonStockKeys[len(s.NonStock)] = key
 	s.NonStock = append(s.NonStock, NonStockKind{form: ns.Form, op: op, typ: r.Msg.Type, dir: r.Dir,
 		Name: ns.Name(), Message: what, Dir: r.Dir.String(), Count: 1,
 		FirstFrame: r.Frame, FirstTime: r.Time, LastFrame: r.Frame, LastTime: r.Time,

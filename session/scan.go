@@ -14,19 +14,17 @@ type ScanOptions struct {
 	// (flow.RunParallel); the records, and so the sessions, are the same.
 	Workers int
 	// Keep, when set, chooses the records the sessions are built from (the
-	// rest are still counted as damage when damaged, and seen by Record).
+	// rest are still counted as damage when damaged, and seen by Damaged).
 	Keep func(r *flow.Record) bool
-	// Record, when set, sees every record after the builder (reports count
-	// message rates from them, commands list the damaged ones). Returning
-	// false stops the scan.
-	Record func(r *flow.Record) bool
-	// Kept, Damaged and Tick are cheaper hooks than Record for the common
-	// cases (a call per record through a closure is a measurable share of
-	// stats' CPU): Kept sees each record the sessions are built from, right
-	// after the builder; Damaged each record that carries an error, before
-	// Kept; Tick is called every 1024 records, after Record, and returning
-	// false stops the scan.
-	Kept    func(r *flow.Record)
+	// Kept sees each record the sessions are built from (every record
+	// without Keep), right after the builder: reports count message rates
+	// from them. Damaged sees each record that carries an error, kept or
+	// not, before Kept. Tick is called every 1024 records, and returning
+	// false stops the scan there (a budget that ran out, an interrupt).
+	// (Hooks for the common cases rather than one called with every
+	// record: a call per record through a closure is a measurable share
+	// of stats' CPU.)
+	Kept    Recorder
 	Damaged func(r *flow.Record)
 	Tick    func() bool
 	// Reuse says that emit keeps nothing of the Session it is given once
@@ -34,6 +32,18 @@ type ScanOptions struct {
 	// Scan then builds later sessions in its memory (Builder.Reuse).
 	Reuse bool
 }
+
+// A Recorder is told of records one by one: measure.Builder and
+// diff.Builder are. (An interface rather than a func, so that a Builder's
+// Add is called directly: the method value, or a closure calling it, is
+// one more call per record.)
+type Recorder interface{ Add(r *flow.Record) }
+
+// RecordFunc makes a function a Recorder.
+type RecordFunc func(r *flow.Record)
+
+// Add calls f.
+func (f RecordFunc) Add(r *flow.Record) { f(r) }
 
 // ScanResult is what Scan found in one capture.
 type ScanResult struct {
@@ -46,50 +56,84 @@ type ScanResult struct {
 	NonStock int    // messages marked non-stock (intact, not damage)
 }
 
+// scanner is Scan's state, all behind the one pointer its per-record
+// function captures (a closure capturing each variable on its own loaded
+// them all at every call, and again after each call it made).
+type scanner struct {
+	b    *Builder
+	kept Recorder
+	// plain is false when Keep is set: an intact record then needs more
+	// than b.Add and kept.
+	plain   bool
+	going   bool // neither emit's error nor Tick stopped the scan
+	n       int  // records, for Tick
+	o       *ScanOptions
+	res     *ScanResult
+	emitErr error
+}
+
+// other takes a record that is damaged or non-stock, or any record when
+// Keep is set.
+func (sc *scanner) other(r *flow.Record) {
+	o := sc.o
+	if r.Err != nil {
+		sc.res.Damaged++
+		if o.Damaged != nil {
+			o.Damaged(r)
+		}
+	}
+	if r.NonStock != nil {
+		sc.res.NonStock++
+	}
+	if o.Keep == nil || o.Keep(r) {
+		sc.b.Add(r)
+		if sc.kept != nil {
+			sc.kept.Add(r)
+		}
+	}
+}
+
+// tick is every 1024th record's call of Tick.
+func (sc *scanner) tick() {
+	if sc.o.Tick != nil && sc.going && !sc.o.Tick() {
+		sc.going = false
+	}
+}
+
 // Scan reads src through a flow.Tracker into a Builder and hands emit every
 // session as it ends; the capture's own clock and flows are its own. emit
 // returning an error stops the scan (the sessions still open are ended and
 // dropped) and Scan returns that error; otherwise the error is a reading
 // failure that ended the capture.
 func Scan(src flow.Source, o ScanOptions, emit func(*Session) error) (*ScanResult, error) {
-	res := &ScanResult{}
-	var emitErr error
-	var b *Builder
-	b = NewBuilder(o.Session, func(s *Session) {
+	sc := &scanner{o: &o, res: &ScanResult{}, kept: o.Kept, going: true,
+		plain: o.Keep == nil}
+	res := sc.res
+	sc.b = NewBuilder(o.Session, func(s *Session) {
 		res.Sessions++
-		if emitErr == nil {
-			emitErr = emit(s)
+		if sc.emitErr == nil {
+			if sc.emitErr = emit(s); sc.emitErr != nil {
+				sc.going = false
+			}
 		}
 		if o.Reuse {
-			b.Reuse(s)
+			sc.b.Reuse(s)
 		}
 	})
 	tr := flow.New(o.Flow)
-	stopped := false
-	n := 0
 	each := func(r *flow.Record) bool {
-		if r.Err != nil {
-			res.Damaged++
-			if o.Damaged != nil {
-				o.Damaged(r)
+		if r.Err == nil && r.NonStock == nil && sc.plain {
+			sc.b.Add(r)
+			if sc.kept != nil {
+				sc.kept.Add(r)
 			}
+		} else {
+			sc.other(r)
 		}
-		if r.NonStock != nil {
-			res.NonStock++
+		if sc.n++; sc.n&1023 == 0 {
+			sc.tick()
 		}
-		if o.Keep == nil || o.Keep(r) {
-			b.Add(r)
-			if o.Kept != nil {
-				o.Kept(r)
-			}
-		}
-		if o.Record != nil && !o.Record(r) {
-			stopped = true
-		}
-		if n++; n&1023 == 0 && o.Tick != nil && !stopped && !o.Tick() {
-			stopped = true
-		}
-		return emitErr == nil && !stopped
+		return sc.going
 	}
 	var err error
 	if o.Workers > 1 {
@@ -100,8 +144,8 @@ func Scan(src flow.Source, o ScanOptions, emit func(*Session) error) (*ScanResul
 	if err != nil {
 		return res, err
 	}
-	b.Finish()
-	res.Totals = *b.Totals()
-	res.Peak, res.Evicted = b.Peak(), b.Evicted()
-	return res, emitErr
+	sc.b.Finish()
+	res.Totals = *sc.b.Totals()
+	res.Peak, res.Evicted = sc.b.Peak(), sc.b.Evicted()
+	return res, sc.emitErr
 }

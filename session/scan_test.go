@@ -6,6 +6,7 @@ import (
 
 	"github.com/bcwire/bcwire/dissect/capture"
 	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
 )
 
 func TestScan(t *testing.T) {
@@ -19,7 +20,7 @@ func TestScan(t *testing.T) {
 	}
 	var names []string
 	records := 0
-	res, err := Scan(open(), ScanOptions{Record: func(*flow.Record) bool { records++; return true }}, func(s *Session) error {
+	res, err := Scan(open(), ScanOptions{Kept: RecordFunc(func(*flow.Record) { records++ })}, func(s *Session) error {
 		names = append(names, s.Name)
 		return nil
 	})
@@ -41,5 +42,58 @@ func TestScan(t *testing.T) {
 	stop := errors.New("stop")
 	if _, err := Scan(open(), ScanOptions{}, func(*Session) error { return stop }); err != stop {
 		t.Errorf("emit error: %v", err)
+	}
+}
+
+// TestScanHooks checks what each hook sees: Damaged every damaged record,
+// kept or not, before Kept; Kept the records Keep keeps, after the
+// Builder; and that Tick returning false stops the scan at the 1024th
+// record.
+func TestScanHooks(t *testing.T) {
+	open := func(name string) *capture.Reader {
+		rd, err := capture.Open("../testdata/pcaps/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rd.Close() })
+		return rd
+	}
+	var all, damaged, kept, keptDamaged, order int
+	res, err := Scan(open("damaged.pcap"), ScanOptions{
+		Keep: func(r *flow.Record) bool { all++; return r.Err != nil || r.Dir == game.ClientToServer },
+		Damaged: func(r *flow.Record) {
+			if r.Err == nil {
+				t.Errorf("Damaged saw an intact record (frame %d)", r.Frame)
+			}
+			damaged++
+			order = r.Frame
+		},
+		Kept: RecordFunc(func(r *flow.Record) {
+			if r.Err == nil && r.Dir != game.ClientToServer {
+				t.Errorf("Kept saw a record Keep left (frame %d)", r.Frame)
+			}
+			if r.Err != nil {
+				keptDamaged++
+				if order != r.Frame {
+					t.Errorf("frame %d: Kept before Damaged", r.Frame)
+				}
+			}
+			kept++
+		}),
+	}, func(*Session) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if damaged != res.Damaged || damaged == 0 || keptDamaged != damaged || kept >= all {
+		t.Errorf("Damaged saw %d of %d damaged records; Kept %d of %d records, %d damaged", damaged, res.Damaged, kept, all, keptDamaged)
+	}
+
+	ticks, records := 0, 0
+	res, err = Scan(open("battle.pcap"), ScanOptions{
+		Kept: RecordFunc(func(*flow.Record) { records++ }),
+		Tick: func() bool { ticks++; return false },
+	}, func(*Session) error { return nil })
+	if err != nil || ticks != 1 || records != 1024 {
+		t.Errorf("Tick false at the first call: %v, %d ticks, %d records scanned (want 1 and 1024)", err, ticks, records)
 	}
 }

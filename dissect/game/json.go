@@ -304,14 +304,8 @@ func sameString(a, b string) bool {
 	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
-// conditionJSON holds each condition byte's JSON and its fraction's,
-// `255,"fraction":1`.
-var conditionJSON = func() (t [256]string) {
-	for c := range t {
-		t[c] = string(appendConditionFraction(append(appendUint(nil, uint64(c)), `,"fraction":`...), uint8(c)))
-	}
-	return t
-}()
+// conditionJSON (tables_gen.go) holds each condition byte's JSON and its
+// fraction's, `255,"fraction":1`.
 
 // appendJSONTail appends what follows the children: the format's fields,
 // and the closing brace.

@@ -160,23 +160,8 @@ var (
 	shortPow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11}
 )
 
-// shortStart is, for each biased float32 exponent, the first k for which
-// h*10^k > 1/2 (h half the float32 spacing there), where appendShortF32
-// starts; -1 past the exponents of its range, or where no k of shortPow10
+// shortStart (tables_gen.go, made by TestGeneratedTables) is, for each
+// biased float32 exponent, the first k for which h*10^k > 1/2 (h half the
+// float32 spacing there), where appendShortF32's search is sure to read
+// back; -1 past the exponents of its range, or where no k of shortPow10
 // is enough.
-var shortStart = func() (t [256]int8) {
-	for e := range t {
-		t[e] = -1
-		if e == 0 || e == 255 {
-			continue
-		}
-		h := math.Ldexp(1, e-127-24)
-		for k, p := range shortPow10 {
-			if h*p > 0.5 {
-				t[e] = int8(k)
-				break
-			}
-		}
-	}
-	return t
-}()

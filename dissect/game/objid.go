@@ -73,14 +73,8 @@ func (id ObjectID) AppendJSON(b []byte) []byte {
 	return id.appendJSONLong(b)
 }
 
-// playerShipJSON is the JSON of each player slot's first object id, its
-// ship.
-var playerShipJSON = func() (t [maxPlayerSlots]string) {
-	for s := range t {
-		t[s] = string(PlayerObjectID(s).appendJSONLong(nil))
-	}
-	return t
-}()
+// playerShipJSON (tables_gen.go, made by TestGeneratedTables) is the JSON
+// of each player slot's first object id, its ship.
 
 // appendJSONLong is AppendJSON made from its parts.
 func (id ObjectID) appendJSONLong(b []byte) []byte {

@@ -1,7 +1,5 @@
 package game
 
-import "fmt"
-
 // Opcode is the first byte of a game message (the payload of a type 0x32
 // transport message). Values below MaxMessageTypes (0x2B) are the engine's
 // own opcodes; script messages sent by Python (SendTGMessage) use 0x2B and
@@ -99,21 +97,9 @@ var opcodeNames = map[Opcode]string{
 // prints, where the map lookup was a twentieth of its formatting.
 func (o Opcode) String() string { return opcodeText[o] }
 
-// opcodeText holds the String form of every opcode byte.
-var opcodeText = func() (t [256]string) {
-	for i := range t {
-		o := Opcode(i)
-		switch n, ok := opcodeNames[o]; {
-		case ok:
-			t[i] = n
-		case o >= MaxMessageTypes:
-			t[i] = fmt.Sprintf("custom(%#02x)", uint8(o))
-		default:
-			t[i] = fmt.Sprintf("unknown(%#02x)", uint8(o))
-		}
-	}
-	return t
-}()
+// opcodeText (tables_gen.go) holds the String form of every opcode byte:
+// its name in opcodeNames, else custom(0xNN) from MaxMessageTypes on and
+// unknown(0xNN) below.
 
 // IsScript reports whether o is a script message (sent from Python).
 func (o Opcode) IsScript() bool { return o >= MaxMessageTypes }

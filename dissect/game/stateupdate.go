@@ -134,15 +134,9 @@ func (f StateFlags) String() string { return string(f.appendString(nil)) }
 // appendString appends the String form.
 func (f StateFlags) appendString(b []byte) []byte { return append(b, stateFlagsText[f]...) }
 
-// stateFlagsText and stateFlagsJSON are the text and JSON forms of every
-// flags byte, made once: every StateUpdate decode prints has its flags.
-var stateFlagsText, stateFlagsJSON = func() (text, js [256]string) {
-	for i := range 256 {
-		text[i] = string(StateFlags(i).appendNames(nil))
-		js[i] = string(StateFlags(i).appendJSONForm(nil))
-	}
-	return text, js
-}()
+// stateFlagsText and stateFlagsJSON (tables_gen.go) are the text and JSON
+// forms of every flags byte, made from appendNames and appendJSONForm by
+// TestGeneratedTables: every StateUpdate decode prints has its flags.
 
 // appendNames appends the String form, made from the names.
 func (f StateFlags) appendNames(b []byte) []byte {

@@ -6,7 +6,6 @@ package game
 // text; stateupdate.go holds the rest of the message.
 
 import (
-	"math"
 	"strconv"
 	"strings"
 
@@ -612,14 +611,8 @@ func pct(c uint8) string { return pctText[c] }
 // health it stands for (condition/255, three decimals: 1, 0.502, 0).
 func appendConditionFraction(b []byte, c uint8) []byte { return append(b, conditionFraction[c]...) }
 
-// pctText and conditionFraction are the texts of every condition byte,
-// made once: a battle's StateUpdates carry a condition for every
-// subsystem state, and formatting the float each time was a third of
-// decode --json's time on the bundled battle.
-var pctText, conditionFraction = func() (p, f [256]string) {
-	for c := range 256 {
-		p[c] = strconv.Itoa(c*100/255) + "%"
-		f[c] = strconv.FormatFloat(math.Round(float64(c)/255*1000)/1000, 'f', -1, 64)
-	}
-	return p, f
-}()
+// pctText and conditionFraction (tables_gen.go) are the texts of every
+// condition byte, formatted by TestGeneratedTables: a battle's
+// StateUpdates carry a condition for every subsystem state, and formatting
+// the float each time was a third of decode --json's time on the bundled
+// battle.

@@ -192,28 +192,13 @@ const DigitPairs = "00010203040506070809" + "10111213141516171819" + "2021222324
 	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
 	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
-// PairWords holds the two digits of 00 to 99 as little-endian words, the
-// first digit in the low byte: one load and one store write them.
-var PairWords = func() (t [100]uint16) {
-	for v := range t {
-		t[v] = uint16(DigitPairs[2*v]) | uint16(DigitPairs[2*v+1])<<8
-	}
-	return t
-}()
+// PairWords (tables_gen.go, made by TestGeneratedTables) holds the two
+// digits of 00 to 99 as little-endian words, the first digit in the low
+// byte: one load and one store write them.
 
-// smallDecimals holds the decimal digits of 0 to 999 in the low bytes of
-// a little-endian word, the first digit lowest, and their count in its top
-// byte.
-var smallDecimals = func() (t [1000]uint32) {
-	for v := range t {
-		s := strconv.Itoa(v)
-		for i := len(s) - 1; i >= 0; i-- {
-			t[v] = t[v]<<8 | uint32(s[i])
-		}
-		t[v] |= uint32(len(s)) << 24
-	}
-	return t
-}()
+// smallDecimals (tables_gen.go, made by TestGeneratedTables) holds the
+// decimal digits of 0 to 999 in the low bytes of a little-endian word, the
+// first digit lowest, and their count in its top byte.
 
 // PutUint writes v in decimal at the start of d and returns its length,
 // as many bytes as Uint appends. It is for a writer that makes room for

@@ -37,7 +37,7 @@ func TestExportRoundTrip(t *testing.T) {
 	var fields []string // each row's fields text as made (the text block is reused)
 	stateUpdates, withSpeed := 0, 0
 	sessions := 0
-	_, err = session.Scan(rd, session.ScanOptions{Record: func(r *flow.Record) bool {
+	_, err = session.Scan(rd, session.ScanOptions{Kept: session.RecordFunc(func(r *flow.Record) {
 		row, err := w.NextMessage(file, r.Time.UTC())
 		if err != nil {
 			t.Fatal(err)
@@ -55,8 +55,7 @@ func TestExportRoundTrip(t *testing.T) {
 				withSpeed++
 			}
 		}
-		return true
-	}}, func(s *session.Session) error {
+	})}, func(s *session.Session) error {
 		sessions++
 		var sr SessionRow
 		SessionRowOf(&sr, file, s)

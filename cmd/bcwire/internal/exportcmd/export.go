@@ -192,7 +192,7 @@ func exportFiles(o *Options, w *export.Writer, files []string, servers []netip.A
 	res, err = scan.Run(&scan.Options{IO: o.IO, Count: o.Count, Files: files, Servers: servers, Quiet: o.Quiet, Interrupt: intr,
 		Session: o.Caps.Session(session.Options{}), Workers: o.Caps.Workers, Flow: o.Caps.Flow(), Capture: o.Caps.Capture(),
 		File: func(path string) { file = path },
-		Record: func(r *flow.Record) {
+		Record: session.RecordFunc(func(r *flow.Record) {
 			if werr != nil {
 				return
 			}
@@ -200,7 +200,7 @@ func exportFiles(o *Options, w *export.Writer, files []string, servers []netip.A
 			if row, werr = w.NextMessage(file, r.Time.UTC()); werr == nil {
 				rows.MessageRowOf(row, file, r)
 			}
-		}}, func(path string, s *session.Session) error {
+		})}, func(path string, s *session.Session) error {
 		if werr != nil {
 			return werr
 		}

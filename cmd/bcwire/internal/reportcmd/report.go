@@ -106,7 +106,7 @@ func Run(o *Options) error {
 	}
 	res, err := scan.Run(&scan.Options{Filter: yflt, Count: o.Count, IO: o.IO, Files: o.Files, Servers: servers,
 		Session: session.Options{Timeout: o.Timeout}, Quiet: o.Quiet, MaxDamageLines: o.MaxDamageLines,
-		Record: rep.Record, Capture: o.Checksums.Options(),
+		Record: session.RecordFunc(rep.Record), Capture: o.Checksums.Options(),
 	}, func(path string, s *session.Session) error {
 		rep.Session(path, s)
 		return nil

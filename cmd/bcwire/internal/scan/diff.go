@@ -16,7 +16,7 @@ import (
 func LoadDiff(io *iostreams.IOStreams, path string, servers []netip.AddrPort, rules *diff.Rules, quiet bool, copts capture.Options) (*diff.Capture, error) {
 	b := diff.NewBuilder(filepath.Base(path), rules)
 	_, err := Run(&Options{IO: io, Files: []string{path}, Servers: servers,
-		Quiet: quiet, Record: b.Add, Session: session.Options{}, Capture: copts},
+		Quiet: quiet, Record: b, Session: session.Options{}, Capture: copts},
 		func(_ string, s *session.Session) error { b.AddSession(s); return nil })
 	if err != nil {
 		return nil, err

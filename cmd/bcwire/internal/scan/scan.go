@@ -32,8 +32,9 @@ type Options struct {
 	// (default 20); the rest are counted.
 	MaxDamageLines int
 	// Record, when set, also sees every record (the HTML report counts
-	// message rates from them).
-	Record func(r *flow.Record)
+	// message rates from them). It is read after File's call, which may
+	// set it for the file.
+	Record session.Recorder
 	// File, when set, is told each file's path before its records.
 	File func(path string)
 	// Workers > 1 decrypts and splits datagrams on that many goroutines
@@ -162,6 +163,9 @@ func scanFile(o *Options, path string, res *Result, read *int, emit func(string,
 	// damaged records, Kept is the caller's Record itself, Tick runs every
 	// 1024 records.
 	sopts.Damaged = func(r *flow.Record) {
+		if o.Filter != nil && o.Filter.Err() != nil {
+			return // the scan is stopping (Tick): the error ends the file
+		}
 		if listed < o.MaxDamageLines || errors.Is(r.Err, capture.ErrUnreadable) {
 			listed++
 			prog.Clear()
@@ -169,14 +173,11 @@ func scanFile(o *Options, path string, res *Result, read *int, emit func(string,
 		}
 	}
 	sopts.Kept = o.Record
-	if o.Filter != nil {
-		sopts.Record = func(*flow.Record) bool {
-			return o.Filter.Err() == nil // a -Y budget ran out: an error, below
-		}
-	}
 	sopts.Tick = func() bool {
 		prog.Update(cf.Read())
-		return !interrupt.Closed(o.Interrupt)
+		// A -Y filter that failed (its budget ran out) keeps no record
+		// from then on, and its error ends the file, below.
+		return !interrupt.Closed(o.Interrupt) && (o.Filter == nil || o.Filter.Err() == nil)
 	}
 	var src flow.Source = cf.R
 	if o.Count > 0 {

@@ -10,7 +10,6 @@ import (
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/output"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/scan"
-	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/report"
 	"github.com/bcwire/bcwire/session"
 	"github.com/bcwire/bcwire/session/measure"
@@ -124,8 +123,9 @@ func Run(o *Options) error {
 		}
 	}
 	if o.JSON && !o.NoMeasures {
-		so.File = func(path string) { done(); mb, file = measure.NewBuilder(), path }
-		so.Record = func(r *flow.Record) { mb.Add(r) }
+		// (The Builder itself sees the records, not a closure calling it:
+		// scan.Run reads Record after File.)
+		so.File = func(path string) { done(); mb, file = measure.NewBuilder(), path; so.Record = mb }
 	}
 	res, err := scan.Run(so, p.Session)
 	done()

@@ -136,8 +136,12 @@ func tsharkWith(t *testing.T, bin, lua, file string, opts []string, fields ...st
 func scanFile(t *testing.T, file string, rec func(*flow.Record)) *scan.Result {
 	t.Helper()
 	var sink bytes.Buffer
+	var recorder session.Recorder
+	if rec != nil {
+		recorder = session.RecordFunc(rec)
+	}
 	res, err := scan.Run(&scan.Options{IO: &iostreams.IOStreams{Out: &sink, Err: &sink}, Files: []string{file}, Quiet: true,
-		Session: session.Options{}, Record: rec}, func(string, *session.Session) error { return nil })
+		Session: session.Options{}, Record: recorder}, func(string, *session.Session) error { return nil })
 	if err != nil {
 		if _, ok := err.(*exit.Error); !ok {
 			t.Fatal(err)
