@@ -44,13 +44,14 @@ func appendJSONF32(b []byte, f float32) []byte {
 // A k-decimal that reads back is a (k+1)-decimal that does, so the levels
 // that read back are those from the fewest decimals up. The nearest
 // decimal always reads back at the level k0 where h*10^k passes 1/2
-// (shortStart); the search starts one below, goes down until one does
-// not, and comes back to k0 if the first does not: two levels for most
-// game times, against six or seven up from none. A
-// decimal of fewer decimals exactly at h from f (which strconv may take)
-// is as near as any at the level below the fewest, whose tie is left to
-// strconv. FuzzShortF32MatchesStrconv and TestShortF32MatchesStrconv hold
-// the two together.
+// (shortStart); the search tries k0-1 (a hit more often than not), then
+// k0-2, and past that halves the levels left: two levels for most of the
+// battle's game times, four for OpenBC's of one decimal or none, against
+// six or seven up from none. Only the level of the result and the one
+// below it decide the bytes; a tie (two nearest decimals, or one exactly
+// at h, which strconv may take) at any level tried is left to strconv.
+// FuzzShortF32MatchesStrconv and TestShortF32MatchesStrconv hold the two
+// together.
 func appendShortF32(b []byte, f float32) ([]byte, bool) {
 	a := float64(f)
 	neg := a < 0
@@ -63,29 +64,36 @@ func appendShortF32(b []byte, f float32) ([]byte, bool) {
 	}
 	// h = half the spacing of float32s at f: 2^(exponent-23-1).
 	h := math.Float64frombits(uint64(int(bits>>23)-127-24+1023) << 52)
-	// The nearest decimal reads back at k0 and, more often than not, at
-	// k0-1 too: the search starts at k0-1, and comes back up to k0 when
-	// that one does not.
 	k0 := int(shortStart[bits>>23&0xFF])
-	found, n := -1, 0.0
-	for k := k0 - 1; k >= 0; k-- {
-		nk, r := shortLevel(a, h, k)
-		if r == levelTie {
+	if k0 < 2 { // not in appendShortF32's range (where k0 >= 2)
+		return b, false
+	}
+	found := k0 - 1
+	n, r := shortLevel(a, h, found)
+	if r == levelMiss {
+		found = k0
+		if n, r = shortLevel(a, h, found); r != levelHit {
 			return b, false
 		}
-		if r == levelMiss {
-			break
+	} else if r == levelHit {
+		var n2 float64
+		if n2, r = shortLevel(a, h, k0-2); r == levelHit {
+			lo, hi := -1, k0-2 // misses at lo and below, hits from hi
+			for n = n2; hi-lo > 1 && r != levelTie; {
+				mid := (lo + hi) / 2
+				var nm float64
+				if nm, r = shortLevel(a, h, mid); r == levelHit {
+					hi, n = mid, nm
+				} else {
+					lo = mid
+				}
+			}
+			found = hi
+		} else if r == levelMiss {
+			r = levelHit // k0-1 is the fewest
 		}
-		found, n = k, nk
 	}
-	if found < 0 && k0 >= 0 {
-		nk, r := shortLevel(a, h, k0)
-		if r != levelHit {
-			return b, false
-		}
-		found, n = k0, nk
-	}
-	if found < 0 {
+	if r == levelTie {
 		return b, false
 	}
 	// At most a sign, six whole digits, the point and eleven decimals,

@@ -31,31 +31,38 @@ func TestShortF32DeepAndShallow(t *testing.T) {
 	}
 }
 
-// BenchmarkShortF32 writes game times (the float of every StateUpdate),
-// searching down from the level where every value reads back (new) and
-// up from no decimals (forward, the search before), and through strconv.
+// BenchmarkShortF32 writes game times (the float of every StateUpdate):
+// the battle's, of five or six decimals, and OpenBC's, of one or none
+// (tenths), searching down from where every value reads back and then
+// halving (new), up from no decimals (forward, the search before), and
+// through strconv.
 func BenchmarkShortF32(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
-	fs := make([]float32, 1024)
-	for i := range fs {
-		fs[i] = float32(r.Float64() * 1000)
+	for _, values := range []string{"battle", "tenths"} {
+		fs := make([]float32, 1024)
+		for i := range fs {
+			fs[i] = float32(r.Float64() * 1000)
+			if values == "tenths" {
+				fs[i] = float32(r.IntN(10000)) / 10
+			}
+		}
+		buf := make([]byte, 0, 32)
+		b.Run("values="+values+"/impl=new", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				buf, _ = appendShortF32(buf[:0], fs[i%len(fs)])
+			}
+		})
+		b.Run("values="+values+"/impl=forward", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				buf, _ = appendShortF32Forward(buf[:0], fs[i%len(fs)])
+			}
+		})
+		b.Run("values="+values+"/impl=strconv", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				buf = strconv.AppendFloat(buf[:0], float64(fs[i%len(fs)]), 'g', -1, 32)
+			}
+		})
 	}
-	buf := make([]byte, 0, 32)
-	b.Run("impl=new", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			buf, _ = appendShortF32(buf[:0], fs[i%len(fs)])
-		}
-	})
-	b.Run("impl=forward", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			buf, _ = appendShortF32Forward(buf[:0], fs[i%len(fs)])
-		}
-	})
-	b.Run("impl=strconv", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			buf = strconv.AppendFloat(buf[:0], float64(fs[i%len(fs)]), 'g', -1, 32)
-		}
-	})
 }
 
 // appendShortF32Forward is appendShortF32 as it was before it searched
