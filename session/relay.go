@@ -1,9 +1,9 @@
 package session
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"time"
+
+	"github.com/bcwire/bcwire/dissect/flow"
 )
 
 // Relays is the one relay rule of bcwire: which client message a server's
@@ -220,41 +220,10 @@ func (rt *Relays[C]) pop() {
 	rt.keepOK = false
 }
 
-// hash64 hashes a message eight bytes at a time (byte-wise FNV-1a cost
-// three times the instructions): each word is mixed in by a multiplication
-// and a rotation, the last one overlapping the one before when the length
-// is not a multiple of eight, and a final avalanche makes the low bits,
-// which pick the chain, depend on every byte.
-func hash64(b []byte) uint64 {
-	const m = 0x9E3779B97F4A7C15
-	n := len(b)
-	h := uint64(14695981039346656037) ^ uint64(n)*m
-	i := 0
-	for ; i+16 <= n; i += 16 {
-		h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(b[i:]))*m, 29)
-		h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(b[i+8:]))*m, 29)
-	}
-	if i+8 <= n {
-		h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(b[i:]))*m, 29)
-		i += 8
-	}
-	if i < n {
-		var w uint64
-		switch {
-		case n >= 8:
-			w = binary.LittleEndian.Uint64(b[n-8:])
-		case n >= 4:
-			w = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
-		default:
-			w = uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16
-		}
-		h = bits.RotateLeft64((h^w)*m, 29)
-	}
-	h ^= h >> 32
-	h *= m
-	return h ^ h>>29
-}
+// hash64 is the hash relays are matched by: flow.MessageHash, which a
+// record computes once for every consumer (flow.Record.PayloadHash).
+func hash64(b []byte) uint64 { return flow.MessageHash(b) }
 
 // MessageHash is the hash relays are matched by, for other packages that
 // match them (diff), so that a relay is recognised by one hash everywhere.
-func MessageHash(b []byte) uint64 { return hash64(b) }
+func MessageHash(b []byte) uint64 { return flow.MessageHash(b) }

@@ -62,6 +62,12 @@ type Record struct {
 	// keep it.
 	Payload []byte
 
+	// hash is PayloadHash's memory for this message, valid when hashState
+	// is hashDone; the Tracker sets hashState to hashPending with Payload
+	// and resetMessage clears it.
+	hash      uint64
+	hashState uint8
+
 	// DuplicateFragment marks a fragment that was already held (a
 	// retransmission); it adds nothing to reassembly.
 	DuplicateFragment bool
@@ -92,7 +98,7 @@ type Record struct {
 func (r *Record) resetMessage(kind Kind, index int) {
 	r.Kind, r.MsgIndex = kind, index
 	r.Msg, r.Control, r.Game, r.Payload, r.GameSpy, r.Master = nil, nil, nil, nil, nil, nil
-	r.Reassembled, r.DuplicateFragment = 0, false
+	r.Reassembled, r.DuplicateFragment, r.hashState = 0, false, hashNone
 	r.Raw, r.Err, r.Warning, r.NonStock = nil, nil, "", nil
 }
 

@@ -292,7 +292,7 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 		return
 	}
 	fs.dec.DecodeTo(&t.game, payload, rec.Dir)
-	rec.Game, rec.Payload = &t.game, payload
+	rec.Game, rec.Payload, rec.hashState = &t.game, payload, hashPending
 	if t.game.Err != nil {
 		t.stats.GameErrors++
 	}

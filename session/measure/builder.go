@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"hash/maphash"
 	"net/netip"
 	"time"
 
@@ -78,10 +77,7 @@ type clientState struct {
 	// pending.sentBits, and part of their ships' keys.
 	id           int32
 	inGame, gone bool
-	// epoch is the flow.Record.Epoch last seen with key (0: none), which
-	// Add compares instead of the two addresses.
-	epoch uint32
-	srv   *serverState
+	srv          *serverState
 	// ships holds, per direction, lane sets of recently updated ships by
 	// shipSlot (a flow's updates go round its ships, one for a client's
 	// own): most updates skip Builder.ships.
@@ -107,6 +103,10 @@ func shipKey(cs *clientState, obj game.ObjectID, dir int) uint64 {
 	return k ^ k>>32
 }
 
+// maxEpochs bounds Builder.byEpoch: connections past it (a capture of
+// months) find their flow by the cache.
+const maxEpochs = 1 << 14
+
 // clientCacheSize is the number of flows Builder.cache holds (a power of
 // two).
 const clientCacheSize = 64
@@ -131,24 +131,37 @@ type Builder struct {
 	lanes        []*Lane
 	ships        table[laneSet] // by shipKey
 	lanesDropped int
-	// cache holds recently seen flows by cacheSlot: most records skip
-	// clients' map lookup (its key is 64 bytes to hash).
-	cache    [clientCacheSize]*clientState
-	families [2][16]int
-	bytes    [2]ByteHistogram
-	bundling [2]bundling
-	clients  map[clientKey]*clientState
-	servers  map[netip.AddrPort]*serverState
-	relay    relays
-	ids      map[int]*IDRange
-	deaths   []*Death
-	open     map[netip.AddrPort]*Death
+	// byEpoch holds the flows by flow.Record.Epoch, from epoch0 on: a
+	// connection's number names one flow for good (an Epoch is never
+	// handed out twice in the process), and Epochs are dense, so most
+	// records find their flow by an index. cache holds recently seen
+	// flows by cacheSlot for the others: they skip clients' map lookup
+	// (its key is 64 bytes to hash).
+	byEpoch []*clientState
+	epoch0  uint32
+	cache   [clientCacheSize]*clientState
+	// famNoLane counts, by direction and family, the StateUpdates no
+	// family lane counted (its lane was not kept); Finish adds the family
+	// lanes' counts to make the flag-family mix (counting each update
+	// there as well cost its stateUpdate a few instructions).
+	famNoLane [2][16]int
+	bytes     [2]ByteHistogram
+	bundling  [2]bundling
+	clients   map[clientKey]*clientState
+	servers   map[netip.AddrPort]*serverState
+	relay     relays
+	ids       map[int]*IDRange
+	deaths    []*Death
+	open      map[netip.AddrPort]*Death
+	// anyOpen is len(open) > 0, which every record asks: a field load
+	// where a map's length is a few.
+	anyOpen bool
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
 	return &Builder{clients: map[clientKey]*clientState{}, servers: map[netip.AddrPort]*serverState{},
-		relay: relays{seed: maphash.MakeSeed(), keepAll: true, buckets: make([]int64, minBuckets)}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
+		relay: relays{keepAll: true, buckets: make([]int64, minBuckets)}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
 }
 
 // Add takes one record; it is not retained.
@@ -157,9 +170,8 @@ func (b *Builder) Add(r *flow.Record) {
 	if r.Kind != flow.KindMessage || tm == nil || !r.Server.IsValid() || !r.Client.IsValid() {
 		return
 	}
-	d := dirIndex(r.Dir)
 	if r.MsgIndex == 0 && r.MsgCount > 0 {
-		b.countDatagram(d, r.MsgCount, r.Frame)
+		b.countDatagram(dirIndex(r.Dir), r.MsgCount, r.Frame)
 	}
 	now := wallclock.Of(r.Time)
 	if b.relay.due(now) {
@@ -168,30 +180,21 @@ func (b *Builder) Add(r *flow.Record) {
 	g := r.Game
 	if g == nil || g.Msg == nil || g.Err != nil {
 		// Most are ACKs: only a disconnect needs the flow.
-		if tm.Type == dissect.TypeDisconnect {
-			cs := b.flowOf(r)
-			cs.setState(cs.inGame, true)
-		}
-		if len(b.open) > 0 {
-			b.deathStep(r, nil)
+		if tm.Type == dissect.TypeDisconnect || b.anyOpen {
+			b.other(r)
 		}
 		return
 	}
-	cs := b.cache[cacheSlot(r.Server, r.Client)] // flowOf, inline
-	if cs == nil || r.Epoch == 0 || cs.epoch != r.Epoch {
-		if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
-			cs = b.client(r.Server, r.Client)
-		}
-		cs.epoch = r.Epoch // only once the addresses are known to match
+	var cs *clientState // flowOf, inline
+	if i := r.Epoch - b.epoch0; i < uint32(len(b.byEpoch)) {
+		cs = b.byEpoch[i]
 	}
-	if tm.Type == dissect.TypeDisconnect {
-		cs.setState(cs.inGame, true) // (a game message is never one)
+	if cs == nil {
+		cs = b.flowFar(r)
 	}
-	msg := g.Msg
-	var op game.Opcode
-	switch m := msg.(type) {
-	case *game.StateUpdate:
-		op = game.OpStateUpdate
+	if m, ok := g.Msg.(*game.StateUpdate); ok {
+		// Most game messages are StateUpdates.
+		d := dirIndex(r.Dir)
 		if r.Dir == game.ClientToServer && !cs.inGame {
 			cs.setState(true, cs.gone)
 		}
@@ -199,32 +202,77 @@ func (b *Builder) Add(r *flow.Record) {
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
 			b.subsystemBytes(&b.bytes[d], m.Flags, tm.Payload)
 		}
+		if b.anyOpen {
+			b.deathStep(r, m)
+		}
+		if r.Reassembled != 0 || len(tm.Payload) == 0 {
+			return
+		}
+		// Hashed here: session's relay rule leaves StateUpdates out, so
+		// no other consumer has asked for the record's payload hash.
+		if h := flow.MessageHash(tm.Payload); r.Dir != game.ServerToClient {
+			b.relay.sent(cs, game.OpStateUpdate, h, now)
+		} else {
+			b.relay.received(cs, h)
+		}
+		return
+	}
+	b.game(r, cs, now)
+}
+
+// other takes a record that carries no game message (Add's caller when it
+// is a disconnect or a death sequence is open).
+func (b *Builder) other(r *flow.Record) {
+	if r.Msg.Type == dissect.TypeDisconnect {
+		cs := b.flowOf(r)
+		cs.setState(cs.inGame, true)
+	}
+	if b.anyOpen {
+		b.deathStep(r, nil)
+	}
+}
+
+// game takes a game message other than a StateUpdate on flow cs.
+func (b *Builder) game(r *flow.Record, cs *clientState, now wallclock.Time) {
+	msg := r.Game.Msg
+	switch m := msg.(type) {
 	case *game.ObjCreate:
-		op = m.Opcode()
 		b.id(m.Object)
 	case *game.NewPlayerInGame:
-		op = m.Opcode()
 		cs.setState(true, cs.gone)
 	case *game.PythonEvent:
-		op = m.Opcode()
 		if m.Code == game.ETObjectExploding && r.Dir == game.ServerToClient {
 			b.death(r, m.Source)
 		}
-	default:
-		op = msg.Opcode()
 	}
-	if len(b.open) > 0 {
+	if b.anyOpen {
 		b.deathStep(r, msg)
 	}
-	payload := tm.Payload
-	if r.Reassembled != 0 || len(payload) == 0 {
-		return // reassembled messages (checksum trees, ship creation) are not counted
+	b.relayed(r, cs, msg.Opcode(), now)
+}
+
+// relayed takes a game message of opcode op on flow cs into the relay
+// matrix: a client's is remembered, a copy to a client matched.
+// Reassembled messages (checksum trees, ship creation) are not counted.
+func (b *Builder) relayed(r *flow.Record, cs *clientState, op game.Opcode, now wallclock.Time) {
+	if r.Reassembled != 0 || len(r.Msg.Payload) == 0 {
+		return
 	}
-	if d == 0 {
-		b.relay.sent(cs, op, payload, now)
+	if h := messageHash(r); r.Dir != game.ServerToClient {
+		b.relay.sent(cs, op, h, now)
 	} else {
-		b.relay.received(cs, payload)
+		b.relay.received(cs, h)
 	}
+}
+
+// messageHash is the hash of the message r carries (its payload, opcode
+// first): the record's own payload hash, computed once for every
+// consumer, which is the message's when it is not reassembled.
+func messageHash(r *flow.Record) uint64 {
+	if p := r.Msg.Payload; len(r.Payload) != len(p) || len(p) == 0 || &r.Payload[0] != &p[0] {
+		return flow.MessageHash(p) // a record built by hand
+	}
+	return r.PayloadHash()
 }
 
 // countDatagram counts a datagram of n messages in direction d.
@@ -246,14 +294,36 @@ func (bu *bundling) grow(n int) {
 	bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
 }
 
-// flowOf is the state of r's flow, from the cache when it holds it.
+// flowOf is the state of r's flow: by its Epoch, or from the cache by
+// its ports, or by its addresses.
 func (b *Builder) flowOf(r *flow.Record) *clientState {
-	cs := b.cache[cacheSlot(r.Server, r.Client)]
-	if cs == nil || r.Epoch == 0 || cs.epoch != r.Epoch {
-		if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
-			cs = b.client(r.Server, r.Client)
+	if i := r.Epoch - b.epoch0; i < uint32(len(b.byEpoch)) {
+		if cs := b.byEpoch[i]; cs != nil {
+			return cs
 		}
-		cs.epoch = r.Epoch // only once the addresses are known to match
+	}
+	return b.flowFar(r)
+}
+
+// flowFar is flowOf's slower part: the flow by the cache or its
+// addresses, noted by its Epoch when that falls in byEpoch's range.
+func (b *Builder) flowFar(r *flow.Record) *clientState {
+	cs := b.cache[cacheSlot(r.Server, r.Client)]
+	if cs == nil || cs.key.client != r.Client || cs.key.server != r.Server {
+		cs = b.client(r.Server, r.Client)
+	}
+	e := r.Epoch
+	if e == 0 {
+		return cs
+	}
+	if len(b.byEpoch) == 0 {
+		b.epoch0 = e
+	}
+	if i := e - b.epoch0; i < maxEpochs {
+		if int(i) >= len(b.byEpoch) {
+			b.byEpoch = append(b.byEpoch, make([]*clientState, int(i)+1-len(b.byEpoch))...)
+		}
+		b.byEpoch[i] = cs
 	}
 	return cs
 }
@@ -294,11 +364,11 @@ func (cs *clientState) setState(inGame, gone bool) {
 // subsystems, the 0x20-bearing one.
 func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
-	b.families[d&1][fam]++
 	recent := &cs.ships[d&1][shipSlot(m.Object)]
 	set := recent.set
 	if set == nil || recent.obj != m.Object {
 		if set = b.laneSet(cs, m, d); set == nil {
+			b.famNoLane[d&1][fam&15]++
 			return
 		}
 		*recent = shipSet{m.Object, set}
@@ -361,6 +431,9 @@ func (b *Builder) eachLane(set *laneSet, cs *clientState, m *game.StateUpdate, d
 		l.count(now)
 	} else {
 		b.newLane(&set[slotOf(fam)], cs, m.Object, d, int(fam), now)
+		if set[slotOf(fam)] == nil {
+			b.famNoLane[d&1][fam&15]++
+		}
 	}
 	if l := set[slotAll]; l != nil {
 		l.count(now)
@@ -402,7 +475,7 @@ func (b *Builder) newLane(slot **Lane, cs *clientState, obj game.ObjectID, d, fa
 	case familySubsystems:
 		name = FamilySubsystems
 	}
-	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t}
+	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t, fam: uint8(fam), dir: uint8(d & 1)}
 	*slot = l
 	b.lanes = append(b.lanes, l)
 }
@@ -444,6 +517,7 @@ func (b *Builder) death(r *flow.Record, obj game.ObjectID) {
 	d := &Death{Object: obj, Client: r.Client.String(), Frame: r.Frame, at: r.Time, until: r.Time.Add(deathWindow)}
 	b.deaths = append(b.deaths, d)
 	b.open[r.Client] = d
+	b.anyOpen = true
 }
 
 // deathStep adds a record to the open death sequence of its client.
@@ -454,6 +528,7 @@ func (b *Builder) deathStep(r *flow.Record, msg game.Message) {
 	}
 	if r.Time.After(d.until) || len(d.Steps) >= maxDeathSteps {
 		delete(b.open, r.Client)
+		b.anyOpen = len(b.open) > 0
 		return
 	}
 	var name string

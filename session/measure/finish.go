@@ -47,9 +47,15 @@ func (b *Builder) Finish() *Measures {
 		m.SubsystemBytes[d] = b.bytes[d]
 		m.SubsystemBytes[d].Dir = Dirs[d]
 	}
-	for d := range b.families {
+	families := b.famNoLane
+	for _, l := range b.lanes {
+		if l.fam < 16 {
+			families[l.dir][l.fam] += l.updates
+		}
+	}
+	for d := range families {
 		fm := map[string]int{}
-		for f, n := range b.families[d] {
+		for f, n := range families[d] {
 			if n > 0 {
 				fm[Family(f).String()] = n
 			}

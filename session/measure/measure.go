@@ -68,6 +68,9 @@ type Lane struct {
 	last    wallclock.Time
 	updates int
 	iv      histogram
+	// fam and dir are Family and Dir as indexes (fam: slotOf's family,
+	// familyAll or familySubsystems).
+	fam, dir uint8
 
 	Object game.ObjectID `json:"object"`
 	Dir    string        `json:"dir"`

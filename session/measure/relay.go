@@ -1,8 +1,8 @@
 package measure
 
 import (
-	"hash/maphash"
 	"math"
+	"time"
 
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/wallclock"
@@ -38,7 +38,6 @@ type pending struct {
 // relays follows client messages for the relay matrix.
 type relays struct {
 	rows    [256]*RelayRow // by opcode
-	seed    maphash.Seed   // of the payload hashes (collisions are negligible)
 	queue   []pending      // from queue[head] on, the messages within Window
 	head    int
 	base    int64   // the number of the message before queue[0]
@@ -57,9 +56,33 @@ type relays struct {
 // of them before the chains lengthen.
 const minBuckets = 2048
 
-// sent remembers a client's message (payload holds the opcode byte
-// first).
-func (rl *relays) sent(cs *clientState, op game.Opcode, payload []byte, now wallclock.Time) {
+// sent remembers a client's message, of payload hash h.
+func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
+	row := rl.rows[op]
+	if row == nil || len(rl.queue) == cap(rl.queue) || rl.head == len(rl.queue) {
+		// The opcode's first message, a full queue or an empty one (the
+		// message becomes the oldest): the calls apart, so that the usual
+		// case saves nothing around them.
+		rl.sentFirst(cs, op, h, now)
+		return
+	}
+	row.Messages++
+	others := cs.srv.playing
+	if cs.inGame && !cs.gone {
+		others-- // the sender itself
+	}
+	row.Expected += others
+	n := len(rl.queue)
+	rl.queue = rl.queue[:n+1]
+	p := &rl.queue[n]
+	b := &rl.buckets[h&uint64(len(rl.buckets)-1)]
+	p.hash, p.at, p.next, p.sentBits = h, now, *b, 0
+	p.from, p.server, p.op = cs.id, cs.srv.id, op
+	*b = rl.base + int64(n) + 1
+}
+
+// sentFirst is sent in its rarer cases.
+func (rl *relays) sentFirst(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
 	row := rl.rows[op]
 	if row == nil {
 		row = &RelayRow{Opcode: op.String(), op: op}
@@ -71,7 +94,6 @@ func (rl *relays) sent(cs *clientState, op game.Opcode, payload []byte, now wall
 		others-- // the sender itself
 	}
 	row.Expected += others
-	h := maphash.Bytes(rl.seed, payload)
 	if len(rl.queue) == cap(rl.queue) {
 		rl.grow()
 	}
@@ -114,20 +136,49 @@ func (rl *relays) grow() {
 	}
 }
 
-// received counts a message from the server to client cs as the copy of
-// the oldest identical client message not yet sent to it.
-func (rl *relays) received(cs *clientState, payload []byte) {
+// received counts a message from the server to client cs, of payload
+// hash h, as the copy of the oldest identical client message not yet sent
+// to it.
+func (rl *relays) received(cs *clientState, h uint64) {
 	if rl.head == len(rl.queue) {
 		return // none within Window
 	}
-	h := maphash.Bytes(rl.seed, payload)
+	if cs.id >= 64 {
+		rl.receivedFar(cs, h)
+		return
+	}
+	// (The flows past the 64 with a bit apart: the map they need is a
+	// call in the loop, around which everything live was saved.)
+	bit := uint64(1) << cs.id
 	var found *pending
-	var num int64
 	expired := rl.base + int64(rl.head)
 	// The chain runs newest first: the last fit is the oldest.
 	for n := rl.buckets[h&uint64(len(rl.buckets)-1)]; n > expired; {
 		p := &rl.queue[n-1-rl.base]
-		if p.hash == h && p.server == cs.srv.id && !rl.wasSentTo(p, n, cs.id) {
+		if p.hash == h && p.server == cs.srv.id && p.sentBits&bit == 0 {
+			found = p
+		}
+		n = p.next
+	}
+	if found == nil {
+		return
+	}
+	found.sentBits |= bit
+	if found.from == cs.id {
+		rl.rows[found.op].ToSender++
+	} else {
+		rl.rows[found.op].ToOthers++
+	}
+}
+
+// receivedFar is received for a flow with an id from 64 on.
+func (rl *relays) receivedFar(cs *clientState, h uint64) {
+	var found *pending
+	var num int64
+	expired := rl.base + int64(rl.head)
+	for n := rl.buckets[h&uint64(len(rl.buckets)-1)]; n > expired; {
+		p := &rl.queue[n-1-rl.base]
+		if p.hash == h && p.server == cs.srv.id && !rl.wasSentToFar(n, cs.id) {
 			found, num = p, n
 		}
 		n = p.next
@@ -135,11 +186,7 @@ func (rl *relays) received(cs *clientState, payload []byte) {
 	if found == nil {
 		return
 	}
-	if cs.id < 64 {
-		found.sentBits |= 1 << cs.id
-	} else {
-		rl.sentToFar(num, cs.id)
-	}
+	rl.sentToFar(num, cs.id)
 	if found.from == cs.id {
 		rl.rows[found.op].ToSender++
 	} else {
@@ -155,15 +202,8 @@ func (rl *relays) sentToFar(n int64, id int32) {
 	rl.sentTo[n] = append(rl.sentTo[n], id)
 }
 
-// wasSentTo reports whether a copy of p, message n, went to flow id.
-func (rl *relays) wasSentTo(p *pending, n int64, id int32) bool {
-	if id < 64 {
-		return p.sentBits&(1<<id) != 0
-	}
-	return rl.wasSentToFar(n, id)
-}
-
-// wasSentToFar is wasSentTo for a flow id from 64 on.
+// wasSentToFar reports whether a copy of message n went to flow id
+// (from 64 on).
 func (rl *relays) wasSentToFar(n int64, id int32) bool {
 	for _, o := range rl.sentTo[n] {
 		if o == id {
@@ -192,6 +232,28 @@ func (rl *relays) keep() {
 
 // expire forgets the client messages older than Window.
 func (rl *relays) expire(now wallclock.Time) {
+	// A message is older than Window when it came before now - Window: a
+	// comparison a message instead of a subtraction. (For a Window of
+	// whole seconds; wallclock's Sub saturates only far past it, keeping
+	// the sign, so the two tests agree on every time.)
+	const windowSec = int64(Window / time.Second)
+	if Window%time.Second != 0 || now.Sec < math.MinInt64+windowSec {
+		rl.expireFar(now)
+		return
+	}
+	limit := wallclock.Time{Sec: now.Sec - windowSec, Nsec: now.Nsec}
+	for rl.head < len(rl.queue) && rl.queue[rl.head].at.Before(limit) {
+		if len(rl.sentTo) > 0 {
+			delete(rl.sentTo, rl.base+int64(rl.head)+1)
+		}
+		rl.head++
+	}
+	rl.keep()
+}
+
+// expireFar is expire for a time within Window of the earliest one
+// (a damaged capture's), by subtraction.
+func (rl *relays) expireFar(now wallclock.Time) {
 	for rl.head < len(rl.queue) {
 		at := rl.queue[rl.head].at
 		if d, ok := now.SubNear(at); ok && d <= Window || !ok && now.Sub(at) <= Window {
