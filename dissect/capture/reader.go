@@ -21,7 +21,11 @@ import (
 // a clean end, and cannot resynchronise after a bad record. The two small
 // record readers in pcap.go and pcapng.go do all of that.
 type Reader struct {
-	src         source
+	src  source
+	pcap *pcapSource // src when it is one, for Next's fused path (pcapfast.go)
+	// plainLast says the last call of Next counted one record and one UDP
+	// datagram and changed no other counter (see PlainLast).
+	plainLast   bool
 	in          *input
 	format      Format
 	dec         *Decoder
@@ -163,7 +167,10 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 		rd.src, err = newNgSource(in)
 	case isPcapMagic(m):
 		rd.format = PCAP
-		rd.src, err = newPcapSource(in)
+		var s *pcapSource
+		if s, err = newPcapSource(in); err == nil {
+			rd.src, rd.pcap = s, s
+		}
 	default:
 		if head, _ := in.peek(512); isOBCTrace(head) {
 			rd.format = OBCTrace
@@ -252,6 +259,13 @@ func (r *Reader) StatsTo(s *Stats) {
 	s.FragmentsExpired, s.FragmentsIncomplete = c.FragmentsExpired, c.FragmentsIncomplete
 }
 
+// PlainLast reports that the last call of Next changed the counters
+// (Stats) by one record and one UDP datagram and nothing else, as it does
+// for the usual datagram; false means they may have changed otherwise. A
+// consumer keeping the counters as they were before each datagram it
+// reads ahead (flow.Run) then need not copy them all.
+func (r *Reader) PlainLast() bool { return r.plainLast }
+
 // Incomplete lists the fragment sets that were unfinished at the end of the
 // file. It is empty until Next has returned io.EOF.
 func (r *Reader) Incomplete() []FragmentSetInfo { return r.incomplete }
@@ -264,14 +278,29 @@ func (r *Reader) Incomplete() []FragmentSetInfo { return r.incomplete }
 // I/O error from the underlying reader.
 func (r *Reader) Next() (*Packet, error) {
 	if r.eof {
+		r.plainLast = false
 		return nil, io.EOF
 	}
+	skipped := false
 	for {
 		if r.interrupted() {
+			r.plainLast = false
 			r.eof = true
 			r.incomplete = r.dec.Flush()
 			return nil, io.EOF
 		}
+		if r.pcap != nil {
+			if p := r.nextPcapUDP(r.pcap); p != nil {
+				// One record, one datagram, no fragments waiting (so
+				// none expired): plain, unless records were skipped
+				// before it in this call.
+				r.plainLast = !skipped
+				return p, nil
+			}
+		}
+		// Any record this iteration reads takes the general path, which
+		// does not tell how the counters change.
+		r.plainLast, skipped = false, true
 		rec := &r.rec
 		err := r.src.next(rec)
 		if err != nil {

@@ -49,27 +49,28 @@ func (c *pairCache) hit(src, dst *netip.AddrPort, gen uint32) bool {
 const pairCacheSize = 64 // a power of two
 
 // addrBits16 folds an address into 64 bits for hashing: the XOR of the two
-// halves of its 16-byte form. lookup uses it only for IPv6 addresses (see
+// halves of its 16-byte form. pairSlot uses it only for IPv6 addresses (see
 // there why).
 func addrBits16(a netip.Addr) uint64 {
 	v := a.As16()
 	return binary.LittleEndian.Uint64(v[:8]) ^ binary.LittleEndian.Uint64(v[8:])
 }
 
-// lookup finds the flow of a datagram from src to dst and its direction,
-// from the pair cache when it can.
-func (t *Tracker) lookup(src, dst *netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
-	// The cache slot of the pair: a multiplicative hash of both addresses
-	// and ports, so that the few pairs of a game (a server and up to 16
-	// clients, two directions each) rarely share a slot. The cache is
-	// two-way set-associative: the slot is even, and a pair may sit in it
-	// or in the odd one after it. (Written out here: as a function it was
-	// too big to be inlined, and its call cost a fifth of the lookup.)
-	//
-	// IPv4 addresses, the usual kind, are taken as their 4 bytes: the
-	// 16-byte form of an address is built on the stack by two 8-byte
-	// stores and copied by one 16-byte load, which the CPU cannot forward
-	// from the stores and stalls on (this lookup was a tenth of Run's time).
+// A datagram's flow and direction are found by Tracker.decrypted, from the
+// pair cache when it can (its first slot, pairSlot, is tried there, the
+// second by lookupOther), and by lookupSlow otherwise.
+
+// pairSlot is the cache slot of the pair: a multiplicative hash of both
+// addresses and ports, so that the few pairs of a game (a server and up to
+// 16 clients, two directions each) rarely share a slot. The cache is
+// two-way set-associative: the slot is even, and a pair may sit in it or
+// in the odd one after it.
+//
+// IPv4 addresses, the usual kind, are taken as their 4 bytes: the 16-byte
+// form of an address is built on the stack by two 8-byte stores and copied
+// by one 16-byte load, which the CPU cannot forward from the stores and
+// stalls on (this lookup was a tenth of Run's time).
+func pairSlot(src, dst *netip.AddrPort) int {
 	var sa, da uint64
 	if s, d := src.Addr(), dst.Addr(); s.Is4() && d.Is4() {
 		s4, d4 := s.As4(), d.As4()
@@ -79,17 +80,19 @@ func (t *Tracker) lookup(src, dst *netip.AddrPort, plain []byte) (*flowState, ga
 	}
 	x := sa*0x9E3779B97F4A7C15 ^ da*0xC2B2AE3D27D4EB4F ^
 		(uint64(src.Port())<<16|uint64(dst.Port()))*0x165667B19E3779F9
-	slot := int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
-	if c := &t.cache[slot]; c.hit(src, dst, t.gen) {
-		return c.fs, c.dir, true
-	}
+	return int((x*0x9E3779B97F4A7C15)>>(64-6)) &^ 1
+}
+
+// lookupOther finds the flow of a datagram from src to dst and its
+// direction past the pair's first cache slot.
+func (t *Tracker) lookupOther(slot int, src, dst *netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
 	if c := &t.cache[slot+1]; c.hit(src, dst, t.gen) {
 		return c.fs, c.dir, true
 	}
 	return t.lookupSlow(slot, *src, *dst, plain)
 }
 
-// lookupSlow is lookup for a pair that is not in the cache.
+// lookupSlow finds the flow of a pair that is not in the cache.
 func (t *Tracker) lookupSlow(slot int, src, dst netip.AddrPort, plain []byte) (*flowState, game.Direction, bool) {
 	server, client, stable, ok := t.orient(src, dst, plain)
 	if !ok {

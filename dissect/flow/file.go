@@ -45,100 +45,33 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	var sum Summary
 	out := &sink{until: emit}
 	buffered, _ := src.(interface{ Buffered() int })
-	// A *capture.Reader, the usual source, is also called directly: its
-	// small Buffered and StatsTo are then inlined, and the counters are
-	// copied once for every datagram read ahead, not twice (through
-	// Stats' result).
+	// A *capture.Reader, the usual source, is read by a loop of its own
+	// (readBatch.fromReader), which calls its small Buffered and StatsTo
+	// directly, where they are inlined.
 	reader, _ := src.(*capture.Reader)
+	b := new(readBatch)
 	var (
-		// held grows to readAhead as batches need it (a capture of a few
-		// datagrams, as the fuzz targets make, then costs little).
-		held []heldDatagram
-		// statsBefore[k] is the capture counters before held[k] was read:
-		// if emit stops the run before a datagram's turn, it was never read
-		// as far as the caller can tell.
-		statsBefore = make([]capture.Stats, 1, 8)
-		plain, raw  [readAhead][]byte
-		rec         Record
-		damagedRaw  []byte // reused for checksum-damaged datagrams
-		// arena holds a batch's decrypted datagrams one after another
-		// (used bytes of it so far): a buffer for each, of 2 KiB or more,
-		// put their first bytes 2 KiB apart, in the same few sets of the
-		// CPU's cache, where they evicted each other.
-		arena []byte
-		used  int
+		rec        Record
+		damagedRaw []byte // reused for checksum-damaged datagrams
 	)
 	for !out.stopped {
 		// Take one datagram, and more while they are already in memory.
-		n, k := 0, 0 // datagrams read, and of them to decrypt
-		size := 0    // their bytes
-		used = 0
+		var n, k int // datagrams read, and of them to decrypt
 		var err error
 		if reader != nil {
-			reader.Hold() // the datagrams stay where they were read
-		}
-		for n < readAhead && size < readAheadBytes {
-			var p *capture.Packet
-			if reader != nil {
-				if n > 0 {
-					if reader.Buffered() == 0 {
-						break
-					}
-					statsBefore = growTo(statsBefore, n)
-					reader.StatsTo(&statsBefore[n])
-				}
-				p, err = reader.Next()
-			} else {
-				if n > 0 {
-					if buffered == nil || buffered.Buffered() == 0 {
-						break
-					}
-					statsBefore = growTo(statsBefore, n)
-					statsBefore[n] = src.Stats()
-				}
-				p, err = src.Next()
-			}
-			if err != nil {
-				break
-			}
-			held = growTo(held, n)
-			h := &held[n]
-			h.hold(p, reader != nil)
-			size += len(h.raw)
-			if !h.gameSpy {
-				if len(arena)-used < len(h.raw) {
-					// The datagrams already placed keep the old arena.
-					arena, used = make([]byte, max(2*len(arena), len(h.raw), 4096)), 0
-				}
-				h.plain = arena[used : used+len(h.raw) : used+len(h.raw)]
-				used += len(h.raw)
-				plain[k], raw[k] = h.plain, h.raw
-				k++
-			}
-			n++
-		}
-		if reader != nil {
-			// The payloads stay valid until the next read all the same.
-			reader.Release()
+			n, k, err = b.fromReader(reader)
+		} else {
+			n, k, err = b.fromSource(src, buffered)
 		}
 		// A datagram read alone is decrypted by Datagram.
-		batch := n > 1
-		if batch {
-			dissect.DecryptBatch(plain[:k], raw[:k])
+		if n > 1 {
+			dissect.DecryptBatch(b.plain[:k], b.raw[:k])
 		}
-		fed := 0
-		for ; fed < n && !out.stopped; fed++ {
-			if h := &held[fed]; batch && !h.gameSpy {
-				err := t.dg.Parse(h.plain)
-				t.decrypted(&h.rec, h.plain, &t.dg, err, out)
-			} else {
-				t.datagram(&h.rec, h.raw, out)
-			}
-		}
+		fed := b.feed(t, n, out)
 		// Stopped with datagrams (or damage) read ahead but not reported.
 		if out.stopped && (fed < n || err != nil && err != io.EOF) {
 			sum.Damage = out.damage
-			sum.Capture = statsBefore[fed]
+			sum.Capture = b.before(fed)
 			sum.Flow = t.Stats()
 			return sum, nil
 		}
@@ -171,13 +104,160 @@ func Run(src Source, t *Tracker, emit func(*Record) bool) (Summary, error) {
 	return sum, nil
 }
 
-// growTo returns s with index n in range, grown (by append, keeping what
-// it holds) when it is not.
-func growTo[T any](s []T, n int) []T {
-	for len(s) <= n {
-		s = append(s, *new(T))
-	}
+// readBatch is what Run reads ahead at once. Its loops are methods of
+// their own, with few variables each: as one function with Run, the loop
+// kept more than the registers hold and moved them to and from the stack
+// on every datagram.
+type readBatch struct {
+	// held grows to readAhead as batches need it (a capture of a few
+	// datagrams, as the fuzz targets make, then costs little).
+	held []heldDatagram
+	// statsBefore[k] is the capture counters before held[k] was read
+	// (k > 0; as long as held): if emit stops the run before a datagram's
+	// turn, it was never read as far as the caller can tell. Only those at
+	// from's indices are written: reading a usual datagram changes two
+	// counters by one (capture.Reader.PlainLast), so from[k] is the last
+	// index up to k whose counters were copied, and before(k) works out
+	// the rest from there.
+	statsBefore []capture.Stats
+	from        []int
+	// plain and raw are the batch's datagrams to decrypt, for
+	// dissect.DecryptBatch.
+	plain, raw [readAhead][]byte
+	// arena holds a batch's decrypted datagrams one after another (used
+	// bytes of it so far): a buffer for each, of 2 KiB or more, put their
+	// first bytes 2 KiB apart, in the same few sets of the CPU's cache,
+	// where they evicted each other.
+	arena []byte
+	used  int
+}
+
+// grow makes room for one more held datagram (and its statsBefore),
+// doubling up to readAhead.
+func (b *readBatch) grow() {
+	n := min(max(2*len(b.held), 8), readAhead)
+	b.held = append(b.held, make([]heldDatagram, n-len(b.held))...)
+	b.statsBefore = append(b.statsBefore, make([]capture.Stats, n-len(b.statsBefore))...)
+	b.from = append(b.from, make([]int, n-len(b.from))...)
+}
+
+// before returns the capture counters before held[k] was read (k > 0).
+func (b *readBatch) before(k int) capture.Stats {
+	s, plain := b.statsBefore[b.from[k]], k-b.from[k]
+	s.Records += plain
+	s.UDP += plain
 	return s
+}
+
+// fromReader reads a batch from a capture.Reader, held (see its Hold) so
+// that the datagrams need not be copied aside: one datagram, and more
+// while the next is already in memory, up to readAhead datagrams or
+// readAheadBytes bytes. It returns how many it read (n), how many of them
+// are to decrypt (k, in plain and raw), and the error that stopped it.
+func (b *readBatch) fromReader(rd *capture.Reader) (n, k int, err error) {
+	rd.Hold() // the datagrams stay where they were read
+	b.used = 0
+	size := 0
+	for {
+		if n == len(b.held) {
+			b.grow()
+		}
+		if n > 0 {
+			if size >= readAheadBytes || rd.Buffered() == 0 {
+				break
+			}
+			// The counters after the last read: those before it and
+			// one more record and datagram, when that is all it changed;
+			// copied whole otherwise (and after the first datagram, for
+			// before has none to count from before it).
+			if n > 1 && rd.PlainLast() {
+				b.from[n] = b.from[n-1]
+			} else {
+				b.from[n] = n
+				rd.StatsTo(&b.statsBefore[n])
+			}
+		}
+		var p *capture.Packet
+		if p, err = rd.Next(); err != nil {
+			break
+		}
+		h := &b.held[n]
+		h.hold(p, true)
+		size += len(h.raw)
+		if !h.gameSpy {
+			k = b.place(h, k)
+		}
+		if n++; n == readAhead {
+			break
+		}
+	}
+	// The payloads stay valid until the next read all the same.
+	rd.Release()
+	return n, k, err
+}
+
+// fromSource is fromReader for any other Source, reading ahead while
+// buffered (when not nil) says more is in memory.
+func (b *readBatch) fromSource(src Source, buffered interface{ Buffered() int }) (n, k int, err error) {
+	b.used = 0
+	size := 0
+	for {
+		if n == len(b.held) {
+			b.grow()
+		}
+		if n > 0 {
+			if size >= readAheadBytes || buffered == nil || buffered.Buffered() == 0 {
+				break
+			}
+			b.from[n] = n
+			b.statsBefore[n] = src.Stats()
+		}
+		var p *capture.Packet
+		if p, err = src.Next(); err != nil {
+			break
+		}
+		h := &b.held[n]
+		h.hold(p, false)
+		size += len(h.raw)
+		if !h.gameSpy {
+			k = b.place(h, k)
+		}
+		if n++; n == readAhead {
+			break
+		}
+	}
+	return n, k, err
+}
+
+// place gives the held datagram h its room in the arena and makes it the
+// batch's datagram k to decrypt; it returns k+1.
+func (b *readBatch) place(h *heldDatagram, k int) int {
+	l := len(h.raw)
+	if len(b.arena)-b.used < l {
+		// The datagrams already placed keep the old arena.
+		b.arena, b.used = make([]byte, max(2*len(b.arena), l, 4096)), 0
+	}
+	h.plain = b.arena[b.used : b.used+l : b.used+l]
+	b.used += l
+	b.plain[k], b.raw[k] = h.plain, h.raw
+	return k + 1
+}
+
+// feed hands the batch's n datagrams to t, in order, until out stops; it
+// returns how many it handed over. With more than one, they were
+// decrypted together.
+func (b *readBatch) feed(t *Tracker, n int, out *sink) int {
+	batch := n > 1
+	fed := 0
+	for ; fed < n && !out.stopped; fed++ {
+		if h := &b.held[fed]; batch && !h.gameSpy {
+			err := t.dg.Parse(h.plain)
+			t.decrypted(&h.rec, h.plain, &t.dg, err, out)
+		} else {
+			t.datagram(&h.rec, h.raw, out)
+		}
+	}
+	return fed
 }
 
 // readAhead is how many datagrams Run reads at once from a buffered source:

@@ -164,3 +164,47 @@ func fieldSample(t *testing.T, typ reflect.Type) any {
 	t.Fatalf("struct type %s not handled by this test", typ)
 	return nil
 }
+
+// Stopped early (emit returning false, as -c COUNT does), Run must report
+// the capture counters as they were when the last reported datagram was
+// read, not as far as it read ahead: the same as reading one datagram at a
+// time. Every stopping point of captures with skipped records, fragments,
+// damage and GameSpy.
+func TestStopEarlySummaryMatchesOneByOne(t *testing.T) {
+	for _, path := range []string{"../../testdata/pcaps/lossy.pcap", "../../testdata/pcaps/damaged.pcap",
+		"../../testdata/pcaps/duel.pcapng", "../../testdata/pcaps/join.pcap", "../../testdata/openbc/networked-battle.pcap"} {
+		open := func(buffered bool) *countingSource {
+			rd, err := capture.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rd.Close() })
+			return &countingSource{Reader: rd, buffered: buffered}
+		}
+		run := func(src Source, stopAt int) Summary {
+			n := 0
+			sum, err := Run(src, New(Options{}), func(*Record) bool { n++; return n < stopAt })
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sum
+		}
+		total := run(open(false), 1<<30)
+		records := total.Flow.Messages + total.Flow.GameSpy + total.Damage
+		step := max(1, records/300) // the large captures at some 300 points
+		for stop := 1; stop <= records+1; stop += step {
+			// The Reader itself (read ahead through its own loop), and a
+			// source that hides it (one datagram at a time).
+			rd, err := capture.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := run(rd, stop)
+			rd.Close()
+			want := run(open(false), stop)
+			if got != want {
+				t.Fatalf("%s stopped at record %d:\n  read ahead %+v\n  one by one %+v", path, stop, got, want)
+			}
+		}
+	}
+}

@@ -152,7 +152,19 @@ func grow(b []byte, n int) []byte {
 // messages and perr the splitting error. plain and dg must stay valid until
 // decrypted returns.
 func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr error, out *sink) {
-	fs, dir, ok := t.lookup(&r.Src, &r.Dst, plain)
+	// lookup, written out: its first cache slot is nearly always the
+	// pair's, and as a call it cost a frame and the arguments kept.
+	var (
+		fs  *flowState
+		dir game.Direction
+		ok  bool
+	)
+	slot := pairSlot(&r.Src, &r.Dst)
+	if c := &t.cache[slot]; c.hit(&r.Src, &r.Dst, t.gen) {
+		fs, dir, ok = c.fs, c.dir, true
+	} else {
+		fs, dir, ok = t.lookupOther(slot, &r.Src, &r.Dst, plain)
+	}
 	if !ok {
 		t.stats.OtherUDP++
 		return
@@ -178,8 +190,18 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 		case m.NonStock != dissect.FormUnknown:
 			t.message(fs, r, m)
 		case m.Type == dissect.TypeAck:
-		case m.Type == dissect.TypeData && !m.Fragment:
-			t.decodeGame(fs, r, m.Payload)
+		case m.Type == dissect.TypeData && !m.Fragment && len(m.Payload) != 0:
+			// decodeGame for a message with an opcode, written out:
+			// as a call it cost a frame and the loop's values reloaded.
+			t.stats.GameMessages++
+			g := &t.game
+			if !fs.dec.DecodeStateUpdate(g, m.Payload, dir) {
+				fs.dec.DecodeTo(g, m.Payload, dir)
+			}
+			r.Game, r.Payload, r.hashState = g, m.Payload, hashPending
+			if g.Err != nil || g.NonStock != nil || g.Warning != "" {
+				t.gameNotes(r)
+			}
 		default:
 			t.message(fs, r, m)
 		}
@@ -293,6 +315,12 @@ func (t *Tracker) decodeGame(fs *flowState, rec *Record, payload []byte) {
 	}
 	fs.dec.DecodeTo(&t.game, payload, rec.Dir)
 	rec.Game, rec.Payload, rec.hashState = &t.game, payload, hashPending
+	t.gameNotes(rec)
+}
+
+// gameNotes counts a game message's error and carries its non-stock form
+// and warning to rec.
+func (t *Tracker) gameNotes(rec *Record) {
 	if t.game.Err != nil {
 		t.stats.GameErrors++
 	}

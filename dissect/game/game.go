@@ -149,6 +149,13 @@ func (d *Decoder) Decode(p []byte, dir Direction) (res Result) {
 // store-forwarding stall: the copy reads with 16-byte loads what Decode
 // had just stored 8 bytes at a time).
 func (d *Decoder) DecodeTo(res *Result, p []byte, dir Direction) {
+	// StateUpdate is most of the game traffic: its usual form is decoded
+	// without the Reader, and the rest with its decode, both on its own
+	// type rather than through the Message and warner interfaces (as
+	// quic-go's frame parser special-cases its common frames).
+	if d.DecodeStateUpdate(res, p, dir) {
+		return
+	}
 	*res = Result{}
 	if len(p) == 0 {
 		d.raw = Raw{}
@@ -157,17 +164,6 @@ func (d *Decoder) DecodeTo(res *Result, p []byte, dir Direction) {
 		return
 	}
 	op := Opcode(p[0])
-	// StateUpdate is most of the game traffic: its usual form is decoded
-	// without the Reader, and the rest with its decode, both on its own
-	// type rather than through the Message and warner interfaces (as
-	// quic-go's frame parser special-cases its common frames).
-	if op == OpStateUpdate && d.su != nil && d.su.decodeFast(p[1:], dir, &d.Ships) {
-		res.Msg, res.Warning = d.su, d.su.warning()
-		if d.su.openbc != 0 {
-			d.classify(p, dir, res)
-		}
-		return
-	}
 	if classifiedOps[op] && shortEvent(p) {
 		// The event decoder would only fail (and allocate its error): the
 		// message is read as the event's fields as far as they go.

@@ -224,16 +224,31 @@ func (m *StateUpdate) readFields(r *dissect.Reader) {
 	m.readHeader(r)
 }
 
-// decodeFast is decode for the usual StateUpdate, body being the bytes
-// after the opcode, without the Reader: a header that readHeaderFast reads,
-// then subsystem states of a known class that fit it, or an even number of
-// weapon bytes with no packed bit left, or nothing. Decoder.Decode tries
-// it first; it reports false for any other message, having perhaps changed
-// m, and Decode then decodes the message with decode. On true, m is what
-// decode makes of body (FuzzStateUpdateMatchesReference).
-func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry) bool {
-	m.reset()
-	m.dir = dir
+// DecodeStateUpdate is DecodeTo for the usual StateUpdate (p[0] is
+// OpStateUpdate): a header that readHeaderFast reads, then subsystem states
+// of a known class that fit it, or an even number of weapon bytes with no
+// packed bit left, or nothing. It reports false for any other message,
+// leaving *res as it was (and perhaps the Decoder's StateUpdate changed),
+// and DecodeTo then decodes the message; on true, *res is what DecodeTo
+// makes of p (FuzzStateUpdateMatchesReference). DecodeTo tries it first;
+// a caller that decodes many messages (flow's Tracker) calls it before
+// DecodeTo, which saves a call for most of a battle's messages.
+func (d *Decoder) DecodeStateUpdate(res *Result, p []byte, dir Direction) bool {
+	m := d.su
+	if len(p) == 0 || Opcode(p[0]) != OpStateUpdate || m == nil {
+		return false
+	}
+	body := p[1:]
+	// reset, written out (resetHeader is inlined): as a call, too large
+	// to inline, its frame and the arguments kept across it cost about as
+	// much as its stores.
+	m.resetHeader()
+	m.SubsystemStart, m.SubsystemsUndecoded = 0, false
+	m.Subsystems, m.Weapons, m.childBuf = m.Subsystems[:0], m.Weapons[:0], m.childBuf[:0]
+	if m.Class != nil || m.SubsystemData != nil || m.SubsystemLeadBits != nil || m.tried != nil {
+		m.Class, m.SubsystemData, m.SubsystemLeadBits, m.tried = nil, nil, nil, nil
+	}
+	m.dir, m.whyRaw, m.openbc = dir, 0, 0
 	n, bits, ok := m.readHeaderFast(body, dissect.BitGroup{})
 	if !ok {
 		return false
@@ -246,13 +261,14 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 		if f&StateWeapons != 0 || len(rest) == 0 {
 			return false
 		}
-		class := ships.lookupClass(m.Object)
+		class := d.Ships.lookupClass(m.Object)
 		if class == nil {
 			return false
 		}
 		m.SubsystemStart, m.Class = rest[0], class.spec
-		_, ok := m.statesByClass(rest[1:], bits, class)
-		return ok
+		if _, ok := m.statesByClass(rest[1:], bits, class); !ok {
+			return false
+		}
 	case !bits.Empty():
 		return false // decode reports the bits left over
 	case f&StateWeapons != 0:
@@ -262,6 +278,15 @@ func (m *StateUpdate) decodeFast(body []byte, dir Direction, ships *ShipRegistry
 		m.readWeapons(rest)
 	case len(rest) != 0:
 		return false
+	}
+	w, ok := m.commonWarning()
+	if !ok {
+		w = m.warning()
+	}
+	*res = Result{}
+	res.Msg, res.Warning = m, w
+	if m.openbc != 0 {
+		d.classify(p, dir, res)
 	}
 	return true
 }
@@ -307,6 +332,23 @@ const (
 	warnServerWeapons    = "server-to-client StateUpdate carries weapon states (0x80), which the stock host never sends"
 	warnBothRoundRobins  = "subsystem states run to the end of the message, so the weapon flag (0x80) has no room for data"
 )
+
+// commonWarning is warning for the messages whose warning is at most one
+// of the two constants (ok), small enough to be inlined where Decode's
+// fast path would otherwise call warning for every StateUpdate.
+func (m *StateUpdate) commonWarning() (w string, ok bool) {
+	f := m.Flags
+	if f&(StateSubsystems|StateWeapons) == StateSubsystems|StateWeapons || m.whyRaw == undecodedMismatch || m.openbc != 0 {
+		return "", false
+	}
+	if m.dir == ClientToServer && f&StateSubsystems != 0 {
+		return warnClientSubsystems, true
+	}
+	if m.dir == ServerToClient && f&StateWeapons != 0 {
+		return warnServerWeapons, true
+	}
+	return "", true
+}
 
 func (m *StateUpdate) warning() string {
 	w := ""
