@@ -159,17 +159,34 @@ func clampI8(f float32) int8 {
 
 func (d Dir3) String() string { return string(d.AppendString(nil)) }
 
-// AppendString appends the String form.
+// AppendString appends the String form, "(x, y, z)", each component's
+// bytes from dirComponentText, stored whole and followed by its
+// separator.
 func (d Dir3) AppendString(b []byte) []byte {
-	b = append(append(b, '('), dirComponentText[uint8(d[0])]...)
-	b = append(append(b, ", "...), dirComponentText[uint8(d[1])]...)
-	b = append(append(b, ", "...), dirComponentText[uint8(d[2])]...)
-	return append(b, ')')
+	const room = 1 + 2*(7+2) + 8 // '(', two components of at most seven bytes and ", ", the last store
+	b = slices.Grow(b, room)
+	n := len(b)
+	w := (*[room]byte)(b[n : n+room])
+	x, y, z := &dirComponentText[uint8(d[0])], &dirComponentText[uint8(d[1])], &dirComponentText[uint8(d[2])]
+	// Each component is at most five bytes ("-1.01"; seven fit): the store
+	// after it covers its separator's place, and the separator is written
+	// after.
+	w[0] = '('
+	binary.LittleEndian.PutUint64(w[1:], x.text)
+	k := 1 + int(x.len&7)
+	w[k], w[k+1] = ',', ' '
+	binary.LittleEndian.PutUint64(w[k+2:], y.text)
+	k += 2 + int(y.len&7)
+	w[k], w[k+1] = ',', ' '
+	binary.LittleEndian.PutUint64(w[k+2:], z.text)
+	k += 2 + int(z.len&7)
+	w[k] = ')'
+	return b[:n+k+1]
 }
 
-// dirComponentText (tables_gen.go) is the text of each direction byte's
-// component, as Vec().AppendString writes it (AppendFixed of byte/127 to
-// two decimals), formatted by TestGeneratedTables.
+// dirComponentText (tables_gen.go, made by TestGeneratedTables) is the
+// text of each direction byte's component, as Vec().AppendString writes
+// it (AppendFixed of byte/127 to two decimals), as a dirWord.
 
 // AppendJSON appends the direction as floats, as Vec().AppendJSON does:
 // [x,y,z], each component's bytes from dirComponentJSON, stored whole
@@ -198,11 +215,12 @@ func (d Dir3) AppendJSON(b []byte) []byte {
 // dirComponentJSON (tables_gen.go, made by TestGeneratedTables) is the
 // JSON of each direction byte's component (appendJSONFloat of byte/127,
 // to four decimals), formatted once rather than three times per
-// direction, as a dirJSONWord.
+// direction, as a dirWord.
 
-// dirJSONWord is a direction component's JSON: its bytes, at most seven
-// ("-0.9921"), in a little-endian word, the first lowest, and their count.
-type dirJSONWord struct {
+// dirWord is a direction component's text or JSON: its bytes, at most
+// seven ("-0.9921"), in a little-endian word, the first lowest, and their
+// count.
+type dirWord struct {
 	text uint64
 	len  uint8
 }

@@ -189,12 +189,18 @@ func appendJSONFloatPrev(b []byte, f float32) []byte {
 }
 
 // Every direction byte, at each of the three places, is written from the
-// table as the float form writes it, after bytes already in the buffer.
+// tables as the float forms write it (JSON and text), after bytes already
+// in the buffer.
 func TestDir3AppendJSONEveryByte(t *testing.T) {
 	for i := range 256 {
-		for _, d := range []Dir3{{int8(i), 0, 0}, {1, int8(i), -1}, {-128, 127, int8(i)}} {
+		for _, d := range []Dir3{{int8(i), 0, 0}, {1, int8(i), -1}, {-128, 127, int8(i)}, {int8(i), int8(i), int8(i)}} {
 			if got, want := string(d.AppendJSON([]byte("ab"))), "ab"+oldVec3JSON(d.Vec()); got != want {
 				t.Fatalf("%v: AppendJSON = %s, want %s", d, got, want)
+			}
+			v := d.Vec()
+			want := "ab(" + string(AppendFixed(nil, v.X, 2)) + ", " + string(AppendFixed(nil, v.Y, 2)) + ", " + string(AppendFixed(nil, v.Z, 2)) + ")"
+			if got := string(d.AppendString([]byte("ab"))); got != want {
+				t.Fatalf("%v: AppendString = %s, want %s", d, got, want)
 			}
 		}
 	}
