@@ -133,11 +133,11 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 }
 
 // appendHealthyJSON appends the JSON of a state at full health (condition
-// and every child 255, which f's caller has checked), in the usual form of
-// its format: powered, on, without extra bytes or a new bit group; a
-// shield too, every facing 255; a power plant; a format without a tail. It starts
-// from f.healthy, made once, and ok is false (b unchanged) for a state in
-// another form.
+// and every child 255, which the caller has checked), in the usual form
+// of its format: powered, on, without extra bytes or a new bit group; a
+// shield too, every facing 255; a power plant; a format without a tail.
+// It starts from f.healthy, made once, and ok is false (b unchanged) for
+// a state in another form.
 func (s *SubsystemState) appendHealthyJSON(b []byte, f *subsystemForms) (out []byte, ok bool) {
 	switch s.Format {
 	case SubsystemPowered, SubsystemShield:
@@ -209,14 +209,14 @@ type subsystemForms struct {
 	// health: nearly always).
 	childrenFull string
 	// healthy is the JSON of the entry at full health (condition and
-	// every child 255) up to the value that follows: the power bit of a
-	// powered state or a shield (`,"has_power":`), the main
-	// battery of a power plant, the closing brace of another format (see
-	// appendHealthyJSON).
+	// every child 255) up to the values that vary: the power bit of a
+	// powered state or a shield (it ends with `,"has_power":`), the main
+	// battery of a power plant; another format's lacks only the closing
+	// brace (see appendHealthyJSON).
 	healthy string
-	// healthyText is the text form's healthyJSON: the quoted name, the
-	// condition and every child at 255, and " power=" or " battery="
-	// (see appendHealthyText).
+	// healthyText is healthy's text form: the quoted name, the condition
+	// and every child at 255, and " power=" or " battery=" (see
+	// appendHealthyText).
 	healthyText string
 	quoted      string // the name in the text form, quoted
 	// classMember is ,"class":"<name>","subsystems":[ for class, whose
