@@ -1,7 +1,9 @@
 package report
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -130,6 +132,13 @@ func appendSeconds(b []byte, d time.Duration) []byte {
 	us := uint64(d+500) / 1000
 	b = jsonenc.Uint(b, us/1e6)
 	frac := us % 1e6
-	return append(b, '.', byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
-		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))
+	// The point and three digit pairs, in place.
+	b = slices.Grow(b, 7)
+	n := len(b)
+	w := (*[7]byte)(b[n : n+7])
+	w[0] = '.'
+	binary.LittleEndian.PutUint16(w[1:], jsonenc.PairWords[frac/1e4])
+	binary.LittleEndian.PutUint16(w[3:], jsonenc.PairWords[frac/100%100])
+	binary.LittleEndian.PutUint16(w[5:], jsonenc.PairWords[frac%100])
+	return b[:n+7]
 }
