@@ -282,6 +282,26 @@ var playerShipJSON = [16]string{
 	"{\"id\":\"0x403BFFFF\",\"slot\":15}", // 0x0f
 }
 
+// playerShipText is ObjectID.AppendString of each player slot's ship.
+var playerShipText = [16]string{
+	"0x3FFFFFFF(slot 0)",  // 0x00
+	"0x4003FFFF(slot 1)",  // 0x01
+	"0x4007FFFF(slot 2)",  // 0x02
+	"0x400BFFFF(slot 3)",  // 0x03
+	"0x400FFFFF(slot 4)",  // 0x04
+	"0x4013FFFF(slot 5)",  // 0x05
+	"0x4017FFFF(slot 6)",  // 0x06
+	"0x401BFFFF(slot 7)",  // 0x07
+	"0x401FFFFF(slot 8)",  // 0x08
+	"0x4023FFFF(slot 9)",  // 0x09
+	"0x4027FFFF(slot 10)", // 0x0a
+	"0x402BFFFF(slot 11)", // 0x0b
+	"0x402FFFFF(slot 12)", // 0x0c
+	"0x4033FFFF(slot 13)", // 0x0d
+	"0x4037FFFF(slot 14)", // 0x0e
+	"0x403BFFFF(slot 15)", // 0x0f
+}
+
 // stateFlagsText is StateFlags.String of each flags byte (appendNames).
 var stateFlagsText = [256]string{
 	"none",                                        // 0x00

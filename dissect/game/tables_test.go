@@ -45,13 +45,15 @@ func TestGeneratedTables(t *testing.T) {
 		}
 		start = append(start, strconv.Itoa(k))
 	}
-	var ships [maxPlayerSlots]string
+	var ships, shipsText [maxPlayerSlots]string
 	for s := range ships {
 		ships[s] = string(PlayerObjectID(s).appendJSONLong(nil))
+		shipsText[s] = string(PlayerObjectID(s).appendStringLong(nil))
 	}
 	src := gentab.Source("game", "TestGeneratedTables (tables_test.go)",
 		gentab.Table{Name: "shortStart", Type: "int8", Doc: "shortStart is appendShortF32's first level for each biased float32 exponent.", Elems: start},
 		gentab.Strings("playerShipJSON", "playerShipJSON is ObjectID.AppendJSON of each player slot's ship.", ships[:]),
+		gentab.Strings("playerShipText", "playerShipText is ObjectID.AppendString of each player slot's ship.", shipsText[:]),
 		gentab.Strings("stateFlagsText", "stateFlagsText is StateFlags.String of each flags byte (appendNames).", flagsText[:]),
 		gentab.Strings("stateFlagsJSON", "stateFlagsJSON is StateFlags.AppendJSON of each flags byte (appendJSONForm).", flagsJSON[:]),
 		gentab.Strings("pctText", "pctText is each condition byte as a whole percentage of 255, rounded down.", pct[:]),
