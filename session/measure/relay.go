@@ -37,9 +37,17 @@ type pending struct {
 	op       game.Opcode // the row it counts in
 }
 
+// relayTally is a RelayRow's counts.
+type relayTally struct{ messages, toSender, toOthers, expected int }
+
 // relays follows client messages for the relay matrix.
 type relays struct {
-	rows    [256]*RelayRow   // by opcode
+	rows [256]*RelayRow // by opcode
+	// tallies are the rows' counts, by opcode, until Finish copies them
+	// (a row's are one line of this array, where the row pointer and the
+	// row were two lines apart, out of L1 by the opcode's next message).
+	// An opcode has a row once its tally counts a message.
+	tallies [256]relayTally
 	queue   []pending        // from queue[head] on, the messages within Window
 	ats     []wallclock.Time // the queue's times, queue[i]'s at ats[i]; as long as its capacity
 	head    int
@@ -61,20 +69,20 @@ const minBuckets = 2048
 
 // sent remembers a client's message, of payload hash h.
 func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
-	row := rl.rows[op]
-	if row == nil || len(rl.queue) == cap(rl.queue) || rl.head == len(rl.queue) {
+	t := &rl.tallies[op]
+	if t.messages == 0 || len(rl.queue) == cap(rl.queue) || rl.head == len(rl.queue) {
 		// The opcode's first message, a full queue or an empty one (the
 		// message becomes the oldest): the calls apart, so that the usual
 		// case saves nothing around them.
 		rl.sentFirst(cs, op, h, now)
 		return
 	}
-	row.Messages++
+	t.messages++
 	others := cs.srv.playing
 	if cs.inGame && !cs.gone {
 		others-- // the sender itself
 	}
-	row.Expected += others
+	t.expected += others
 	n := len(rl.queue)
 	rl.queue = rl.queue[:n+1]
 	rl.ats[n] = now
@@ -87,17 +95,16 @@ func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.
 
 // sentFirst is sent in its rarer cases.
 func (rl *relays) sentFirst(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
-	row := rl.rows[op]
-	if row == nil {
-		row = &RelayRow{Opcode: op.String(), op: op}
-		rl.rows[op] = row
+	if rl.rows[op] == nil {
+		rl.rows[op] = &RelayRow{Opcode: op.String(), op: op}
 	}
-	row.Messages++
+	t := &rl.tallies[op]
+	t.messages++
 	others := cs.srv.playing
 	if cs.inGame && !cs.gone {
 		others-- // the sender itself
 	}
-	row.Expected += others
+	t.expected += others
 	if len(rl.queue) == cap(rl.queue) {
 		rl.grow()
 	}
@@ -174,9 +181,9 @@ func (rl *relays) received(cs *clientState, h uint64) {
 	}
 	found.sentBits |= bit
 	if found.from == cs.id {
-		rl.rows[found.op].ToSender++
+		rl.tallies[found.op].toSender++
 	} else {
-		rl.rows[found.op].ToOthers++
+		rl.tallies[found.op].toOthers++
 	}
 }
 
@@ -197,9 +204,9 @@ func (rl *relays) receivedFar(cs *clientState, h uint64) {
 	}
 	rl.sentToFar(num, cs.id)
 	if found.from == cs.id {
-		rl.rows[found.op].ToSender++
+		rl.tallies[found.op].toSender++
 	} else {
-		rl.rows[found.op].ToOthers++
+		rl.tallies[found.op].toOthers++
 	}
 }
 
