@@ -42,24 +42,26 @@ type relayTally struct{ messages, toSender, toOthers, expected int }
 
 // relays follows client messages for the relay matrix.
 type relays struct {
-	rows [256]*RelayRow // by opcode
+	// (The fields every record or message reads first, together: the
+	// arrays by opcode last.)
+	// keepUntil: no record up to it can expire the oldest message (see
+	// keep).
+	keepUntil wallclock.Time
+	keepAll   bool             // keepUntil holds for every record (no messages)
+	head      int              // see queue
+	base      int64            // the number of the message before queue[0]
+	queue     []pending        // from queue[head] on, the messages within Window
+	ats       []wallclock.Time // the queue's times, queue[i]'s at ats[i]; as long as its capacity
+	buckets   []int64          // the newest message of each, by number (0: none); a power of two long
+	// sentTo lists, by message number, the flows with an id from 64 on a
+	// copy went to.
+	sentTo map[int64][]int32
+	rows   [256]*RelayRow // by opcode
 	// tallies are the rows' counts, by opcode, until Finish copies them
 	// (a row's are one line of this array, where the row pointer and the
 	// row were two lines apart, out of L1 by the opcode's next message).
 	// An opcode has a row once its tally counts a message.
 	tallies [256]relayTally
-	queue   []pending        // from queue[head] on, the messages within Window
-	ats     []wallclock.Time // the queue's times, queue[i]'s at ats[i]; as long as its capacity
-	head    int
-	base    int64   // the number of the message before queue[0]
-	buckets []int64 // the newest message of each, by number (0: none); a power of two long
-	// sentTo lists, by message number, the flows with an id from 64 on a
-	// copy went to.
-	sentTo map[int64][]int32
-	// keepUntil: no record up to it can expire the oldest message (see
-	// keep).
-	keepUntil wallclock.Time
-	keepAll   bool // keepUntil holds for every record (no messages)
 }
 
 // minBuckets is the least number of buckets: at the battle's rate of
