@@ -82,7 +82,7 @@ func TestStateUpdateRatesCount(t *testing.T) {
 	b.Finish()
 	hints := map[int]int{}
 	for _, k := range order {
-		hints[rateKey{k.id, k.dir}.hint()]++
+		hints[rateKey(k).hint()]++
 	}
 	if len(hints) == len(order) {
 		t.Fatalf("no two of the %d keys share a hint: taking turns in one is not tested", len(order))

@@ -89,7 +89,7 @@ func TestScanHooks(t *testing.T) {
 	}
 
 	ticks, records := 0, 0
-	res, err = Scan(open("battle.pcap"), ScanOptions{
+	_, err = Scan(open("battle.pcap"), ScanOptions{
 		Kept: RecordFunc(func(*flow.Record) { records++ }),
 		Tick: func() bool { ticks++; return false },
 	}, func(*Session) error { return nil })
