@@ -1,9 +1,11 @@
 package dissect
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/bcwire/bcwire/internal/jsonenc"
@@ -29,19 +31,21 @@ var cf16DecInv = float32(1.0 / 4095.0)
 
 // Float decodes c.
 func (c CF16) Float() float32 {
-	mant := float32(c & 0xFFF)
-	scale := int(c>>12) & 7
-	lo, hi := float32(0), cf16Base
-	for i := 0; i < scale; i++ {
-		lo = hi
-		hi = lo * cf16Mult
-	}
-	v := (hi-lo)*mant*cf16DecInv + lo
+	d := &cf16Decades[c>>12&7]
+	v := d.span*float32(c&0xFFF)*cf16DecInv + d.lo
 	if c&0x8000 != 0 {
 		v = -v
 	}
 	return v
 }
+
+// cf16Decade is the span of a scale: its bottom, and its top minus its
+// bottom, in float32.
+type cf16Decade struct{ lo, span float32 }
+
+// cf16Decades (tables_gen.go, made by TestGeneratedTables) are the spans
+// of the eight scales, worked out in float32 as the game does (each top
+// ten times the one below), once rather than for every value.
 
 // EncodeCF16 compresses v the way the stock encoder does: find the decade,
 // then truncate (never round) the position in it to 12 bits. Values of 10000
@@ -109,6 +113,9 @@ func (v Vec3) AppendString(b []byte) []byte {
 // AppendJSON appends [x,y,z], each rounded to four decimals (see
 // appendJSONFloat).
 func (v Vec3) AppendJSON(b []byte) []byte {
+	if b, ok := appendVec3JSONShort(b, v); ok {
+		return b
+	}
 	b = appendJSONFloat(append(b, '['), v.X)
 	b = appendJSONFloat(append(b, ','), v.Y)
 	b = appendJSONFloat(append(b, ','), v.Z)
@@ -125,8 +132,11 @@ type Dir3 [3]int8
 
 // Vec returns the direction as floats (each byte / 127).
 func (d Dir3) Vec() Vec3 {
-	return Vec3{float32(d[0]) / 127, float32(d[1]) / 127, float32(d[2]) / 127}
+	return Vec3{dirComponent[uint8(d[0])], dirComponent[uint8(d[1])], dirComponent[uint8(d[2])]}
 }
+
+// dirComponent (tables_gen.go, made by TestGeneratedTables) is each
+// direction byte's component, its value / 127 in float32, divided once.
 
 // EncodeDir3 compresses a vector's direction. A zero vector gives (0,0,0).
 func EncodeDir3(v Vec3) Dir3 {
@@ -149,29 +159,71 @@ func clampI8(f float32) int8 {
 
 func (d Dir3) String() string { return string(d.AppendString(nil)) }
 
-// AppendString appends the String form.
+// AppendString appends the String form, "(x, y, z)", each component's
+// bytes from dirComponentText, stored whole and followed by its
+// separator.
 func (d Dir3) AppendString(b []byte) []byte {
-	b = append(append(b, '('), dirComponentText[uint8(d[0])]...)
-	b = append(append(b, ", "...), dirComponentText[uint8(d[1])]...)
-	b = append(append(b, ", "...), dirComponentText[uint8(d[2])]...)
-	return append(b, ')')
+	const room = 1 + 2*(7+2) + 8 // '(', two components of at most seven bytes and ", ", the last store
+	b = slices.Grow(b, room)
+	n := len(b)
+	w := (*[room]byte)(b[n : n+room])
+	x, y, z := &dirComponentText[uint8(d[0])], &dirComponentText[uint8(d[1])], &dirComponentText[uint8(d[2])]
+	// Each component is at most five bytes ("-1.01"; seven fit): the store
+	// after it covers its separator's place, and the separator is written
+	// after.
+	w[0] = '('
+	binary.LittleEndian.PutUint64(w[1:], x.text)
+	k := 1 + int(x.len&7)
+	w[k], w[k+1] = ',', ' '
+	binary.LittleEndian.PutUint64(w[k+2:], y.text)
+	k += 2 + int(y.len&7)
+	w[k], w[k+1] = ',', ' '
+	binary.LittleEndian.PutUint64(w[k+2:], z.text)
+	k += 2 + int(z.len&7)
+	w[k] = ')'
+	return b[:n+k+1]
 }
 
-// dirComponentText (tables_gen.go) is the text of each direction byte's
-// component, as Vec().AppendString writes it (AppendFixed of byte/127 to
-// two decimals), formatted by TestGeneratedTables.
+// dirComponentText (tables_gen.go, made by TestGeneratedTables) is the
+// text of each direction byte's component, as Vec().AppendString writes
+// it (AppendFixed of byte/127 to two decimals), as a dirWord.
 
-// AppendJSON appends the direction as floats, as Vec().AppendJSON does.
+// AppendJSON appends the direction as floats, as Vec().AppendJSON does:
+// [x,y,z], each component's bytes from dirComponentJSON, stored whole
+// and followed by its separator.
 func (d Dir3) AppendJSON(b []byte) []byte {
-	b = append(append(b, '['), dirComponentJSON[uint8(d[0])]...)
-	b = append(append(b, ','), dirComponentJSON[uint8(d[1])]...)
-	b = append(append(b, ','), dirComponentJSON[uint8(d[2])]...)
-	return append(b, ']')
+	const room = 1 + 3*8 // '[' and three stores of eight bytes
+	b = slices.Grow(b, room)
+	n := len(b)
+	w := (*[room]byte)(b[n : n+room])
+	x, y, z := &dirComponentJSON[uint8(d[0])], &dirComponentJSON[uint8(d[1])], &dirComponentJSON[uint8(d[2])]
+	// Each component is at most seven bytes: the store after it covers
+	// its separator's place, and the separator is written after.
+	w[0] = '['
+	binary.LittleEndian.PutUint64(w[1:], x.text)
+	k := 1 + int(x.len&7)
+	w[k] = ','
+	binary.LittleEndian.PutUint64(w[k+1:], y.text)
+	k += 1 + int(y.len&7)
+	w[k] = ','
+	binary.LittleEndian.PutUint64(w[k+1:], z.text)
+	k += 1 + int(z.len&7)
+	w[k] = ']'
+	return b[:n+k+1]
 }
 
-// dirComponentJSON (tables_gen.go) is the JSON of each direction byte's
-// component (appendJSONFloat of byte/127, to four decimals), formatted by
-// TestGeneratedTables rather than three times per direction.
+// dirComponentJSON (tables_gen.go, made by TestGeneratedTables) is the
+// JSON of each direction byte's component (appendJSONFloat of byte/127,
+// to four decimals), formatted once rather than three times per
+// direction, as a dirWord.
+
+// dirWord is a direction component's text or JSON: its bytes, at most
+// seven ("-0.9921"), in a little-endian word, the first lowest, and their
+// count.
+type dirWord struct {
+	text uint64
+	len  uint8
+}
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (d Dir3) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }
@@ -297,38 +349,6 @@ func (r *Reader) Contact(what string) Contact {
 
 // Contact appends the 4-byte point form.
 func (w *Writer) Contact(c Contact) { w.Dir3(c.Dir); w.U8(c.Mag) }
-
-// appendJSONFloat appends f rounded to four decimals (the shortest decimal
-// of the float64 nearest to that: 0.5827, 6.2813, -0), and NaN or
-// infinities (which JSON cannot carry) as null.
-func appendJSONFloat(b []byte, f float32) []byte {
-	if f != f || math.IsInf(float64(f), 0) {
-		return append(b, "null"...)
-	}
-	r := math.Round(float64(f) * 1e4) // ten-thousandths
-	if math.Abs(r) >= 1e14 {
-		return strconv.AppendFloat(b, r/1e4, 'f', -1, 64)
-	}
-	// Below 1e10 the float64 nearest r/1e4 is closer to that four-decimal
-	// value than to any other decimal of four decimals or fewer (its ulp is
-	// under 2e-6), so its shortest form is the value's own digits, which
-	// integer arithmetic writes without strconv's search.
-	if math.Signbit(r) {
-		b = append(b, '-') // -0 included, as strconv writes it
-		r = -r
-	}
-	n := uint64(r)
-	b = jsonenc.Uint(b, n/1e4) // digit by digit below 1000, the usual case
-	if frac := n % 1e4; frac != 0 {
-		digits := [5]byte{'.', byte('0' + frac/1000), byte('0' + frac/100%10), byte('0' + frac/10%10), byte('0' + frac%10)}
-		end := len(digits)
-		for digits[end-1] == '0' {
-			end--
-		}
-		b = append(b, digits[:end]...)
-	}
-	return b
-}
 
 // compile-time checks that the JSON forms are what encoding/json uses.
 var (

@@ -286,11 +286,11 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 	m := r.Msg
 	b = append(b, "peer="...)
 	b = append(b, hexByteUpper[r.Peer]...)
-	b = strconv.AppendInt(append(b, ' '), int64(r.MsgIndex+1), 10)
-	b = strconv.AppendInt(append(b, '/'), int64(r.MsgCount), 10)
+	b = jsonenc.Int(append(b, ' '), int64(r.MsgIndex+1))
+	b = jsonenc.Int(append(b, '/'), int64(r.MsgCount))
 	b = append(append(b, ' '), m.Type.String()...)
 	if m.Type == dissect.TypeAck {
-		b = strconv.AppendUint(append(b, " seq="...), uint64(m.Seq), 10)
+		b = jsonenc.Uint(append(b, " seq="...), uint64(m.Seq))
 		b = append(append(b, " flags="...), ackFlagsText[m.AckFlags]...)
 		if m.AckFlags&dissect.AckFragment != 0 {
 			b = append(b, fmt.Sprintf(" frag=%d", m.AckFragIndex)...)
@@ -298,7 +298,7 @@ func (p *DecodePrinter) appendMessage(b []byte, r *flow.Record) []byte {
 		return append(b, " ("+m.AckChannel().String()+")"...)
 	}
 	if m.Reliable {
-		b = strconv.AppendUint(append(b, " R seq="...), uint64(m.Seq), 10)
+		b = jsonenc.Uint(append(b, " R seq="...), uint64(m.Seq))
 	} else {
 		b = append(b, " U"...)
 	}

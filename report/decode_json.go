@@ -4,9 +4,11 @@ package report
 // the members of a message's JSON object).
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -41,10 +43,21 @@ func appendMember(b []byte, key string, v any) []byte {
 	return b
 }
 
-// dirNameJSON, transportNameJSON and opcodeNameJSON (tables_gen.go) are
-// the quoted names of every direction, transport type and opcode
-// (strconv.Quote of their String), made by TestGeneratedTables: they are
-// in every record.
+// dirNameJSON, peerMemberJSON, typeMemberJSON, typeReliableJSON0 and 1,
+// opcodeMemberJSON and opcodeFieldsJSON (tables_gen.go, made by
+// TestGeneratedTables) are the quoted names of every direction, and the
+// members that name a message's peer, transport type and opcode: they are
+// in every record, and one copy of a member is cheaper than writing its
+// parts.
+//
+//   - peerMemberJSON is ,"peer":P,"msg": for each peer byte P;
+//   - typeMemberJSON is ,"type":T,"type_name":"<name>" for each type T;
+//     typeReliableJSON0 and typeReliableJSON1 add ,"reliable":false and
+//     ,"reliable":true;
+//   - opcodeMemberJSON is ,"opcode":O,"name":"<name>" for each opcode O;
+//     opcodeFieldsJSON adds ,"fields":.
+
+const fieldsKey = `,"fields":`
 
 // appendGoQuoted appends s quoted as strconv.AppendQuote quotes it (as the
 // record's warnings and errors always were), the short way when s is
@@ -89,11 +102,6 @@ var (
 	lastCachedSec  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
 )
 
-// digitPairs holds the two digits of 00 to 99.
-const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
-	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
-	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
-
 func (c *recordTimes) append(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	sec := t.Unix()
@@ -103,24 +111,33 @@ func (c *recordTimes) append(b []byte, t time.Time) []byte {
 	if c.n == 0 || sec != c.sec {
 		c.sec, c.n = sec, len(t.AppendFormat(c.clock[:0], "2006-01-02T15:04:05"))
 	}
-	b = append(b, c.clock[:c.n]...)
+	// The clock (four-digit years keep its length), a fraction of up to
+	// ten bytes and the Z, written in place.
+	const room = clockLen + 10 + 1
+	b = slices.Grow(b, room)
+	n := len(b)
+	w := b[n : n+room]
+	*(*[clockLen]byte)(w) = [clockLen]byte(c.clock[:clockLen])
+	k := clockLen
 	if ns := t.Nanosecond(); ns != 0 { // nine digits, trailing zeros dropped
 		// Two digits at a time from a table: a tenth of the divisions.
-		var frac [10]byte
-		frac[0], frac[1] = '.', byte('0'+ns/1e8)
+		w[k], w[k+1] = '.', byte('0'+ns/1e8)
 		r := ns % 1e8
-		copy(frac[2:4], digitPairs[2*(r/1e6):])
-		copy(frac[4:6], digitPairs[2*(r/1e4%100):])
-		copy(frac[6:8], digitPairs[2*(r/100%100):])
-		copy(frac[8:10], digitPairs[2*(r%100):])
-		end := len(frac)
-		for frac[end-1] == '0' {
-			end--
+		binary.LittleEndian.PutUint16(w[k+2:], jsonenc.PairWords[r/1e6])
+		binary.LittleEndian.PutUint16(w[k+4:], jsonenc.PairWords[r/1e4%100])
+		binary.LittleEndian.PutUint16(w[k+6:], jsonenc.PairWords[r/100%100])
+		binary.LittleEndian.PutUint16(w[k+8:], jsonenc.PairWords[r%100])
+		k += 10
+		for w[k-1] == '0' {
+			k--
 		}
-		b = append(b, frac[:end]...)
 	}
-	return append(b, 'Z')
+	w[k] = 'Z'
+	return b[:n+k+1]
 }
+
+// clockLen is the length of "2006-01-02T15:04:05", a clock of recordTimes.
+const clockLen = 19
 
 // AppendRecordJSON appends the NDJSON object for r (without newline).
 func AppendRecordJSON(b []byte, r *flow.Record) []byte {
@@ -169,19 +186,27 @@ func appendRecordJSON(b []byte, r *flow.Record, o *jsonOpenings, gameJSON []byte
 
 func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 	m := r.Msg
-	b = jsonenc.Int(append(b, `,"peer":`...), int64(r.Peer))
-	b = jsonenc.Int(append(b, `,"msg":`...), int64(r.MsgIndex))
-	b = jsonenc.Int(append(b, `,"type":`...), int64(m.Type))
-	b = append(append(b, `,"type_name":`...), transportNameJSON[m.Type]...)
-	if m.Type == dissect.TypeAck {
-		b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
-		b = jsonenc.Int(append(b, `,"ack_flags":`...), int64(m.AckFlags))
-		if m.AckFlags&dissect.AckFragment != 0 {
-			b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
+	b = jsonenc.Int(append(b, peerMemberJSON[r.Peer]...), int64(r.MsgIndex))
+	if m.Type != dissect.TypeAck {
+		if m.Reliable {
+			return appendDataJSON(append(b, typeReliableJSON1[m.Type]...), r, gameJSON)
 		}
-		return b
+		return appendDataJSON(append(b, typeReliableJSON0[m.Type]...), r, gameJSON)
 	}
-	b = jsonenc.Bool(append(b, `,"reliable":`...), m.Reliable)
+	b = append(b, typeMemberJSON[m.Type]...)
+	b = jsonenc.Int(append(b, `,"seq":`...), int64(m.Seq))
+	b = jsonenc.Int(append(b, `,"ack_flags":`...), int64(m.AckFlags))
+	if m.AckFlags&dissect.AckFragment != 0 {
+		b = jsonenc.Int(append(b, `,"ack_fragment":`...), int64(m.AckFragIndex))
+	}
+	return b
+}
+
+// appendDataJSON appends what follows the reliable member of a message
+// other than an ack: its sequence, fragment and legacy members, and its
+// game or control message.
+func appendDataJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
+	m := r.Msg
 	if m.Ordered {
 		b = append(b, `,"ordered":true`...)
 	}
@@ -204,15 +229,18 @@ func appendMessageJSON(b []byte, r *flow.Record, gameJSON []byte) []byte {
 	switch {
 	case r.Game != nil:
 		g := r.Game.Msg
-		b = jsonenc.Int(append(b, `,"opcode":`...), int64(g.Opcode()))
-		b = append(append(b, `,"name":`...), opcodeNameJSON[g.Opcode()]...)
 		if r.Reassembled > 0 {
-			b = jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled))
+			b = append(b, opcodeMemberJSON[g.Opcode()]...)
+			b = append(jsonenc.Int(append(b, `,"reassembled":`...), int64(r.Reassembled)), fieldsKey...)
+		} else {
+			b = append(b, opcodeFieldsJSON[g.Opcode()]...)
 		}
 		if gameJSON != nil {
-			b = append(append(b, `,"fields":`...), gameJSON...)
+			b = append(b, gameJSON...)
+		} else if out, ok := appendJSON(b, g); ok {
+			b = out
 		} else {
-			b = appendMember(b, "fields", g)
+			b = b[:len(b)-len(fieldsKey)] // no JSON form: no fields member
 		}
 		if len(r.Game.Unparsed) > 0 {
 			b = appendHexMember(b, "unparsed", r.Game.Unparsed)

@@ -10,7 +10,6 @@ package report
 
 import (
 	"net/netip"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -30,6 +29,12 @@ type openingKey struct {
 
 func keyOf(r *flow.Record) openingKey {
 	return openingKey{frame: r.Frame, time: r.Time, src: r.Src, dst: r.Dst, dir: r.Dir}
+}
+
+// of reports whether k is r's key (k == keyOf(r)), the frame first: the
+// records of another datagram differ there, and nothing is copied.
+func (k *openingKey) of(r *flow.Record) bool {
+	return k.frame == r.Frame && k.time == r.Time && k.src == r.Src && k.dst == r.Dst && k.dir == r.Dir
 }
 
 // lastOpening is the opening written last and what it was made of. Keys
@@ -79,13 +84,12 @@ func (c *addrPairs) lookup(src, dst netip.AddrPort) (*addrPair, bool) {
 // appended directly: this opening is on every line decode prints.
 func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
 	m := &p.lastText
-	key := keyOf(r)
-	if m.valid && m.key == key && m.clock == p.clock {
+	if m.valid && m.key.of(r) && m.clock == p.clock {
 		return append(b, m.text...)
 	}
 	start := len(b)
 	// The frame number and the time are ASCII: a byte is a column.
-	p.scratch = strconv.AppendInt(p.scratch[:0], int64(r.Frame), 10)
+	p.scratch = jsonenc.Int(p.scratch[:0], int64(r.Frame))
 	b = appendPaddedASCII(b, 6, p.scratch)
 	b = append(b, ' ')
 	p.scratch = p.clock.Append(p.scratch[:0], r)
@@ -106,8 +110,10 @@ func (p *DecodePrinter) appendTextOpening(b []byte, r *flow.Record) []byte {
 	b = append(b, ' ')
 	b = append(b, r.Dir.String()...)
 	b = append(b, ' ')
-	m.valid, m.key, m.clock = true, key, p.clock
-	m.text = append(m.text[:0], b[start:]...)
+	if m.valid = !lastOfDatagram(r); m.valid {
+		m.key, m.clock = keyOf(r), p.clock
+		m.text = append(m.text[:0], b[start:]...)
+	}
 	return b
 }
 
@@ -123,15 +129,24 @@ type jsonOpenings struct {
 
 func (o *jsonOpenings) append(b []byte, r *flow.Record) []byte {
 	m := &o.last
-	key := keyOf(r)
-	if m.valid && m.key == key {
+	if m.valid && m.key.of(r) {
 		return append(b, m.text...)
 	}
 	start := len(b)
 	b = appendJSONOpening(b, r, &o.times, &o.pairs)
-	m.valid, m.key = true, key
-	m.text = append(m.text[:0], b[start:]...)
+	if m.valid = !lastOfDatagram(r); m.valid {
+		m.key = keyOf(r)
+		m.text = append(m.text[:0], b[start:]...)
+	}
 	return b
+}
+
+// lastOfDatagram reports whether r is its datagram's last message, after
+// which no record has its opening: the opening is not kept for one (most
+// of OpenBC's datagrams hold one message). Another record of the same
+// frame, time and addresses would only make its opening again.
+func lastOfDatagram(r *flow.Record) bool {
+	return r.Kind == flow.KindMessage && r.MsgIndex+1 >= r.MsgCount
 }
 
 // appendJSONOpening appends r's opening, the addresses' text from pairs

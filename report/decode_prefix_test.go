@@ -6,6 +6,9 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/dissect/game"
 )
 
 // The line prefix is appended by hand for speed; it must stay what the
@@ -53,6 +56,33 @@ func TestRecordTimesMatchRFC3339Nano(t *testing.T) {
 		tm := base.Add(time.Duration(rng.Int64N(5))*time.Second + time.Duration(ns))
 		if got, want := string(c.append(nil, tm)), tm.UTC().Format(time.RFC3339Nano); got != want {
 			t.Fatalf("%v: %s, want %s", tm, got, want)
+		}
+	}
+}
+
+// openingKey.of is keyOf(r) == k: a record differing from the key's in
+// any one part (frame, time, its location, either address or port,
+// direction) is not the key's, and the same record is.
+func TestOpeningKeyOfMatchesKeyOf(t *testing.T) {
+	base := flow.Record{Frame: 7, Time: time.Unix(100, 5), Src: netip.MustParseAddrPort("10.0.0.1:22101"),
+		Dst: netip.MustParseAddrPort("10.0.1.10:50000"), Dir: game.ServerToClient}
+	k := keyOf(&base)
+	changes := []func(r *flow.Record){
+		func(*flow.Record) {},
+		func(r *flow.Record) { r.Frame++ },
+		func(r *flow.Record) { r.Time = r.Time.Add(1) },
+		func(r *flow.Record) { r.Time = r.Time.In(time.FixedZone("x", 0)) },
+		func(r *flow.Record) { r.Src = netip.MustParseAddrPort("10.0.0.2:22101") },
+		func(r *flow.Record) { r.Src = netip.MustParseAddrPort("10.0.0.1:22102") },
+		func(r *flow.Record) { r.Dst = netip.MustParseAddrPort("[::ffff:10.0.1.10]:50000") },
+		func(r *flow.Record) { r.Dir = game.ClientToServer },
+		func(r *flow.Record) { r.MsgIndex, r.Peer = 3, 2 }, // not part of the opening
+	}
+	for i, change := range changes {
+		r := base
+		change(&r)
+		if got, want := k.of(&r), keyOf(&r) == k; got != want {
+			t.Errorf("change %d: of = %v, keyOf == %v", i, got, want)
 		}
 	}
 }

@@ -1,11 +1,14 @@
 package report
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect/flow"
+	"github.com/bcwire/bcwire/internal/jsonenc"
 )
 
 // TimeFormat is how the time column is written, as tshark's -t.
@@ -127,8 +130,15 @@ func appendSeconds(b []byte, d time.Duration) []byte {
 		return strconv.AppendFloat(b, d.Seconds(), 'f', 6, 64)
 	}
 	us := uint64(d+500) / 1000
-	b = strconv.AppendUint(b, us/1e6, 10)
+	b = jsonenc.Uint(b, us/1e6)
 	frac := us % 1e6
-	return append(b, '.', byte('0'+frac/1e5), byte('0'+frac/1e4%10), byte('0'+frac/1e3%10),
-		byte('0'+frac/100%10), byte('0'+frac/10%10), byte('0'+frac%10))
+	// The point and three digit pairs, in place.
+	b = slices.Grow(b, 7)
+	n := len(b)
+	w := (*[7]byte)(b[n : n+7])
+	w[0] = '.'
+	binary.LittleEndian.PutUint16(w[1:], jsonenc.PairWords[frac/1e4])
+	binary.LittleEndian.PutUint16(w[3:], jsonenc.PairWords[frac/100%100])
+	binary.LittleEndian.PutUint16(w[5:], jsonenc.PairWords[frac%100])
+	return b[:n+7]
 }

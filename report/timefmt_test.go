@@ -144,3 +144,19 @@ func TestAppendSecondsWithinFastPath(t *testing.T) {
 		}
 	}
 }
+
+// Every microsecond of a second (the six decimals appendSeconds writes
+// from digit pairs), a few nanoseconds either side of it, is what strconv
+// writes.
+func TestAppendSecondsEveryMicrosecond(t *testing.T) {
+	var got, want []byte
+	for us := range int64(1_000_000) {
+		for _, ns := range []int64{0, 499, 501} {
+			d := time.Duration(13_000_000_000 + us*1000 + ns)
+			got, want = appendSeconds(got[:0], d), strconv.AppendFloat(want[:0], d.Seconds(), 'f', 6, 64)
+			if string(got) != string(want) {
+				t.Fatalf("%d ns: %s, strconv %s", int64(d), got, want)
+			}
+		}
+	}
+}

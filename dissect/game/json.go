@@ -16,96 +16,10 @@ package game
 //go:generate go run zjson_gen.go
 
 import (
-	"math"
-	"strconv"
+	"unsafe"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/internal/jsonenc"
-)
-
-// appendJSONF32 appends f in strconv's shortest 'g' form (82.13282, 1e+06),
-// and NaN or infinities, which a hostile message can hold and JSON cannot,
-// as null.
-func appendJSONF32(b []byte, f float32) []byte {
-	if f != f || math.IsInf(float64(f), 0) {
-		return append(b, "null"...)
-	}
-	if out, ok := appendShortF32(b, f); ok {
-		return out
-	}
-	return strconv.AppendFloat(b, float64(f), 'g', -1, 32)
-}
-
-// appendShortF32 appends f as strconv.AppendFloat(b, float64(f), 'g', -1,
-// 32) does, for the values where that is the decimal form with the fewest
-// decimals that reads back as f, and reports false (b unchanged) for the
-// others. Every StateUpdate has a game time, and strconv's shortest-digit
-// search was a tenth of decode --json's time.
-//
-// For 2e-4 <= |f| <= 999999, 'g' writes the shortest digits in the 'f'
-// form, and the fewest digits are the fewest decimals. A decimal reads back
-// as f when it is within half a unit in the last place (h) of f, strictly
-// (at exactly h the rounding goes to the even neighbour: left to strconv).
-// For k = 0, 1, ... the k-decimal nearest f is n/10^k, n the integer
-// nearest x = |f|*10^k; it reads back when |x-n| < h*10^k. f has 24
-// significant bits and 10^k (k <= 10) at most 24 more, so x, x-n and
-// h*10^k are exact in a float64, and the test is exact. Powers of two
-// (whose interval is narrower below than above) and exact halves (two
-// nearest decimals) are left to strconv. FuzzShortF32MatchesStrconv and
-// TestShortF32MatchesStrconv hold the two together.
-func appendShortF32(b []byte, f float32) ([]byte, bool) {
-	a := float64(f)
-	neg := a < 0
-	if neg {
-		a = -a
-	}
-	bits := math.Float32bits(float32(a))
-	if !(a >= 2e-4 && a <= 999999) || bits&(1<<23-1) == 0 {
-		return b, false
-	}
-	// h = half the spacing of float32s at f: 2^(exponent-23-1).
-	h := math.Float64frombits(uint64(int(bits>>23)-127-24+1023) << 52)
-	for k := range shortPow10 {
-		p := shortPow10[k]
-		x := a * p
-		n := math.Floor(x)
-		d := x - n
-		switch {
-		case d == 0.5:
-			return b, false
-		case d > 0.5:
-			n, d = n+1, n+1-x
-		}
-		switch hk := h * p; {
-		case d == hk:
-			return b, false
-		case d > hk:
-			continue
-		}
-		u := uint64(n)
-		if neg {
-			b = append(b, '-')
-		}
-		if k == 0 {
-			return jsonenc.Uint(b, u), true
-		}
-		scale := shortPow10u[k]
-		b = append(jsonenc.Uint(b, u/scale), '.')
-		frac := u % scale
-		var digits [len(shortPow10)]byte
-		for i := k - 1; i >= 0; i-- {
-			digits[i] = byte('0' + frac%10)
-			frac /= 10
-		}
-		return append(b, digits[:k]...), true
-	}
-	return b, false
-}
-
-// shortPow10 and shortPow10u are 10^k for the k appendShortF32 tries.
-var (
-	shortPow10  = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
-	shortPow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10}
 )
 
 func appendUint(b []byte, v uint64) []byte { return jsonenc.Uint(b, v) }
@@ -176,6 +90,11 @@ var formatMembers = func() (t [len(subsystemFormatNames)]string) {
 // with each child's name next to its condition.
 func (s *SubsystemState) AppendJSON(b []byte) []byte {
 	if f := s.forms; f != nil && f.fits(s) {
+		if s.Condition == 255 && len(s.Children) == len(f.children) && allFull(s.Children) {
+			if out, ok := s.appendHealthyJSON(b, f); ok {
+				return out
+			}
+		}
 		b = append(b, f.head...)
 		b = append(b, conditionJSON[s.Condition]...)
 		switch {
@@ -211,6 +130,37 @@ func (s *SubsystemState) AppendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	return s.appendJSONTail(b)
+}
+
+// appendHealthyJSON appends the JSON of a state at full health (condition
+// and every child 255, which the caller has checked), in the usual form
+// of its format: powered, on, without extra bytes or a new bit group; a
+// shield too, every facing 255; a power plant; a format without a tail.
+// It starts from f.healthy, made once, and ok is false (b unchanged) for
+// a state in another form.
+func (s *SubsystemState) appendHealthyJSON(b []byte, f *subsystemForms) (out []byte, ok bool) {
+	switch s.Format {
+	case SubsystemPowered, SubsystemShield:
+		if s.Off || s.Extra != nil || s.NewBitGroup ||
+			s.Format == SubsystemShield && !(len(s.Facings) == ShieldFacings && allFull(s.Facings)) {
+			return b, false
+		}
+		b = append(b, f.healthy...)
+		if s.HasPower {
+			b = appendUint(append(b, `true,"power":`...), uint64(s.Power))
+		} else {
+			b = append(b, "false"...) // the ship's owner is not sent its power
+		}
+		if s.Format == SubsystemShield {
+			b = append(b, fullFacingsJSON...)
+		}
+	case SubsystemPower:
+		b = appendUint(append(b, f.healthy...), uint64(s.MainBattery))
+		b = appendUint(append(b, `,"backup_battery":`...), uint64(s.BackupBattery))
+	default:
+		b = append(b, f.healthy...)
+	}
+	return append(b, '}'), true
 }
 
 // appendJSONHead appends the state's JSON up to its condition:
@@ -258,7 +208,23 @@ type subsystemForms struct {
 	// childrenFull is the children member with every child at 255 (full
 	// health: nearly always).
 	childrenFull string
-	quoted       string // the name in the text form, quoted
+	// healthy is the JSON of the entry at full health (condition and
+	// every child 255) up to the values that vary: the power bit of a
+	// powered state or a shield (it ends with `,"has_power":`), the main
+	// battery of a power plant; another format's lacks only the closing
+	// brace (see appendHealthyJSON).
+	healthy string
+	// healthyText is healthy's text form: the quoted name, the condition
+	// and every child at 255, and " power=" or " battery=" (see
+	// appendHealthyText).
+	healthyText string
+	quoted      string // the name in the text form, quoted
+	// classMember is ,"class":"<name>","subsystems":[ for class, whose
+	// name was className: the opening of a StateUpdate's states (see
+	// StateUpdate.classForms).
+	class       *ShipSpec
+	className   string
+	classMember string
 }
 
 // allFull reports whether every byte of v is 255.
@@ -289,21 +255,53 @@ func newSubsystemForms(index int, sp *SubsystemSpec) *subsystemForms {
 		full = append(append(full, f.children[i]...), `255}`...)
 	}
 	f.childrenFull = string(append(full, ']'))
+	healthy := append([]byte(f.head), conditionJSON[255]...)
+	if len(f.children) > 0 {
+		healthy = append(healthy, f.childrenFull...)
+	}
+	switch f.format {
+	case SubsystemPowered, SubsystemShield:
+		healthy = append(healthy, `,"has_power":`...)
+	case SubsystemPower:
+		healthy = append(healthy, `,"main_battery":`...)
+	}
+	f.healthy = string(healthy)
+	text := append([]byte(f.quoted), "=255"...)
+	for i := range f.children {
+		text = append(text, "(,"[min(i, 1)])
+		text = append(text, "255"...)
+	}
+	if len(f.children) > 0 {
+		text = append(text, ')')
+	}
+	switch f.format {
+	case SubsystemPowered, SubsystemShield:
+		text = append(text, " power="...)
+	case SubsystemPower:
+		text = append(text, " battery="...)
+	}
+	f.healthyText = string(text)
 	return f
 }
 
 // fits reports whether s has what f was made from.
 func (f *subsystemForms) fits(s *SubsystemState) bool {
-	if s.Index != f.index || s.Name != f.name || s.Format != f.format ||
+	if s.Index != f.index || s.Format != f.format || !sameString(s.Name, f.name) ||
 		len(s.ChildNames) != len(f.childNames) || len(s.Children) > len(f.children) {
 		return false
 	}
 	for i, n := range s.ChildNames {
-		if n != f.childNames[i] {
+		if !sameString(n, f.childNames[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameString is a == b, without a call when the two share their bytes:
+// a decoded state's names are its class's, which f's are too.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // conditionJSON (tables_gen.go) holds each condition byte's JSON and its

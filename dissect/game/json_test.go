@@ -262,3 +262,30 @@ func FuzzShortF32MatchesStrconv(f *testing.F) {
 	f.Add(uint32(0x42C6EB85)) // 99.46
 	f.Fuzz(func(t *testing.T, bits uint32) { checkShortF32(t, math.Float32frombits(bits)) })
 }
+
+// A player's ship id is written from the tables (JSON and text), the same
+// bytes as made from the parts; ids around each ship's and the ends of the player
+// ranges take the parts.
+func TestObjectIDJSONTableMatchesParts(t *testing.T) {
+	ids := []ObjectID{0, 1, firstPlayerID - 1, 0xFFFFFFFF, PlayerObjectID(maxPlayerSlots), PlayerObjectID(maxPlayerSlots) - 1}
+	for s := range maxPlayerSlots + 1 {
+		p := PlayerObjectID(s)
+		ids = append(ids, p, p+1, p-1, p+idsPerPlayer-1)
+	}
+	for _, id := range ids {
+		got, want := string(id.AppendJSON([]byte("x"))), "x"+string(id.appendJSONLong(nil))
+		if got != want {
+			t.Fatalf("%v: AppendJSON %s, parts %s", id, got, want)
+		}
+		got, want = string(id.AppendString([]byte("x"))), "x"+string(id.appendStringLong(nil))
+		if got != want {
+			t.Fatalf("%v: AppendString %s, parts %s", id, got, want)
+		}
+	}
+	if got := string(PlayerObjectID(2).AppendJSON(nil)); got != `{"id":"0x4007FFFF","slot":2}` {
+		t.Fatalf("player 2's ship: %s", got)
+	}
+	if got := PlayerObjectID(2).String(); got != "0x4007FFFF(slot 2)" {
+		t.Fatalf("player 2's ship: %s", got)
+	}
+}

@@ -36,6 +36,17 @@ func (id ObjectID) String() string { return string(id.AppendString(nil)) }
 
 // AppendString appends the String form: 0x%08X, and the owning slot if any.
 func (id ObjectID) AppendString(b []byte) []byte {
+	if s := (uint32(id) - firstPlayerID) / idsPerPlayer; s < maxPlayerSlots && id == PlayerObjectID(int(s)) {
+		return append(b, playerShipText[s]...) // a player's ship, as in AppendJSON
+	}
+	return id.appendStringLong(b)
+}
+
+// playerShipText (tables_gen.go, made by TestGeneratedTables) is the text
+// of each player slot's first object id, its ship.
+
+// appendStringLong is AppendString made from its parts.
+func (id ObjectID) appendStringLong(b []byte) []byte {
 	b = jsonenc.Hex32(b, uint32(id)) // "0x" and eight digits
 	if s := id.Slot(); s >= 0 {
 		b = appendInt(append(b, "(slot "...), int64(s))
@@ -67,6 +78,17 @@ func appendID(w *dissect.Writer, id ObjectID)        { w.U32(uint32(id)) }
 // AppendJSON appends {"id":"0x3FFFFFFF","slot":0} (slot left out when the
 // id belongs to no player).
 func (id ObjectID) AppendJSON(b []byte) []byte {
+	if s := (uint32(id) - firstPlayerID) / idsPerPlayer; s < maxPlayerSlots && id == PlayerObjectID(int(s)) {
+		return append(b, playerShipJSON[s]...) // a player's ship: nearly every StateUpdate's
+	}
+	return id.appendJSONLong(b)
+}
+
+// playerShipJSON (tables_gen.go, made by TestGeneratedTables) is the JSON
+// of each player slot's first object id, its ship.
+
+// appendJSONLong is AppendJSON made from its parts.
+func (id ObjectID) appendJSONLong(b []byte) []byte {
 	b = jsonenc.Hex32(append(b, `{"id":"`...), uint32(id))
 	b = append(b, '"')
 	if s := id.Slot(); s >= 0 {

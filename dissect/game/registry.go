@@ -1,5 +1,7 @@
 package game
 
+import "github.com/bcwire/bcwire/internal/jsonenc"
+
 // ShipRegistry remembers the ship class of each object id seen in an
 // ObjCreate/ObjCreateTeam, so StateUpdate subsystem bytes can be decoded by
 // name. It holds at most maxShips entries; the oldest is forgotten first, so
@@ -39,10 +41,13 @@ type classEntry struct {
 func newShipClass(spec *ShipSpec) *shipClass {
 	n := len(spec.Subsystems)
 	c := &shipClass{spec: spec, entries: make([]classEntry, n)}
+	classMember := string(jsonenc.String([]byte(`,"class":`), spec.Name)) + `,"subsystems":[`
 	for i := range spec.Subsystems {
 		sp := &spec.Subsystems[i]
+		forms := newSubsystemForms(i, sp)
+		forms.class, forms.className, forms.classMember = spec, spec.Name, classMember
 		c.entries[i] = classEntry{
-			state: SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children, forms: newSubsystemForms(i, sp)},
+			state: SubsystemState{Index: i, Name: sp.Name, Format: sp.Format, ChildNames: sp.Children, forms: forms},
 			next:  &c.entries[(i+1)%n],
 		}
 	}

@@ -49,10 +49,15 @@ func (m *StateUpdate) AppendJSON(b []byte) []byte {
 			}
 			b = jsonenc.Hex(append(b, `,"subsystem_data":`...), m.SubsystemData)
 		} else {
-			if m.Class != nil {
+			switch f := m.classForms(); {
+			case f != nil:
+				b = append(b, f.classMember...)
+			case m.Class != nil:
 				b = jsonenc.String(append(b, `,"class":`...), m.Class.Name)
+				b = append(b, `,"subsystems":[`...)
+			default:
+				b = append(b, `,"subsystems":[`...)
 			}
-			b = append(b, `,"subsystems":[`...)
 			for i := range m.Subsystems {
 				if i > 0 {
 					b = append(b, ',')
@@ -75,4 +80,17 @@ func (m *StateUpdate) AppendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	return append(b, '}')
+}
+
+// classForms returns the forms of the first state when they were made for
+// m's class under its present name (their classMember is then m's), nil
+// otherwise.
+func (m *StateUpdate) classForms() *subsystemForms {
+	if m.Class == nil || len(m.Subsystems) == 0 {
+		return nil
+	}
+	if f := m.Subsystems[0].forms; f != nil && f.class == m.Class && sameString(f.className, m.Class.Name) {
+		return f
+	}
+	return nil
 }

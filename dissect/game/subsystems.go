@@ -293,6 +293,12 @@ func (m *StateUpdate) subsystemNote() string {
 
 // appendString appends s as `"Tractors"=255(255,255) power=100`.
 func (s *SubsystemState) appendString(b []byte) []byte {
+	if f := s.forms; f != nil && s.Format == f.format && s.Name != "" && sameString(s.Name, f.name) &&
+		s.Condition == 255 && len(s.Children) == len(f.children) && allFull(s.Children) {
+		if out, ok := s.appendHealthyText(b, f); ok {
+			return out
+		}
+	}
 	switch {
 	case s.forms != nil && s.Name == s.forms.name && s.Name != "":
 		b = append(b, s.forms.quoted...)
@@ -346,6 +352,40 @@ func (s *SubsystemState) appendString(b []byte) []byte {
 	}
 	return b
 }
+
+// appendHealthyText appends the text of a state at full health (condition
+// and every child 255, under the name and format f was made with, which
+// the caller has checked) from f.healthyText, in the usual form of its
+// format: powered and on, without extra bytes; a shield too, all six
+// facings 255; a power plant; a format without a tail. ok is false (b unchanged) for a
+// state in another form.
+func (s *SubsystemState) appendHealthyText(b []byte, f *subsystemForms) (out []byte, ok bool) {
+	switch s.Format {
+	case SubsystemPowered, SubsystemShield:
+		if s.Off || s.Extra != nil ||
+			s.Format == SubsystemShield && !(len(s.Facings) == ShieldFacings && allFull(s.Facings)) {
+			return b, false
+		}
+		b = append(b, f.healthyText...)
+		if s.HasPower {
+			b = appendUint(b, uint64(s.Power))
+		} else {
+			b = append(b, '-')
+		}
+		if s.Format == SubsystemShield {
+			b = append(b, fullFacingsText...)
+		}
+	case SubsystemPower:
+		b = appendUint(append(b, f.healthyText...), uint64(s.MainBattery))
+		b = appendUint(append(b, '/'), uint64(s.BackupBattery))
+	default:
+		b = append(b, f.healthyText...)
+	}
+	return b, true
+}
+
+// fullFacingsText is the facings of a shield at full strength.
+const fullFacingsText = " facings=255/255/255/255/255/255"
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (s SubsystemState) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }

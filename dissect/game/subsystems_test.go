@@ -3,6 +3,7 @@ package game
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +77,127 @@ func TestSubsystemFormsMatchLongForm(t *testing.T) {
 				t.Fatalf("%s entry %d changed:\n%s\nlong form\n%s", spec.Name, i, got, want)
 			}
 		}
+	}
+}
+
+// A state at full health (condition and every child 255) writes its JSON
+// and its text from the entry's healthy forms when it is in its format's usual form, and the
+// long way otherwise: every combination of what the form assumes (power
+// bit, off, extra bytes, a new bit group, facings, fewer children, the
+// format) gives
+// the long form's bytes, for every entry of every stock class; and names
+// equal to the class's but in other storage, or a class's child name
+// changed in place after the forms were made, are compared by content.
+func TestSubsystemHealthyFormMatchesLongForm(t *testing.T) {
+	long := func(s SubsystemState) string {
+		s.forms = nil
+		return string(s.AppendJSON(nil))
+	}
+	check := func(what string, s SubsystemState) {
+		t.Helper()
+		if got, want := string(s.AppendJSON([]byte("x"))), "x"+long(s); got != want {
+			t.Fatalf("%s:\n%s\nlong form\n%s", what, got, want)
+		}
+		plain := s
+		plain.forms = nil
+		if got, want := string(s.appendString([]byte("x"))), "x"+string(plain.appendString(nil)); got != want {
+			t.Fatalf("%s text:\n%s\nlong form\n%s", what, got, want)
+		}
+	}
+	for _, spec := range stockShips {
+		c := newShipClass(spec)
+		for i := range c.entries {
+			base := c.entries[i].state
+			base.Condition = 255
+			base.Children = make([]uint8, len(base.ChildNames))
+			for k := range base.Children {
+				base.Children[k] = 255
+			}
+			if base.Format == SubsystemShield {
+				base.Facings = []uint8{255, 255, 255, 255, 255, 255}
+			}
+			for v := range 1 << 7 {
+				s := base
+				s.HasPower, s.Off, s.NewBitGroup = v&1 != 0, v&2 != 0, v&4 != 0
+				if v&8 != 0 {
+					s.Extra = []uint8{}
+				}
+				if v&16 != 0 && s.Facings != nil {
+					s.Facings = []uint8{255, 255, 255, 255, 255, 254}
+				}
+				if v&32 != 0 && len(s.Children) > 0 {
+					s.Children = s.Children[:len(s.Children)-1]
+				}
+				if v&64 != 0 {
+					s.Facings = nil
+				}
+				s.Power, s.MainBattery, s.BackupBattery = uint8(v*2), uint8(255-v), uint8(v*3)
+				check(spec.Name+" entry "+strconv.Itoa(i)+" variant "+strconv.Itoa(v), s)
+			}
+			for f := range len(subsystemFormatNames) + 1 { // another format (OpenBC's shield byte)
+				s := base
+				s.Format, s.HasPower, s.Power = SubsystemFormat(f), true, 100
+				check(spec.Name+" entry "+strconv.Itoa(i)+" as format "+strconv.Itoa(f), s)
+			}
+			copied := base
+			copied.Name = string([]byte(base.Name))
+			copied.ChildNames = make([]string, len(base.ChildNames))
+			for k, n := range base.ChildNames {
+				copied.ChildNames[k] = string([]byte(n))
+			}
+			check(spec.Name+" names in other storage", copied)
+			if len(base.ChildNames) > 0 {
+				names := append([]string(nil), base.ChildNames...)
+				moved := base
+				moved.ChildNames = names
+				names[len(names)-1] = "Renamed"
+				check(spec.Name+" child renamed", moved)
+			}
+		}
+	}
+}
+
+// A StateUpdate decoded with a class writes its class member from the
+// class entries' forms; the bytes are those of the long way, and a
+// StateUpdate whose Class is another spec (even of the same name), a
+// renamed one or none writes the long way.
+func TestStateUpdateClassMemberMatchesLongForm(t *testing.T) {
+	long := func(m *StateUpdate) string {
+		plain := *m
+		plain.Subsystems = append([]SubsystemState(nil), m.Subsystems...)
+		for i := range plain.Subsystems {
+			plain.Subsystems[i].forms = nil
+		}
+		return string(plain.AppendJSON(nil))
+	}
+	check := func(what string, m *StateUpdate) {
+		t.Helper()
+		if got, want := string(m.AppendJSON(nil)), long(m); got != want {
+			t.Fatalf("%s:\n%s\nlong form\n%s", what, got, want)
+		}
+	}
+	for _, spec := range stockShips {
+		c := newShipClass(spec)
+		m := &StateUpdate{Object: PlayerObjectID(1), Flags: StateSubsystems, Class: spec, SubsystemStart: 1}
+		for i := 1; i < min(4, len(c.entries)); i++ {
+			m.Subsystems = append(m.Subsystems, c.entries[i].state)
+		}
+		check(spec.Name, m)
+		if m.classForms() == nil && len(m.Subsystems) > 0 {
+			t.Fatalf("%s: the class member is not taken from the forms", spec.Name)
+		}
+		same := *spec
+		same.Name = string([]byte(spec.Name))
+		m.Class = &same
+		check(spec.Name+" as another spec", m)
+		renamed := *spec
+		renamed.Name = "Re<named>"
+		m.Class = &renamed
+		check(spec.Name+" renamed", m)
+		if !strings.Contains(string(m.AppendJSON(nil)), `"class":"Re\u003cnamed\u003e"`) {
+			t.Fatalf("%s renamed: %s", spec.Name, m.AppendJSON(nil))
+		}
+		m.Class = nil
+		check(spec.Name+" without class", m)
 	}
 }

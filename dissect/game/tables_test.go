@@ -31,7 +31,29 @@ func TestGeneratedTables(t *testing.T) {
 			opcode[i] = fmt.Sprintf("unknown(%#02x)", uint8(o))
 		}
 	}
+	var start []string
+	for e := range 256 {
+		k := -1
+		if e != 0 && e != 255 {
+			h := math.Ldexp(1, e-127-24)
+			for j, p := range shortPow10 {
+				if h*p > 0.5 {
+					k = j
+					break
+				}
+			}
+		}
+		start = append(start, strconv.Itoa(k))
+	}
+	var ships, shipsText [maxPlayerSlots]string
+	for s := range ships {
+		ships[s] = string(PlayerObjectID(s).appendJSONLong(nil))
+		shipsText[s] = string(PlayerObjectID(s).appendStringLong(nil))
+	}
 	src := gentab.Source("game", "TestGeneratedTables (tables_test.go)",
+		gentab.Table{Name: "shortStart", Type: "int8", Doc: "shortStart is appendShortF32's first level for each biased float32 exponent.", Elems: start},
+		gentab.Strings("playerShipJSON", "playerShipJSON is ObjectID.AppendJSON of each player slot's ship.", ships[:]),
+		gentab.Strings("playerShipText", "playerShipText is ObjectID.AppendString of each player slot's ship.", shipsText[:]),
 		gentab.Strings("stateFlagsText", "stateFlagsText is StateFlags.String of each flags byte (appendNames).", flagsText[:]),
 		gentab.Strings("stateFlagsJSON", "stateFlagsJSON is StateFlags.AppendJSON of each flags byte (appendJSONForm).", flagsJSON[:]),
 		gentab.Strings("pctText", "pctText is each condition byte as a whole percentage of 255, rounded down.", pct[:]),

@@ -7,8 +7,10 @@
 package jsonenc
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -165,18 +167,94 @@ func specialBytes(x uint64, html bool) uint64 {
 func zeroBytes(v uint64) uint64 { return (v - lsbs) &^ v }
 
 // Uint appends v in decimal. Most numbers in the decoded messages are
-// bytes; those are written digit by digit, without strconv's buffer.
+// bytes, and most of those single digits (peers, slots, message indexes),
+// which take no call.
 func Uint(b []byte, v uint64) []byte {
-	switch {
-	case v < 10:
+	if v < 10 {
 		return append(b, byte('0'+v))
-	case v < 100:
-		return append(b, byte('0'+v/10), byte('0'+v%10))
-	case v < 1000:
-		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
 	}
-	return strconv.AppendUint(b, v, 10)
+	return appendUintLong(b, v)
 }
+
+// appendUintLong is Uint for v of two digits or more.
+func appendUintLong(b []byte, v uint64) []byte {
+	b = slices.Grow(b, 20)
+	n := len(b)
+	if v < 1000 {
+		return b[:n+PutSmallUint(b[n:n+4], v)]
+	}
+	return b[:n+putUintLong(b[n:n+20], v)]
+}
+
+// DigitPairs holds the two digits of 00 to 99: those of v at 2*v and
+// 2*v+1. Writing two digits from it takes a tenth of the divisions.
+const DigitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
+// PairWords (tables_gen.go, made by TestGeneratedTables) holds the two
+// digits of 00 to 99 as little-endian words, the first digit in the low
+// byte: one load and one store write them.
+
+// smallDecimals (tables_gen.go, made by TestGeneratedTables) holds the
+// decimal digits of 0 to 999 in the low bytes of a little-endian word, the
+// first digit lowest, and their count in its top byte.
+
+// PutUint writes v in decimal at the start of d and returns its length,
+// as many bytes as Uint appends. It is for a writer that makes room for
+// a whole value at once: below 1000 it stores four bytes in one go
+// (PutSmallUint), whatever the length, so d must have room for four
+// bytes and for the digits (20 bytes for any v); the bytes past the
+// length are scratch.
+func PutUint(d []byte, v uint64) int {
+	if v < 1000 {
+		return PutSmallUint(d, v)
+	}
+	return putUintLong(d, v)
+}
+
+// PutSmallUint is PutUint for v below 1000 (it panics for more), small
+// enough to be inlined.
+func PutSmallUint(d []byte, v uint64) int {
+	e := smallDecimals[v]
+	binary.LittleEndian.PutUint32(d, e)
+	return int(e >> 24)
+}
+
+// putUintLong is PutUint for any v: two digits at a time from
+// DigitPairs, from the right.
+func putUintLong(d []byte, v uint64) int {
+	n := decimalLen(v)
+	d = d[:n]
+	i := n
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - q*100)
+		i -= 2
+		d[i], d[i+1] = DigitPairs[r], DigitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		d[0], d[1] = DigitPairs[2*v], DigitPairs[2*v+1]
+	} else {
+		d[0] = byte('0' + v)
+	}
+	return n
+}
+
+// decimalLen is the number of decimal digits of v (1 for 0).
+func decimalLen(v uint64) int {
+	// bits.Len64(v)*1233>>12 is log10(2^bits), v's digits or one fewer.
+	n := bits.Len64(v) * 1233 >> 12
+	if n < len(pow10u) && v >= pow10u[n] {
+		n++
+	}
+	return max(n, 1)
+}
+
+// pow10u are the powers of ten that fit a uint64.
+var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // Int appends v in decimal.
 func Int(b []byte, v int64) []byte {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -199,6 +200,43 @@ func TestIntegers(t *testing.T) {
 	}
 }
 
+// PutUint writes what strconv writes for every value below 100000 and for
+// each power of ten and its neighbours up to the largest uint64, with the
+// room it asks for (four bytes, or the digits) and nothing before the
+// start touched; PutSmallUint the same below 1000, and Uint appends it
+// at every capacity the growth can start from.
+func TestPutUintMatchesStrconv(t *testing.T) {
+	vs := []uint64{math.MaxUint64, math.MaxUint64 - 1}
+	for v := range uint64(100000) {
+		vs = append(vs, v)
+	}
+	for p := uint64(10); p < math.MaxUint64/10; p *= 10 {
+		vs = append(vs, p-1, p, p+1, 10*p-1)
+	}
+	var buf [24]byte
+	for _, v := range vs {
+		want := strconv.FormatUint(v, 10)
+		room := max(4, len(want))
+		buf[0] = 'x'
+		if n := PutUint(buf[1:1+room], v); string(buf[1:1+n]) != want || buf[0] != 'x' {
+			t.Fatalf("PutUint(%d) = %q (%d), want %q", v, buf[1:1+n], n, want)
+		}
+		if v < 1000 {
+			if n := PutSmallUint(buf[1:5], v); string(buf[1:1+n]) != want {
+				t.Fatalf("PutSmallUint(%d) = %q, want %q", v, buf[1:1+n], want)
+			}
+		}
+		if v < 2000 || v%997 == 0 {
+			for c := range 6 {
+				b := append(make([]byte, 0, 2+c), "ab"...)
+				if got := string(Uint(b, v)); got != "ab"+want {
+					t.Fatalf("Uint(%d) at capacity %d = %q", v, cap(b), got)
+				}
+			}
+		}
+	}
+}
+
 func TestHex(t *testing.T) {
 	if got := string(Hex(nil, []byte{0x00, 0xAB, 0x3c, 0xFF})); got != `"00AB3CFF"` {
 		t.Errorf("Hex = %s", got)
@@ -361,4 +399,44 @@ func BenchmarkFloat64Places(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkUint appends the numbers of the decoded messages: bytes (one to
+// three digits) and frame numbers (four to six), through Uint (new) and
+// digit by digit with divisions below 1000, strconv above (old).
+func BenchmarkUint(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for _, values := range []string{"bytes", "frames"} {
+		vs := make([]uint64, 1024)
+		for i := range vs {
+			vs[i] = r.Uint64N(256)
+			if values == "frames" {
+				vs[i] = 1000 + r.Uint64N(600000)
+			}
+		}
+		buf := make([]byte, 0, 64)
+		b.Run("values="+values+"/impl=new", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				buf = Uint(buf[:0], vs[i%len(vs)])
+			}
+		})
+		b.Run("values="+values+"/impl=old", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				buf = uintOld(buf[:0], vs[i%len(vs)])
+			}
+		})
+	}
+}
+
+// uintOld is Uint as it was before its tables, for the benchmark.
+func uintOld(b []byte, v uint64) []byte {
+	switch {
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		return append(b, byte('0'+v/10), byte('0'+v%10))
+	case v < 1000:
+		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	return strconv.AppendUint(b, v, 10)
 }
