@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
@@ -35,13 +36,18 @@ type rateIndex struct {
 }
 
 // rateHint is where a key was last found: its index, and the key packed
-// into one word (see pack) so that checking it is one comparison. rate is
-// live.add's for StateUpdates: the ShipRate at that index, while the slice it lies
-// in has not grown.
+// into one word (see pack) so that checking it is one comparison. n and
+// last are live.add's for StateUpdates: the updates of the key not yet
+// counted in its ShipRate (Count) and the latest one's time (Last), which
+// flushRate moves there when the hint goes to another key, and finish.
+// (Writing the ShipRate on every update touched two or three more cache
+// lines, its Count's and its Last's, out of L1 by the ship's next update:
+// some 17% of live.add's CPU samples on obc200.pcap.)
 type rateHint struct {
 	key  uint64
 	i    int
-	rate *ShipRate
+	n    int
+	last time.Time
 }
 
 const (
@@ -405,25 +411,28 @@ func (l *live) ownShipUpdate(r *flow.Record, id game.ObjectID) {
 
 // rate is a StateUpdate's ShipRate (live.add) for k, added if new and
 // there is room (nil if not), and left in k's hint.
-func (l *live) rate(k rateKey, r *flow.Record) *ShipRate {
+func (l *live) rate(k rateKey, r *flow.Record) *rateHint {
 	s := l.s
-	i := l.rates.find(k)
-	if i < 0 {
+	h := &l.rates.hints[k.hint()]
+	l.flushRate(h) // find or add overwrite it when they know k
+	if i := l.rates.find(k); i < 0 {
 		if len(s.StateUpdates) >= l.opts.MaxShipRates {
 			return nil
 		}
-		i = l.rates.add(k)
-		c := cap(s.StateUpdates)
+		l.rates.add(k)
 		s.StateUpdates = append(s.StateUpdates, ShipRate{Object: k.id, Dir: r.Dir.String(), First: r.Time})
-		if cap(s.StateUpdates) != c {
-			for j := range l.rates.hints {
-				l.rates.hints[j].rate = nil // into the old array
-			}
-		}
 	}
-	u := &s.StateUpdates[i]
-	l.rates.hints[k.hint()].rate = u // find and add left k there
-	return u
+	return h // find and add left k there
+}
+
+// flushRate moves the updates h holds to its ShipRate.
+func (l *live) flushRate(h *rateHint) {
+	if h.n > 0 {
+		u := &l.s.StateUpdates[h.i]
+		u.Count += h.n
+		u.Last = h.last
+		h.n = 0
+	}
 }
 
 func (l *live) chat(r *flow.Record) {

@@ -61,6 +61,9 @@ func (l *live) finish() {
 		s.Traffic.Last = s.LastSeen
 	}
 	s.Reached = s.reached()
+	for i := range l.rates.hints {
+		l.flushRate(&l.rates.hints[i])
+	}
 	for i := range s.StateUpdates {
 		u := &s.StateUpdates[i]
 		if dt := u.Last.Sub(u.First).Seconds(); u.Count > 1 && dt > 0 {

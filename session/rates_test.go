@@ -40,7 +40,9 @@ func TestRateIndex(t *testing.T) {
 
 // A session's StateUpdate rates must count every update of every object
 // and direction, in the order first seen, as the rate list grows (moving
-// the ShipRates the hints point at) and past MaxShipRates.
+// the ShipRates) and past MaxShipRates, with each one's last time: keys
+// that share a hint take turns in it, which moves the counts it holds to
+// their ShipRate.
 func TestStateUpdateRatesCount(t *testing.T) {
 	server := netip.MustParseAddrPort("10.0.0.1:22101")
 	client := netip.MustParseAddrPort("10.0.0.2:40000")
@@ -54,6 +56,7 @@ func TestStateUpdateRatesCount(t *testing.T) {
 		dir game.Direction
 	}
 	want := map[key]int{}
+	last := map[key]time.Time{}
 	var order []key
 	for i := range 20000 {
 		k := key{game.ObjectID(0x3FFFFFFF + 0x40000*rng.IntN(60)), game.Direction(1 + rng.IntN(2))}
@@ -74,8 +77,16 @@ func TestStateUpdateRatesCount(t *testing.T) {
 			order = append(order, k)
 		}
 		want[k]++
+		last[k] = r.Time
 	}
 	b.Finish()
+	hints := map[int]int{}
+	for _, k := range order {
+		hints[rateKey(k).hint()]++
+	}
+	if len(hints) == len(order) {
+		t.Fatalf("no two of the %d keys share a hint: taking turns in one is not tested", len(order))
+	}
 	if len(got) != 1 {
 		t.Fatalf("%d sessions", len(got))
 	}
@@ -85,8 +96,8 @@ func TestStateUpdateRatesCount(t *testing.T) {
 	}
 	for i, u := range rates {
 		k := order[i]
-		if u.Object != k.id || u.Dir != k.dir.String() || u.Count != want[k] {
-			t.Fatalf("rate %d: %v %s %d, want %v %s %d", i, u.Object, u.Dir, u.Count, k.id, k.dir, want[k])
+		if u.Object != k.id || u.Dir != k.dir.String() || u.Count != want[k] || !u.Last.Equal(last[k]) {
+			t.Fatalf("rate %d: %v %s %d last %v, want %v %s %d last %v", i, u.Object, u.Dir, u.Count, u.Last, k.id, k.dir, want[k], last[k])
 		}
 	}
 }

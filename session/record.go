@@ -198,14 +198,13 @@ func (l *live) add(r *flow.Record, now stamp) {
 			}
 			k := rateKey{id, r.Dir}
 			h := &l.rates.hints[k.hint()]
-			u := h.rate
-			if u == nil || h.key != k.pack() {
-				if u = l.rate(k, r); u == nil {
+			if h.key != k.pack() {
+				if h = l.rate(k, r); h == nil {
 					return
 				}
 			}
-			u.Count++
-			u.Last = r.Time
+			h.n++
+			h.last = r.Time
 		}
 	}
 }

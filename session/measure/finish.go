@@ -80,6 +80,8 @@ func (b *Builder) Finish() *Measures {
 		if row == nil {
 			continue
 		}
+		t := &b.relay.tallies[row.op]
+		row.Messages, row.ToSender, row.ToOthers, row.Expected = t.messages, t.toSender, t.toOthers, t.expected
 		row.Shares = fmt.Sprintf("sender %.0f%%, others %.0f%%", pct(row.ToSender, row.Messages), pct(row.ToOthers, row.Expected))
 		m.Relay = append(m.Relay, row)
 	}
