@@ -159,6 +159,9 @@ func (p *DecodePrinter) Print(r *flow.Record) error {
 	if p.pool.workers > 1 && !p.hexDump {
 		return p.printLater(r)
 	}
+	if r.Lazy {
+		r = p.decodeLazy(r)
+	}
 	p.line = p.appendRecord(p.line[:0], r)
 	_, err := p.w.Write(p.line)
 	return err

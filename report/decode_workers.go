@@ -20,6 +20,15 @@ import (
 // (any game message but a StateUpdate or an event, damage, GameSpy, a hex
 // dump) is formatted at once, on the caller's goroutine, into the batch;
 // those are a few in a hundred in a game.
+//
+// A StateUpdate usually comes undecoded (flow.Record.Lazy: decode asks
+// the Tracker for that when nothing before printing needs it decoded):
+// the batch keeps its bytes and the worker decodes it with its own
+// flow.LazyDecoder before formatting it. Decoding it there costs the
+// workers what decoding and copying it cost the caller's goroutine, which
+// was decode's critical path: on battle x100, decode --json's decoding
+// goroutine went from 0.32 to 0.17 s of CPU, and all of its instructions
+// from 7.32 G to 7.00 G (cachegrind).
 
 // batchRecords is the number of records a batch holds, and batchesExtra
 // the batches there are beyond one per worker. A hand-over costs a
@@ -30,10 +39,17 @@ import (
 // time of decode (text and --json, battle x100 and OpenBC battle x40,
 // medians of 7 pairs, two rounds), within an RSS budget of 24 MiB:
 // 23.2-23.9 MiB on battle x200 (text), against 22.1-22.5; 128 records
-// with workers+2 batches peaked at 24.5.
+// with workers+2 batches peaked at 24.5. Since a slot keeps a Lazy
+// StateUpdate's bytes rather than a copy of the decoded message, workers+2
+// batches fit (battle x200, 2 runs each: -V 21.7-22.4 MiB, text 21.2-21.5,
+// --json 19.7-20.5), and the extra batch keeps a worker busy while the
+// oldest batch, which the next hand-over waits for, is still being
+// formatted: decode --json on battle x100 took 0.947 of the wall time with
+// workers+1 batches (median of 19 pairs taken when the machine was at
+// least 90% idle, 00:13-00:27 UTC; CPU 0.97).
 const (
 	batchRecords = 128
-	batchesExtra = 1 // batches in all: workers + batchesExtra
+	batchesExtra = 2 // batches in all: workers + batchesExtra
 )
 
 // pendingRecord is a record copied for a worker, or one formatted at once.
@@ -102,6 +118,12 @@ type fmtPool struct {
 	inflight []*fmtBatch // a queue: inflight[0] is written next
 	idle     []*fmtBatch
 	err      error // the first write error
+	// lazy decodes the Lazy records: lazy[i] on worker i, serial on the
+	// caller's goroutine (Print without workers).
+	lazy    []flow.LazyDecoder
+	serial  flow.LazyDecoder
+	lazyRec flow.Record
+	lazyRes game.Result
 }
 
 // SetWorkers makes Print format records on n goroutines (n > 1) beside
@@ -151,13 +173,18 @@ func (b *fmtBatch) copyEvent(dst, src *game.Event) {
 // within the noise, and 1.5 MiB more peak RSS for decode -V on battle
 // x200 (23.3-24.0 MiB against 21.8-22.4, at the 24 MiB budget): the
 // decoder sizes its lists for the section's bytes, and every slot then
-// held one of that size.
+// held one of that size. A Lazy StateUpdate needs neither: only its bytes
+// are copied. CopyTo serves the StateUpdates the Tracker decoded (-Y,
+// --opcode, reassembled ones).
 func (e *pendingRecord) take(p *DecodePrinter, b *fmtBatch, r *flow.Record) {
 	e.done = false
 	e.rec = *r
 	// Only hex dumps show the datagram, and they are not deferred; the
 	// game message's bytes are not formatted (its decoded form is).
 	e.rec.Datagram, e.rec.Payload = nil, nil
+	if r.Lazy { // the worker decodes it
+		e.rec.Payload = b.own(r.Payload)
+	}
 	e.msg = *r.Msg
 	e.msg.Raw, e.msg.Payload = nil, nil // not formatted
 	e.rec.Msg = &e.msg
@@ -234,9 +261,12 @@ func (p *DecodePrinter) handOver(b *fmtBatch) {
 	if q.work == nil {
 		// Room for every batch that can exist: a hand-over never waits.
 		q.work = make(chan *fmtBatch, q.workers+batchesExtra)
+		if len(q.lazy) < q.workers {
+			q.lazy = make([]flow.LazyDecoder, q.workers)
+		}
 		q.wg.Add(q.workers)
-		for range q.workers {
-			go p.formatBatches(q.work)
+		for i := range q.workers {
+			go p.formatBatches(q.work, &q.lazy[i])
 		}
 	}
 	q.inflight = append(q.inflight, b)
@@ -315,7 +345,7 @@ func (p *DecodePrinter) drain() error {
 
 // formatBatches is a worker: it formats each batch's records with its own
 // printer state, as the serial printer would have.
-func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch) {
+func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch, lazy *flow.LazyDecoder) {
 	defer p.pool.wg.Done()
 	f := &DecodePrinter{format: p.format, color: p.color, pal: p.pal}
 	for b := range work {
@@ -326,10 +356,34 @@ func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch) {
 				out = append(out, b.pre[e.start:e.end]...)
 				continue
 			}
+			if e.rec.Lazy {
+				lazy.Decode(&e.rec, &e.game)
+			}
 			f.clock, f.file, f.jsonFile, f.gameJSON = e.clock, e.file, e.jsonFile, e.gameJSON
 			out = f.appendRecord(out, &e.rec)
 		}
 		b.out = out
 		b.ready <- struct{}{}
 	}
+}
+
+// decodeLazy returns r with its StateUpdate decoded, when r is Lazy, for
+// printing on the caller's goroutine; the copy is valid until the next
+// call.
+func (p *DecodePrinter) decodeLazy(r *flow.Record) *flow.Record {
+	q := &p.pool
+	q.lazyRec = *r
+	q.serial.Decode(&q.lazyRec, &q.lazyRes)
+	return &q.lazyRec
+}
+
+// AddLazyStats adds to s the counts of the Lazy records printed since the
+// last call (flow.LazyDecoder.AddTo), once Flush has returned: the
+// Tracker's Stats leave them out.
+func (p *DecodePrinter) AddLazyStats(s *flow.Stats) {
+	q := &p.pool
+	for i := range q.lazy {
+		q.lazy[i].AddTo(s)
+	}
+	q.serial.AddTo(s)
 }

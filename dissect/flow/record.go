@@ -56,11 +56,18 @@ type Record struct {
 	Reassembled int // number of fragments the game message was rebuilt from (0 = not fragmented)
 	// Payload is the game message Game was decoded from, opcode byte
 	// first: the data message's payload, or the fragments' payloads joined
-	// for a reassembled one. It is set with Game and nil without. Like the
-	// record, valid only during emit (a reassembled payload is the
-	// Tracker's buffer, which the next reassembly overwrites): copy it to
-	// keep it.
+	// for a reassembled one. It is set with Game (or Lazy) and nil
+	// without. Like the record, valid only during emit (a reassembled
+	// payload is the Tracker's buffer, which the next reassembly
+	// overwrites): copy it to keep it.
 	Payload []byte
+	// Lazy marks a StateUpdate the Tracker left undecoded for its consumer
+	// to decode later, on any goroutine (Tracker.DeferStateUpdates): Game
+	// is then nil, Payload is the message and LazyShip the ship class the
+	// Tracker's decoder knew for its object, which LazyDecoder.Decode
+	// needs to decode it as the Tracker would have.
+	Lazy     bool
+	LazyShip *game.ShipSpec
 
 	// hash is PayloadHash's memory for this message, valid when hashState
 	// is hashDone; the Tracker sets hashState to hashPending with Payload
@@ -98,7 +105,7 @@ type Record struct {
 func (r *Record) resetMessage(kind Kind, index int) {
 	r.Kind, r.MsgIndex = kind, index
 	r.Msg, r.Control, r.Game, r.Payload, r.GameSpy, r.Master = nil, nil, nil, nil, nil, nil
-	r.Reassembled, r.DuplicateFragment, r.hashState = 0, false, hashNone
+	r.Reassembled, r.DuplicateFragment, r.hashState, r.Lazy, r.LazyShip = 0, false, hashNone, false, nil
 	r.Raw, r.Err, r.Warning, r.NonStock = nil, nil, "", nil
 }
 

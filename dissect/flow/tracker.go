@@ -50,6 +50,7 @@ type Tracker struct {
 
 	master masterTracker // the GameSpy master's TCP connections
 	names  dissect.Names
+	lazySU bool // DeferStateUpdates (lazy.go)
 }
 
 // New returns a Tracker.
@@ -191,6 +192,9 @@ func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr 
 			t.message(fs, r, m)
 		case m.Type == dissect.TypeAck:
 		case m.Type == dissect.TypeData && !m.Fragment && len(m.Payload) != 0:
+			if t.lazySU && t.lazyGame(fs, r, m.Payload, out) {
+				break // its consumer decodes it (lazy.go)
+			}
 			// decodeGame for a message with an opcode, written out:
 			// as a call it cost a frame and the loop's values reloaded.
 			t.stats.GameMessages++

@@ -53,6 +53,11 @@ type decoding struct {
 
 	intr <-chan struct{} // SIGINT or SIGTERM came
 	werr error           // writing or -Y failed: stop
+	// lazy makes the tracker leave StateUpdates for the printer's workers
+	// to decode (flow.Tracker.DeferStateUpdates); lz decodes, for their
+	// counts, those that emit does not print.
+	lazy bool
+	lz   flow.LazyDecoder
 
 	// Of the current file: the damage listed on stderr after its summary.
 	damage      []string
@@ -194,6 +199,12 @@ func (d *decoding) newPrinter(tf report.TimeFormat, fieldsOpts report.FieldsOpti
 	d.dp.SetHexDump(o.Print.Hex)
 	if !d.lineFlush { // -l writes each line at once
 		d.dp.SetWorkers(o.Caps.Workers)
+		// The workers decode the StateUpdates too, unless a filter needs
+		// them decoded before it can keep or drop them (-Y, --opcode), or
+		// none is printed (-q, -w): then the Tracker does. Hex dumps
+		// are printed on this goroutine.
+		d.lazy = o.Caps.Workers > 1 && d.yflt == nil && len(d.flt.opcodes) == 0 &&
+			!o.Quiet && d.cut == nil && !o.Print.Hex
 	}
 	d.p = d.dp
 	return nil
@@ -215,9 +226,11 @@ func (d *decoding) close() {
 
 // emit sees every record of every file: it notes damage and servers,
 // applies the filters, and prints the record or copies its frame (-w).
-// false stops reading.
+// false stops reading. A Lazy record it does not print it decodes for the
+// counts (countLazy).
 func (d *decoding) emit(r *flow.Record) bool {
 	if d.seen++; d.seen&1023 == 0 && interrupt.Closed(d.intr) {
+		d.countLazy(r)
 		return false
 	}
 	if r.Err != nil {
@@ -231,6 +244,7 @@ func (d *decoding) emit(r *flow.Record) bool {
 		d.ctx.Start = r.Time
 	}
 	if !d.flt.keep(r) || d.yflt != nil && !d.yflt.Match(r, &d.ctx) {
+		d.countLazy(r)
 		if d.yflt != nil && d.yflt.Err() != nil {
 			d.werr = d.yflt.Err() // a -Y budget ran out, or a comparison that cannot be made
 			return false
@@ -292,10 +306,14 @@ func (d *decoding) file(path string) error {
 	if d.werr != nil {
 		return &exit.Error{Code: exit.CodeUsage, Err: d.werr}
 	}
+	d.p.Flush()
+	if d.lazy { // the counts of the StateUpdates decoded after the Tracker
+		d.dp.AddLazyStats(&sum.Flow)
+		d.lz.AddTo(&sum.Flow)
+	}
 	d.damaged += sum.Damage
 	d.nonStock += sum.Flow.NonStock
 	d.badChecksums += sum.Capture.BadChecksums
-	d.p.Flush()
 	if !o.Quiet {
 		printSummary(o.IO, path, sum, expansion)
 		if note := cf.R.Note(); note != "" {
@@ -333,6 +351,7 @@ func (d *decoding) follow(cf *input.CaptureFile) (flow.Summary, error) {
 	fopts := o.Caps.Flow()
 	fopts.Servers = d.servers
 	tr := flow.New(fopts)
+	tr.DeferStateUpdates(d.lazy)
 	// -w copies the reader's current frame for each record kept, so it
 	// reads one frame at a time: no reading ahead on other goroutines.
 	if o.Caps.Workers > 1 && d.cut == nil {
@@ -450,4 +469,12 @@ func runHex(o *Options, servers []netip.AddrPort, emit func(*flow.Record) bool) 
 		return &exit.Error{Code: exit.CodeDamaged, Err: fmt.Errorf("the datagram is damaged (see the output)")}
 	}
 	return o.FailOn.NonStockErr(nonStock)
+}
+
+// countLazy decodes r for the summary's counts when it is Lazy and not
+// printed (the printer decodes those it prints).
+func (d *decoding) countLazy(r *flow.Record) {
+	if r.Lazy {
+		d.lz.Count(r)
+	}
 }
