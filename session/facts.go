@@ -539,7 +539,7 @@ func (l *live) relay(r *flow.Record, p []byte, now stamp) {
 	if len(p) == 0 {
 		return
 	}
-	h := r.PayloadHash() // hash64(p): p is r.Payload, hashed once for every consumer
+	h := r.PayloadHash() // MessageHash(p): p is r.Payload, hashed once for every consumer
 	if r.Dir == game.ClientToServer {
 		l.srv.relay.put(h, l, now)
 		return

@@ -220,10 +220,8 @@ func (rt *Relays[C]) pop() {
 	rt.keepOK = false
 }
 
-// hash64 is the hash relays are matched by: flow.MessageHash, which a
-// record computes once for every consumer (flow.Record.PayloadHash).
-func hash64(b []byte) uint64 { return flow.MessageHash(b) }
-
-// MessageHash is the hash relays are matched by, for other packages that
-// match them (diff), so that a relay is recognised by one hash everywhere.
+// MessageHash is the hash relays are matched by: flow.MessageHash, which a
+// record computes once for every consumer (flow.Record.PayloadHash); other
+// packages that match relays (diff) call it, so that a relay is
+// recognised by one hash everywhere.
 func MessageHash(b []byte) uint64 { return flow.MessageHash(b) }
