@@ -23,6 +23,7 @@ import (
 type Reader struct {
 	src  source
 	pcap *pcapSource // src when it is one, for Next's fused path (pcapfast.go)
+	ng   *ngSource   // src when it is one, for Buffered
 	// plainLast says the last call of Next counted one record and one UDP
 	// datagram and changed no other counter (see PlainLast).
 	plainLast   bool
@@ -164,7 +165,10 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 	switch m := binary.LittleEndian.Uint32(magic); {
 	case m == ngBlockSHB:
 		rd.format = PCAPNG
-		rd.src, err = newNgSource(in)
+		var s *ngSource
+		if s, err = newNgSource(in); err == nil {
+			rd.src, rd.ng = s, s
+		}
 	case isPcapMagic(m):
 		rd.format = PCAP
 		var s *pcapSource
@@ -200,10 +204,41 @@ func (r *Reader) Close() error {
 }
 
 // Buffered is the number of file bytes already read into memory and not yet
-// consumed. A consumer that wants to read ahead (flow.Run decrypts two
-// datagrams at once) does so only while it is positive, so that a capture
-// arriving on a pipe is never held back waiting for the next packet.
-func (r *Reader) Buffered() int { return r.in.end - r.in.pos }
+// consumed, or 0 when they do not hold the next record of a pcap or pcapng
+// file whole: reading that record would read the file. A consumer that
+// wants to read ahead (flow.Run decrypts datagrams in batches) does so only
+// while it is positive, so that a capture arriving on a pipe is never held
+// back waiting for the next packet, and so that the buffer is refilled
+// while nothing is held (Hold): the bytes of a record cut by the end of
+// the buffer then move to its start, where otherwise they would go to a
+// second buffer, as the held bytes before them must stay.
+func (r *Reader) Buffered() int {
+	in := r.in
+	n := in.end - in.pos
+	switch {
+	case r.pcap != nil:
+		if s := r.pcap; n < pcapRecordHeaderLen+int(s.maxLen) && !s.resync {
+			if n < pcapRecordHeaderLen {
+				return 0
+			}
+			// A record longer than maxLen is damage, read without
+			// reading on.
+			if l := s.order.Uint32(in.buf[in.pos+8:]); l <= s.maxLen && n < pcapRecordHeaderLen+int(l) {
+				return 0
+			}
+		}
+	case r.ng != nil:
+		if s := r.ng; n < ngMaxBlock && !s.resync {
+			if n < 12 {
+				return 0
+			}
+			if l := s.order.Uint32(in.buf[in.pos+4:]); l <= ngMaxBlock && n < int(l) {
+				return 0
+			}
+		}
+	}
+	return n
+}
 
 // Hold makes the Payloads of the Packets that Next returns from now on stay
 // valid until Release, except those of reassembled datagrams (Packet.
@@ -214,7 +249,7 @@ func (r *Reader) Hold() {
 		h.hold()
 		return
 	}
-	r.in.held = true
+	r.in.held, r.in.handed = true, false
 }
 
 // holder is a source that builds the frames it hands out (rather than
@@ -294,7 +329,7 @@ func (r *Reader) Next() (*Packet, error) {
 				// One record, one datagram, no fragments waiting (so
 				// none expired): plain, unless records were skipped
 				// before it in this call.
-				r.plainLast = !skipped
+				r.plainLast, r.in.handed = !skipped, true
 				return p, nil
 			}
 		}
@@ -335,6 +370,7 @@ func (r *Reader) Next() (*Packet, error) {
 		}
 		r.lastGood = r.in.off
 		if p != nil {
+			r.in.handed = true
 			if rec.damage != nil {
 				r.dec.stats.Damaged++
 				return nil, &PacketError{Frame: p.Frame, Offset: rec.offset, Err: rec.damage, Packet: p}
@@ -364,14 +400,16 @@ type input struct {
 	off      int64 // file offset of buf[pos]
 	err      error // what ended reading: io.EOF or an I/O error
 
-	// While held (see Reader.Hold), fill leaves the bytes already handed
-	// out where they are: it moves the unread tail to spare instead and
-	// swaps the two. A second swap in the same hold, which real captures
-	// do not need, takes a new buffer, as spare then holds handed-out
-	// bytes too.
+	// While held (see Reader.Hold), once bytes have been handed out
+	// since Hold, fill leaves them where they are: it moves the unread
+	// tail to spare instead and swaps the two. A second swap in the same
+	// hold takes a new buffer, as spare then holds handed-out bytes too.
+	// Neither happens while a consumer reads ahead only while Buffered,
+	// unless records that are not datagrams lie at the buffer's end.
 	held    bool
 	swapped bool
 	spare   []byte
+	handed  bool // Next has handed out a Packet (since Hold)
 }
 
 // newInput sizes the buffer down to size, what the source said it holds
@@ -429,7 +467,7 @@ func (in *input) fill(n int) {
 		// Move the unread tail to the front; it is short next to the
 		// buffer, so this costs little per read.
 		to := in.buf
-		if in.held {
+		if in.held && in.handed {
 			if in.swapped || len(in.spare) < len(in.buf) {
 				in.spare = make([]byte, len(in.buf))
 			}
