@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"io"
 	"testing"
-	"testing/iotest"
 	"time"
 )
 
@@ -33,62 +32,11 @@ func bigCaptures(t *testing.T) (map[string][]byte, [][]byte) {
 	return files, want
 }
 
-// TestBufferedHoldsBackCutRecord checks Buffered against the record at the
-// reading position: positive when it lies whole in the buffer, 0 when the
-// end of the buffer cuts it (reading it would read the file).
-func TestBufferedHoldsBackCutRecord(t *testing.T) {
-	files, _ := bigCaptures(t)
-	for name, file := range files {
-		for _, half := range []bool{false, true} {
-			src := io.Reader(bytes.NewReader(file))
-			if half {
-				src = iotest.HalfReader(src)
-			}
-			r, err := NewReader(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cut, whole := 0, 0
-			for {
-				in := r.in
-				n, b := r.Buffered(), in.buf[in.pos:in.end]
-				wholeNext := false
-				if len(b) >= 16 {
-					l := 0
-					if r.pcap != nil {
-						l = 16 + int(r.pcap.order.Uint32(b[8:]))
-					} else {
-						l = int(r.ng.order.Uint32(b[4:]))
-					}
-					wholeNext = len(b) >= l
-				}
-				switch {
-				case wholeNext && n != len(b):
-					t.Fatalf("%s: Buffered %d with the next record whole in %d bytes", name, n, len(b))
-				case !wholeNext && n != 0:
-					t.Fatalf("%s: Buffered %d with the next record cut at %d bytes", name, n, len(b))
-				case wholeNext:
-					whole++
-				default:
-					cut++
-				}
-				if _, err := r.Next(); err == io.EOF {
-					break
-				} else if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-			}
-			if cut == 0 || whole == 0 {
-				t.Fatalf("%s: %d records cut and %d whole: the test reads nothing cut by the buffer's end", name, cut, whole)
-			}
-		}
-	}
-}
-
 // TestReadAheadWhileBufferedTakesNoSpare reads as flow.Run does, in held
-// batches that go on only while Buffered: every payload of a batch is
-// intact when the batch ends, and the input never needs its spare buffer
-// (a second read buffer, half a MiB of heap).
+// batches of up to 128 datagrams that go on while Buffered, across the
+// buffer's end: every payload of a batch is intact when the batch ends,
+// and the input never needs its spare buffer (a second read buffer, half
+// a MiB of heap), as the refill goes below the held bytes.
 func TestReadAheadWhileBufferedTakesNoSpare(t *testing.T) {
 	files, want := bigCaptures(t)
 	for name, file := range files {

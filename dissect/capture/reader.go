@@ -23,7 +23,6 @@ import (
 type Reader struct {
 	src  source
 	pcap *pcapSource // src when it is one, for Next's fused path (pcapfast.go)
-	ng   *ngSource   // src when it is one, for Buffered
 	// plainLast says the last call of Next counted one record and one UDP
 	// datagram and changed no other counter (see PlainLast).
 	plainLast   bool
@@ -165,10 +164,7 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 	switch m := binary.LittleEndian.Uint32(magic); {
 	case m == ngBlockSHB:
 		rd.format = PCAPNG
-		var s *ngSource
-		if s, err = newNgSource(in); err == nil {
-			rd.src, rd.ng = s, s
-		}
+		rd.src, err = newNgSource(in)
 	case isPcapMagic(m):
 		rd.format = PCAP
 		var s *pcapSource
@@ -204,41 +200,10 @@ func (r *Reader) Close() error {
 }
 
 // Buffered is the number of file bytes already read into memory and not yet
-// consumed, or 0 when they do not hold the next record of a pcap or pcapng
-// file whole: reading that record would read the file. A consumer that
-// wants to read ahead (flow.Run decrypts datagrams in batches) does so only
-// while it is positive, so that a capture arriving on a pipe is never held
-// back waiting for the next packet, and so that the buffer is refilled
-// while nothing is held (Hold): the bytes of a record cut by the end of
-// the buffer then move to its start, where otherwise they would go to a
-// second buffer, as the held bytes before them must stay.
-func (r *Reader) Buffered() int {
-	in := r.in
-	n := in.end - in.pos
-	switch {
-	case r.pcap != nil:
-		if s := r.pcap; n < pcapRecordHeaderLen+int(s.maxLen) && !s.resync {
-			if n < pcapRecordHeaderLen {
-				return 0
-			}
-			// A record longer than maxLen is damage, read without
-			// reading on.
-			if l := s.order.Uint32(in.buf[in.pos+8:]); l <= s.maxLen && n < pcapRecordHeaderLen+int(l) {
-				return 0
-			}
-		}
-	case r.ng != nil:
-		if s := r.ng; n < ngMaxBlock && !s.resync {
-			if n < 12 {
-				return 0
-			}
-			if l := s.order.Uint32(in.buf[in.pos+4:]); l <= ngMaxBlock && n < int(l) {
-				return 0
-			}
-		}
-	}
-	return n
-}
+// consumed. A consumer that wants to read ahead (flow.Run decrypts two
+// datagrams at once) does so only while it is positive, so that a capture
+// arriving on a pipe is never held back waiting for the next packet.
+func (r *Reader) Buffered() int { return r.in.end - r.in.pos }
 
 // Hold makes the Payloads of the Packets that Next returns from now on stay
 // valid until Release, except those of reassembled datagrams (Packet.
@@ -249,7 +214,7 @@ func (r *Reader) Hold() {
 		h.hold()
 		return
 	}
-	r.in.held, r.in.handed = true, false
+	r.in.held, r.in.handed, r.in.heldFrom = true, false, r.in.pos
 }
 
 // holder is a source that builds the frames it hands out (rather than
@@ -385,6 +350,10 @@ func (r *Reader) Next() (*Packet, error) {
 // maxScanRecord by a margin.
 const bufSize = 512 << 10
 
+// minHeldRead is the least room below the held bytes that fill reads into
+// rather than take a second buffer (input.spare).
+const minHeldRead = 64 << 10
+
 // maxScanRecord is the largest record or block that resynchronisation will
 // accept as a candidate (the usual maximum snap length, plus headers).
 const maxScanRecord = 262144 + 64
@@ -400,16 +369,19 @@ type input struct {
 	off      int64 // file offset of buf[pos]
 	err      error // what ended reading: io.EOF or an I/O error
 
-	// While held (see Reader.Hold), once bytes have been handed out
-	// since Hold, fill leaves them where they are: it moves the unread
-	// tail to spare instead and swaps the two. A second swap in the same
-	// hold takes a new buffer, as spare then holds handed-out bytes too.
-	// Neither happens while a consumer reads ahead only while Buffered,
-	// unless records that are not datagrams lie at the buffer's end.
-	held    bool
-	swapped bool
-	spare   []byte
-	handed  bool // Next has handed out a Packet (since Hold)
+	// While held (see Reader.Hold), once a Packet has been handed out
+	// (handed), fill leaves the bytes from heldFrom on where they are.
+	// The bytes before heldFrom are free: fill moves the unread tail
+	// there and reads on below heldFrom, when that leaves room for a
+	// read worth its call (as it does when a batch of held datagrams
+	// meets the buffer's end). Otherwise it moves the tail to spare, a
+	// second buffer, and swaps the two; a second swap in the same hold
+	// takes a new buffer, as spare then holds handed-out bytes too.
+	held     bool
+	handed   bool
+	heldFrom int // pos at Hold, or 0 after the buffer's bytes moved
+	swapped  bool
+	spare    []byte
 }
 
 // newInput sizes the buffer down to size, what the source said it holds
@@ -463,27 +435,35 @@ func (in *input) fill(n int) {
 	if in.err != nil {
 		return // reading has ended: nothing to make room for
 	}
+	limit := len(in.buf) // what this fill may read into
 	if in.pos > 0 {
 		// Move the unread tail to the front; it is short next to the
 		// buffer, so this costs little per read.
 		to := in.buf
 		if in.held && in.handed {
-			if in.swapped || len(in.spare) < len(in.buf) {
-				in.spare = make([]byte, len(in.buf))
+			if free := in.heldFrom; free >= max(n, minHeldRead) && free >= in.end-in.pos {
+				limit = free
+			} else {
+				if in.swapped || len(in.spare) < len(in.buf) {
+					in.spare = make([]byte, len(in.buf))
+				}
+				to, in.spare = in.spare, in.buf
+				in.swapped = true
 			}
-			to, in.spare = in.spare, in.buf
-			in.swapped = true
 		}
 		in.end = copy(to, in.buf[in.pos:in.end])
-		in.buf, in.pos = to, 0
+		in.buf, in.pos, in.heldFrom = to, 0, 0
 	}
 	empty := 0
 	for in.end < n && in.err == nil {
-		if in.end == len(in.buf) {
+		if in.end == limit {
+			// Only when not limited by held bytes (limit >= n): a new
+			// array, which leaves held bytes where they are too.
 			in.buf = slices.Grow(in.buf, min(n, 2*len(in.buf))-len(in.buf))
 			in.buf = in.buf[:cap(in.buf)]
+			limit = len(in.buf)
 		}
-		k, err := in.r.Read(in.buf[in.end:])
+		k, err := in.r.Read(in.buf[in.end:limit])
 		in.end += k
 		switch {
 		case err != nil:
