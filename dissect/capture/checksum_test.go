@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"strings"
@@ -331,6 +332,9 @@ func TestUsualPathMatchesLongWay(t *testing.T) {
 			frame := ethernet(etherTypeIPv4, ip)
 			opts := Options{IgnoreChecksums: ignore}
 			usual, long := NewDecoder(opts), NewDecoder(opts)
+			// Half the time as after an offloaded checksum, which the
+			// one pass then tests for first.
+			usual.offloaded = i%2 == 1
 			rec := record{data: frame, time: t0, linkType: Ethernet, origLen: len(frame), iface: 3}
 			p1, e1 := usual.decode(&rec)
 			long.stats.Records++
@@ -344,5 +348,55 @@ func TestUsualPathMatchesLongWay(t *testing.T) {
 					i, ignore, ip, p1, e1, usual.stats, p2, e2, long.stats)
 			}
 		}
+	}
+}
+
+// TestOffloadedFirstStillCatchesDamage reads, after a datagram whose
+// checksum was left to the network card (so that the Reader and the
+// Decoder test for that first from then on), datagrams with right and
+// wrong checksums of both kinds: the wrong ones are still damage, through
+// the Reader's fused path and the Decoder's fast case alike.
+func TestOffloadedFirstStillCatchesDamage(t *testing.T) {
+	pl := []byte("bridge commander datagram")
+	offloaded := func(ulenDelta int) []byte {
+		ip := ipv4With(addrA, addrB, 1, 0, false, udpDatagram(addrA, addrB, pl))
+		binary.BigEndian.PutUint16(ip[26:28], fold(pseudoHeaderSum(addrA.Addr().As4(), addrB.Addr().As4(), len(ip)-20+ulenDelta)))
+		return ip
+	}
+	good := ipv4With(addrA, addrB, 1, 0, false, udpDatagram(addrA, addrB, pl))
+	bad := bytes.Clone(good)
+	bad[30] ^= 0x40
+	offBad := offloaded(0)
+	offBad[30] ^= 0x40 // not covered by an offloaded checksum
+	frames := [][]byte{good, offloaded(0), good, bad, offloaded(1), offBad, offloaded(0)}
+	wantErr := []bool{false, false, false, true, true, false, false}
+
+	d := NewDecoder(Options{})
+	p := newPcap(binary.LittleEndian, false, Ethernet, 65535)
+	for i, ip := range frames {
+		_, err := d.Decode(RawIPv4, ip, ci(t0))
+		if got := errors.Is(err, ErrChecksum); got != wantErr[i] || (err != nil && !got) {
+			t.Errorf("Decoder, frame %d: %v", i+1, err)
+		}
+		if want := i >= 1; d.offloaded != want {
+			t.Errorf("Decoder, after frame %d: offloaded %v", i+1, d.offloaded)
+		}
+		p.record(t0.Add(time.Duration(i)*time.Millisecond), ethernet(etherTypeIPv4, ip))
+	}
+	r, err := NewReader(bytes.NewReader(p.buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range frames {
+		pk, err := r.Next()
+		if got := errors.Is(err, ErrChecksum); got != wantErr[i] || (err != nil && !got) {
+			t.Errorf("Reader, record %d: %v", i+1, err)
+		}
+		if err == nil && (i > 0 && !r.PlainLast() || !bytes.Equal(pk.Payload, frames[i][28:])) {
+			t.Errorf("Reader, record %d: not taken by the fused path, or payload % x", i+1, pk.Payload)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the records: %v", err)
 	}
 }

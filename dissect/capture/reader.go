@@ -25,7 +25,11 @@ type Reader struct {
 	pcap *pcapSource // src when it is one, for Next's fused path (pcapfast.go)
 	// plainLast says the last call of Next counted one record and one UDP
 	// datagram and changed no other counter (see PlainLast).
-	plainLast   bool
+	plainLast bool
+	// fusedAt, when not -1, is where the record that nextPcapUDP took
+	// last lies in the buffer; rec is built from it when asked for
+	// (fusedRecord).
+	fusedAt     int
 	in          *input
 	format      Format
 	dec         *Decoder
@@ -157,7 +161,7 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 		}
 		return nil, err
 	}
-	rd := &Reader{in: in, dec: NewDecoder(opts), interrupt: opts.Interrupt, maxUnreadable: opts.MaxUnreadable}
+	rd := &Reader{in: in, dec: NewDecoder(opts), interrupt: opts.Interrupt, maxUnreadable: opts.MaxUnreadable, fusedAt: -1}
 	if rd.maxUnreadable == 0 {
 		rd.maxUnreadable = DefaultMaxUnreadable
 	}
@@ -300,7 +304,7 @@ func (r *Reader) Next() (*Packet, error) {
 		}
 		// Any record this iteration reads takes the general path, which
 		// does not tell how the counters change.
-		r.plainLast, skipped = false, true
+		r.plainLast, skipped, r.fusedAt = false, true, -1
 		rec := &r.rec
 		err := r.src.next(rec)
 		if err != nil {
