@@ -400,3 +400,36 @@ func TestOffloadedFirstStillCatchesDamage(t *testing.T) {
 		t.Errorf("after the records: %v", err)
 	}
 }
+
+// BenchmarkOnesAddGameSizes sums datagrams of the UDP lengths most common
+// in OpenBC's networked battle (42 and 74 bytes make two thirds of them).
+func BenchmarkOnesAddGameSizes(b *testing.B) {
+	sizes := []int{42, 74, 42, 14, 36, 74, 68, 42, 62, 29, 42, 74, 138, 20}
+	bufs := make([][]byte, len(sizes))
+	for i, n := range sizes {
+		bufs[i] = payload(i, n)
+	}
+	var sink uint64
+	for b.Loop() {
+		for _, buf := range bufs {
+			sink += onesAdd(0x1234, buf)
+		}
+	}
+	_ = sink
+}
+
+// FuzzOnesAddMatchesReference holds onesAdd, from any running sum, to the
+// plain 16-bit reference.
+func FuzzOnesAddMatchesReference(f *testing.F) {
+	f.Add(uint64(0), []byte("bridge commander"))
+	f.Add(^uint64(0)-1, []byte{0xff, 0xff, 0xff})
+	f.Add(uint64(1)<<63, bytes.Repeat([]byte{0xff}, 75))
+	f.Fuzz(func(t *testing.T, acc uint64, b []byte) {
+		want := uint32(fold(acc)) + uint32(refSum(b))
+		want = want>>16 + want&0xffff
+		// 0 and 0xffff are both zero in ones' complement.
+		if got := fold(onesAdd(acc, b)); uint32(got)%0xffff != want%0xffff {
+			t.Fatalf("onesAdd(%#x, % x) folds to %#04x, want %#04x", acc, b, got, want)
+		}
+	})
+}
