@@ -28,9 +28,10 @@ const fastRecordLen = pcapRecordHeaderLen + 14 + 20 + 8
 // (FuzzPcapFastPathMatchesGeneral), except that the record LastRecord
 // shows is only noted (Reader.fusedAt) and built when asked for.
 //
-// Its fields are read through fixed-size views of the record (no bounds
-// checks), and read again from the record after the checksum's call
-// rather than kept across it, which would cost a store and a load each.
+// Its fields are read through fixed-size views of the record, which need
+// no bounds checks. (Slicing the buffer again after the checksum's call,
+// rather than keeping the slices across it, cost more instructions than
+// the stores and loads it saved.)
 func (r *Reader) nextPcapUDP(s *pcapSource) *Packet {
 	in := s.in
 	b := in.buf[in.pos:in.end]
@@ -40,9 +41,9 @@ func (r *Reader) nextPcapUDP(s *pcapSource) *Packet {
 		return nil
 	}
 	rp := (*[fastRecordLen]byte)(b)
-	caplen := s.order.Uint32(rp[8:12])
-	n := pcapRecordHeaderLen + int(caplen)
-	if caplen > s.maxLen || len(b) < n {
+	h := s.order.pcapRecordHeader((*[pcapRecordHeaderLen]byte)(rp[:16]))
+	n := pcapRecordHeaderLen + int(h.caplen)
+	if h.caplen > s.maxLen || len(b) < n {
 		return nil
 	}
 	d := r.dec
@@ -75,17 +76,10 @@ func (r *Reader) nextPcapUDP(s *pcapSource) *Packet {
 					}
 					d.offloaded = true
 				}
-				// What the checks needed is read again below.
-				b = in.buf[in.pos:in.end]
-				rp = (*[fastRecordLen]byte)(b)
-				hd = (*[28]byte)(rp[30:])
 			}
 		}
 	}
 	// The record is taken: what pcapSource.next, decode and Next do.
-	h := s.order.pcapRecordHeader((*[pcapRecordHeaderLen]byte)(rp[:16]))
-	n = pcapRecordHeaderLen + int(h.caplen)
-	ulen = int(binary.BigEndian.Uint16(hd[24:26]))
 	r.fusedAt = in.pos
 	in.discard(n)
 	if s.plausible(h.sec, h.frac, h.caplen, h.origLen) {
