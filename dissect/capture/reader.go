@@ -354,10 +354,6 @@ func (r *Reader) Next() (*Packet, error) {
 // maxScanRecord by a margin.
 const bufSize = 512 << 10
 
-// minHeldRead is the least room below the held bytes that fill reads into
-// rather than take a second buffer (input.spare).
-const minHeldRead = 64 << 10
-
 // maxScanRecord is the largest record or block that resynchronisation will
 // accept as a candidate (the usual maximum snap length, plus headers).
 const maxScanRecord = 262144 + 64
@@ -374,13 +370,12 @@ type input struct {
 	err      error // what ended reading: io.EOF or an I/O error
 
 	// While held (see Reader.Hold), once a Packet has been handed out
-	// (handed), fill leaves the bytes from heldFrom on where they are.
-	// The bytes before heldFrom are free: fill moves the unread tail
-	// there and reads on below heldFrom, when that leaves room for a
-	// read worth its call (as it does when a batch of held datagrams
-	// meets the buffer's end). Otherwise it moves the tail to spare, a
-	// second buffer, and swaps the two; a second swap in the same hold
-	// takes a new buffer, as spare then holds handed-out bytes too.
+	// (handed), fill leaves the bytes from heldFrom on where they are,
+	// and reads into the free room before them or after the data (as it
+	// can when a batch of held datagrams meets the buffer's end).
+	// Otherwise it moves the tail to spare, a second buffer, and swaps
+	// the two; a second swap in the same hold takes a new buffer, as
+	// spare then holds handed-out bytes too.
 	held     bool
 	handed   bool
 	heldFrom int // pos at Hold, or 0 after the buffer's bytes moved
@@ -445,9 +440,24 @@ func (in *input) fill(n int) {
 		// buffer, so this costs little per read.
 		to := in.buf
 		if in.held && in.handed {
-			if free := in.heldFrom; free >= max(n, minHeldRead) && free >= in.end-in.pos {
-				limit = free
-			} else {
+			// The bytes from heldFrom to pos stay where they are. Read
+			// into the larger free room: after the data (an earlier
+			// refill stopped below the bytes held then), or before
+			// heldFrom, the tail moved there. The two make the buffer
+			// less the held bytes and the tail, so with batches of an
+			// eighth of it no read is much under half of it. When
+			// neither room takes the record, take the spare.
+			tail := in.end - in.pos
+			after, before := len(in.buf)-in.end, in.heldFrom
+			if before < tail {
+				before = 0
+			}
+			switch {
+			case after >= before && after >= n-tail:
+				to = nil
+			case before > after && before >= n:
+				limit = before
+			default:
 				if in.swapped || len(in.spare) < len(in.buf) {
 					in.spare = make([]byte, len(in.buf))
 				}
@@ -455,14 +465,16 @@ func (in *input) fill(n int) {
 				in.swapped = true
 			}
 		}
-		in.end = copy(to, in.buf[in.pos:in.end])
-		in.buf, in.pos, in.heldFrom = to, 0, 0
+		if to != nil {
+			in.end = copy(to, in.buf[in.pos:in.end])
+			in.buf, in.pos, in.heldFrom = to, 0, 0
+		}
 	}
 	empty := 0
-	for in.end < n && in.err == nil {
+	for in.end-in.pos < n && in.err == nil {
 		if in.end == limit {
-			// Only when not limited by held bytes (limit >= n): a new
-			// array, which leaves held bytes where they are too.
+			// Reached only with pos 0: the other cases leave room
+			// enough. A new array leaves held bytes where they are too.
 			in.buf = slices.Grow(in.buf, min(n, 2*len(in.buf))-len(in.buf))
 			in.buf = in.buf[:cap(in.buf)]
 			limit = len(in.buf)
