@@ -88,10 +88,16 @@ type clientState struct {
 // differ in their owner's slot, from bit 18 on.
 func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
 
-// shipSet is a ship's lane set, with the object it is of.
+// shipSet is a ship's lane set, with the object it is of, and the lanes
+// its last update counted in when it was of family fam and each of them
+// counted it (f its family's, a every update's, s the 0x20-bearing one
+// when fam carries subsystems): an update of the same family next has
+// one interval for all of them (f nil: no such lanes).
 type shipSet struct {
-	obj game.ObjectID
-	set *laneSet
+	obj     game.ObjectID
+	fam     Family
+	set     *laneSet
+	f, a, s *Lane
 }
 
 // shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
@@ -371,43 +377,70 @@ func (cs *clientState) setState(inGame, gone bool) {
 func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
 	recent := &cs.ships[d&1][shipSlot(m.Object)]
-	set := recent.set
-	if set == nil || recent.obj != m.Object {
-		if set = b.laneSet(cs, m, d); set == nil {
-			b.famNoLane[d&1][fam&15]++
-			return
-		}
-		*recent = shipSet{m.Object, set}
-	}
-	f, a := set[slotOf(fam)], set[slotAll]
-	var s *Lane
-	sub := m.Flags&game.StateSubsystems != 0
-	if sub {
-		s = set[slotSubsystems]
-	}
-	if f == nil || a == nil || sub && s == nil || a.last != f.last || s != nil && s.last != f.last {
-		b.eachLane(set, cs, m, d, now)
+	f := recent.f
+	if f == nil || recent.obj != m.Object || recent.fam != fam {
+		b.stateUpdateSlow(recent, cs, m, d, now)
 		return
 	}
-	// The usual case: the ship's last update was of this family too, and
-	// its lanes have one last time, so one interval.
+	// The usual case: the ship's last update was of this family, and its
+	// lanes all counted it, so one interval, counted once (Lane.sh).
 	iv, ok := now.SubNear(f.last)
 	if !ok {
 		iv = now.Sub(f.last)
 	}
 	f.updates++
 	f.last = now
-	if !f.iv.addNear(iv) {
-		f.iv.add(iv)
-	}
+	a := recent.a
 	a.updates++
 	a.last = now
-	if !a.iv.addNear(iv) {
-		a.iv.add(iv)
+	if s := recent.s; s != nil {
+		s.updates++
+		s.last = now
 	}
+	if !f.sh.addNear(iv) {
+		sharedFar(f, a, recent.s, iv)
+	}
+}
+
+// sharedFar counts an interval shared by lanes f, a and s (nil when
+// none) that f's shared window does not take: the window starts there
+// when it has none, else each lane counts it apart.
+func sharedFar(f, a, s *Lane, iv time.Duration) {
+	if f.sh.place(iv) {
+		f.sh.addNear(iv)
+		return
+	}
+	f.iv.add(iv)
+	a.iv.add(iv)
 	if s != nil {
-		s.count(now)
+		s.iv.add(iv)
 	}
+}
+
+// stateUpdateSlow is stateUpdate when the ship's last update was of
+// another family, or is not at hand in recent: each lane counts the
+// update by its own last time, and recent notes the lanes for the next.
+func (b *Builder) stateUpdateSlow(recent *shipSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
+	fam := FamilyOf(m.Flags)
+	set := recent.set
+	if set == nil || recent.obj != m.Object {
+		if set = b.laneSet(cs, m, d); set == nil {
+			b.famNoLane[d&1][fam&15]++
+			return
+		}
+		*recent = shipSet{obj: m.Object, set: set}
+	}
+	b.eachLane(set, cs, m, d, now)
+	f, a, s := set[slotOf(fam)], set[slotAll], (*Lane)(nil)
+	if m.Flags&game.StateSubsystems != 0 {
+		if s = set[slotSubsystems]; s == nil {
+			f = nil // not kept: the next update's lanes are not all at hand
+		}
+	}
+	if a == nil {
+		f = nil
+	}
+	recent.fam, recent.f, recent.a, recent.s = fam, f, a, s
 }
 
 // laneSet is the lane set of m's ship on flow cs in direction d, made on
