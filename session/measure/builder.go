@@ -92,12 +92,31 @@ func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
 // its last update counted in when it was of family fam and each of them
 // counted it (f its family's, a every update's, s the 0x20-bearing one
 // when fam carries subsystems): an update of the same family next has
-// one interval for all of them (f nil: no such lanes).
+// one interval for all of them (f nil: no such lanes). Those updates
+// count in f alone at first: n of them are yet to count in a and s,
+// whose last time is f's until sync.
 type shipSet struct {
 	obj     game.ObjectID
 	fam     Family
+	n       int32
 	set     *laneSet
 	f, a, s *Lane
+}
+
+// sync counts the updates the ship's family lane took alone in its
+// every-update and 0x20-bearing lanes, and gives them its last time.
+func (r *shipSet) sync() {
+	if r.f == nil || r.n == 0 {
+		return
+	}
+	n := int(r.n)
+	r.n = 0
+	r.a.updates += n
+	r.a.last = r.f.last
+	if r.s != nil {
+		r.s.updates += n
+		r.s.last = r.f.last
+	}
 }
 
 // shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
@@ -390,15 +409,9 @@ func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now w
 	}
 	f.updates++
 	f.last = now
-	a := recent.a
-	a.updates++
-	a.last = now
-	if s := recent.s; s != nil {
-		s.updates++
-		s.last = now
-	}
+	recent.n++ // a's and s's count (sync)
 	if !f.sh.addNear(iv) {
-		sharedFar(f, a, recent.s, iv)
+		sharedFar(f, recent.a, recent.s, iv)
 	}
 }
 
@@ -422,6 +435,7 @@ func sharedFar(f, a, s *Lane, iv time.Duration) {
 // update by its own last time, and recent notes the lanes for the next.
 func (b *Builder) stateUpdateSlow(recent *shipSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
 	fam := FamilyOf(m.Flags)
+	recent.sync()
 	set := recent.set
 	if set == nil || recent.obj != m.Object {
 		if set = b.laneSet(cs, m, d); set == nil {
@@ -440,7 +454,7 @@ func (b *Builder) stateUpdateSlow(recent *shipSet, cs *clientState, m *game.Stat
 	if a == nil {
 		f = nil
 	}
-	recent.fam, recent.f, recent.a, recent.s = fam, f, a, s
+	recent.fam, recent.n, recent.f, recent.a, recent.s = fam, 0, f, a, s
 }
 
 // laneSet is the lane set of m's ship on flow cs in direction d, made on

@@ -14,6 +14,13 @@ func (b *Builder) Finish() *Measures {
 		h     histogram
 		lanes int
 	}{}
+	for _, cs := range b.clients {
+		for d := range cs.ships {
+			for i := range cs.ships[d] {
+				cs.ships[d][i].sync()
+			}
+		}
+	}
 	b.shareIntervals()
 	for _, l := range b.lanes {
 		l.Updates = l.updates
