@@ -30,35 +30,6 @@ const (
 	maxDeaths     = 32
 )
 
-// A laneSet is one ship's StateUpdates one way on one client's flow
-// (Builder.ships holds the laneSets, by shipKey): a lane per family, by
-// slotOf: every update's and the 0x20-bearing ones' first, in the cache
-// line of the common families' (0x0x-0x5x).
-type laneSet [18]*Lane
-
-// Indexes in a laneSet: every update's lane, the 0x20-bearing ones', and
-// family f's (slotOf).
-const (
-	slotAll        = 0
-	slotSubsystems = 1
-)
-
-func slotOf(f Family) int { return int(f) + 2 }
-
-// Pseudo families: every update of the lane, and the updates carrying
-// subsystems (0x20 set: 0x2x, 0x3x, 0x6x, ...), the stream the published
-// downstream cadence is of.
-const (
-	familyAll        = 16
-	familySubsystems = 17
-)
-
-// Names of the pseudo families.
-const (
-	FamilyAll        = "all"
-	FamilySubsystems = "0x20-bearing"
-)
-
 type clientKey struct{ server, client netip.AddrPort }
 
 // serverState is a server's: its id (in the order servers came) and the
@@ -82,50 +53,6 @@ type clientState struct {
 	// shipSlot (a flow's updates go round its ships, one for a client's
 	// own): most updates skip Builder.ships.
 	ships [2][8]shipSet
-}
-
-// shipSlot is an object's entry in clientState.ships: player ships' ids
-// differ in their owner's slot, from bit 18 on.
-func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
-
-// shipSet is a ship's lane set, with the object it is of, and the lanes
-// its last update counted in when it was of family fam and each of them
-// counted it (f its family's, a every update's, s the 0x20-bearing one
-// when fam carries subsystems): an update of the same family next has
-// one interval for all of them (f nil: no such lanes). Those updates
-// count in f alone at first: n of them are yet to count in a and s,
-// whose last time is f's until sync.
-type shipSet struct {
-	obj     game.ObjectID
-	fam     Family
-	n       int32
-	set     *laneSet
-	f, a, s *Lane
-}
-
-// sync counts the updates the ship's family lane took alone in its
-// every-update and 0x20-bearing lanes, and gives them its last time.
-func (r *shipSet) sync() {
-	if r.f == nil || r.n == 0 {
-		return
-	}
-	n := int(r.n)
-	r.n = 0
-	r.a.updates += n
-	r.a.last = r.f.last
-	if r.s != nil {
-		r.s.updates += n
-		r.s.last = r.f.last
-	}
-}
-
-// shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
-// and the direction index, mixed (a one-to-one mixing: keys stay
-// distinct) so that the table's low bits spread.
-func shipKey(cs *clientState, obj game.ObjectID, dir int) uint64 {
-	k := (uint64(cs.id)<<32|uint64(obj))<<1 | uint64(dir)
-	k *= 0x9E3779B97F4A7C15
-	return k ^ k>>32
 }
 
 // maxEpochs bounds Builder.byEpoch: connections past it (a capture of
@@ -229,7 +156,26 @@ func (b *Builder) Add(r *flow.Record) {
 		if r.Dir == game.ClientToServer && !cs.inGame {
 			cs.setState(true, cs.gone)
 		}
-		b.stateUpdate(cs, m, d, now)
+		// Its lanes. The usual case, inline (a call costs the rest of Add
+		// the values it saves around it and loads again): the ship's last
+		// update was of this family, and its lanes all counted it, so one
+		// interval, counted once (Lane.sh), in the family lane alone
+		// (shipSet.sync).
+		recent := &cs.ships[d&1][shipSlot(m.Object)]
+		if f := recent.f; f != nil && recent.obj == m.Object && recent.fam == FamilyOf(m.Flags) {
+			iv, ok := now.SubNear(f.last)
+			if !ok {
+				iv = now.Sub(f.last)
+			}
+			f.updates++
+			f.last = now
+			recent.n++
+			if !f.sh.addNear(iv) {
+				sharedFar(f, recent.a, recent.s, iv)
+			}
+		} else {
+			b.stateUpdate(recent, cs, m, d, now)
+		}
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
 			b.subsystemBytes(&b.bytes[d], m.Flags, tm.Payload)
 		}
@@ -239,13 +185,9 @@ func (b *Builder) Add(r *flow.Record) {
 		if r.Reassembled != 0 || len(tm.Payload) == 0 {
 			return
 		}
-		// Hashed here: session's relay rule leaves StateUpdates out, so
+		// Hashed there: session's relay rule leaves StateUpdates out, so
 		// no other consumer has asked for the record's payload hash.
-		if h := flow.MessageHash(tm.Payload); r.Dir != game.ServerToClient {
-			b.relay.sent(cs, game.OpStateUpdate, h, now)
-		} else {
-			b.relay.received(cs, h)
-		}
+		b.relay.stateUpdate(cs, r.Dir, tm.Payload, now)
 		return
 	}
 	b.game(r, cs, now)
@@ -388,149 +330,6 @@ func (cs *clientState) setState(inGame, gone bool) {
 	case was && !now:
 		cs.srv.playing--
 	}
-}
-
-// stateUpdate counts a StateUpdate of direction d on flow cs in its
-// ship's lanes: its family's, every update's and, when it carries
-// subsystems, the 0x20-bearing one.
-func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
-	fam := FamilyOf(m.Flags)
-	recent := &cs.ships[d&1][shipSlot(m.Object)]
-	f := recent.f
-	if f == nil || recent.obj != m.Object || recent.fam != fam {
-		b.stateUpdateSlow(recent, cs, m, d, now)
-		return
-	}
-	// The usual case: the ship's last update was of this family, and its
-	// lanes all counted it, so one interval, counted once (Lane.sh).
-	iv, ok := now.SubNear(f.last)
-	if !ok {
-		iv = now.Sub(f.last)
-	}
-	f.updates++
-	f.last = now
-	recent.n++ // a's and s's count (sync)
-	if !f.sh.addNear(iv) {
-		sharedFar(f, recent.a, recent.s, iv)
-	}
-}
-
-// sharedFar counts an interval shared by lanes f, a and s (nil when
-// none) that f's shared window does not take: the window starts there
-// when it has none, else each lane counts it apart.
-func sharedFar(f, a, s *Lane, iv time.Duration) {
-	if f.sh.place(iv) {
-		f.sh.addNear(iv)
-		return
-	}
-	f.iv.add(iv)
-	a.iv.add(iv)
-	if s != nil {
-		s.iv.add(iv)
-	}
-}
-
-// stateUpdateSlow is stateUpdate when the ship's last update was of
-// another family, or is not at hand in recent: each lane counts the
-// update by its own last time, and recent notes the lanes for the next.
-func (b *Builder) stateUpdateSlow(recent *shipSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
-	fam := FamilyOf(m.Flags)
-	recent.sync()
-	set := recent.set
-	if set == nil || recent.obj != m.Object {
-		if set = b.laneSet(cs, m, d); set == nil {
-			b.famNoLane[d&1][fam&15]++
-			return
-		}
-		*recent = shipSet{obj: m.Object, set: set}
-	}
-	b.eachLane(set, cs, m, d, now)
-	f, a, s := set[slotOf(fam)], set[slotAll], (*Lane)(nil)
-	if m.Flags&game.StateSubsystems != 0 {
-		if s = set[slotSubsystems]; s == nil {
-			f = nil // not kept: the next update's lanes are not all at hand
-		}
-	}
-	if a == nil {
-		f = nil
-	}
-	recent.fam, recent.n, recent.f, recent.a, recent.s = fam, 0, f, a, s
-}
-
-// laneSet is the lane set of m's ship on flow cs in direction d, made on
-// its first update (noting the object's id); nil, with the update's lanes
-// counted as dropped, when maxLanes are kept.
-func (b *Builder) laneSet(cs *clientState, m *game.StateUpdate, d int) *laneSet {
-	k := shipKey(cs, m.Object, d)
-	i := b.ships.find(k)
-	set := b.ships.slots[i].v
-	if set == nil && len(b.lanes) >= maxLanes {
-		b.lanesDropped += 2 + int(m.Flags&game.StateSubsystems>>5)
-		return nil
-	}
-	if set == nil {
-		set = &laneSet{}
-		b.ships.insert(i, k, set)
-		b.id(m.Object)
-	}
-	return set
-}
-
-// eachLane counts an update in the lanes of its ship, each by its own
-// last time, making those it has not yet.
-func (b *Builder) eachLane(set *laneSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
-	fam := FamilyOf(m.Flags)
-	if l := set[slotOf(fam)]; l != nil {
-		l.count(now)
-	} else {
-		b.newLane(&set[slotOf(fam)], cs, m.Object, d, int(fam), now)
-		if set[slotOf(fam)] == nil {
-			b.famNoLane[d&1][fam&15]++
-		}
-	}
-	if l := set[slotAll]; l != nil {
-		l.count(now)
-	} else {
-		b.newLane(&set[slotAll], cs, m.Object, d, familyAll, now)
-	}
-	if m.Flags&game.StateSubsystems == 0 {
-		return
-	}
-	if l := set[slotSubsystems]; l != nil {
-		l.count(now)
-	} else {
-		b.newLane(&set[slotSubsystems], cs, m.Object, d, familySubsystems, now)
-	}
-}
-
-// count counts an update at t in the lane (not its first).
-func (l *Lane) count(t wallclock.Time) {
-	iv, ok := t.SubNear(l.last)
-	if !ok {
-		iv = t.Sub(l.last)
-	}
-	l.updates++
-	l.last = t
-	l.iv.count(iv)
-}
-
-// newLane makes the lane of *slot on its first update, or counts the
-// update as dropped when maxLanes are kept.
-func (b *Builder) newLane(slot **Lane, cs *clientState, obj game.ObjectID, d, fam int, t wallclock.Time) {
-	if len(b.lanes) >= maxLanes {
-		b.lanesDropped++
-		return
-	}
-	name := Family(fam).String()
-	switch fam {
-	case familyAll:
-		name = FamilyAll
-	case familySubsystems:
-		name = FamilySubsystems
-	}
-	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t, fam: uint8(fam), dir: uint8(d & 1)}
-	*slot = l
-	b.lanes = append(b.lanes, l)
 }
 
 func (b *Builder) id(id game.ObjectID) {

@@ -124,8 +124,8 @@ func (b *Builder) shareIntervals() {
 			if f == nil || f.sh.cnt == 0 {
 				continue
 			}
-			// (The lanes a shared interval counts in are kept: stateUpdate
-			// takes none without them.)
+			// (The lanes a shared interval counts in are kept: Add takes
+			// none without them.)
 			f.iv.addWindow(&f.sh)
 			if a := set[slotAll]; a != nil {
 				a.iv.addWindow(&f.sh)
