@@ -72,8 +72,7 @@ func cacheSlot(server, client netip.AddrPort) int {
 
 // bundling counts the datagrams of one direction by their messages.
 type bundling struct {
-	counts        []int // by messages in the datagram
-	n, sum        int
+	counts        []int // by messages in the datagram, up to max
 	max, maxFrame int
 }
 
@@ -248,23 +247,21 @@ func messageHash(r *flow.Record) uint64 {
 	return r.PayloadHash()
 }
 
-// countDatagram counts a datagram of n messages in direction d.
+// countDatagram counts a datagram of n (> 0) messages in direction d.
+// (Finish sums the counts to the datagrams and messages.)
 func (b *Builder) countDatagram(d, n, frame int) {
 	bu := &b.bundling[d&1]
-	bu.n++
-	bu.sum += n
-	if n >= len(bu.counts) {
-		bu.grow(n)
+	if n > bu.max {
+		bu.newMax(n, frame)
 	}
 	bu.counts[n]++
-	if n > bu.max {
-		bu.max, bu.maxFrame = n, frame
-	}
 }
 
-// grow makes room to count datagrams of n messages.
-func (bu *bundling) grow(n int) {
+// newMax makes room to count datagrams of n messages, more than any
+// before, and notes the frame.
+func (bu *bundling) newMax(n, frame int) {
 	bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
+	bu.max, bu.maxFrame = n, frame
 }
 
 // flowOf is the state of r's flow: by its Epoch, or from the cache by

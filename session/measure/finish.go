@@ -74,15 +74,18 @@ func (b *Builder) Finish() *Measures {
 	}
 	for d := range b.bundling {
 		bu := &b.bundling[d]
-		out := Bundling{Dir: Dirs[d], Datagrams: bu.n, Max: bu.max, MaxFrame: bu.maxFrame, Counts: map[int]int{}}
+		out := Bundling{Dir: Dirs[d], Max: bu.max, MaxFrame: bu.maxFrame, Counts: map[int]int{}}
+		sum := 0 // messages
 		for k, c := range bu.counts {
 			if c > 0 {
 				out.Counts[k] = c
+				out.Datagrams += c
+				sum += k * c
 			}
 		}
-		if bu.n > 0 {
-			out.Mean = round3(float64(bu.sum) / float64(bu.n))
-			out.P90 = countQuantile(bu.counts, bu.n, 0.9)
+		if n := out.Datagrams; n > 0 {
+			out.Mean = round3(float64(sum) / float64(n))
+			out.P90 = countQuantile(bu.counts, n, 0.9)
 		}
 		m.Bundling[d] = out
 	}
