@@ -48,9 +48,8 @@ type relays struct {
 	// (The fields every record or message reads first, together: the
 	// arrays by opcode last.)
 	// keepUntil: no record up to it can expire the oldest message (see
-	// keep).
+	// keep); the latest time when there are no messages.
 	keepUntil wallclock.Time
-	keepAll   bool             // keepUntil holds for every record (no messages)
 	head      int              // see queue
 	base      int64            // the number of the message before queue[0]
 	queue     []pending        // from queue[head] on, the messages within Window
@@ -263,13 +262,17 @@ func (rl *relays) wasSentToFar(n int64, id int32) bool {
 
 // due reports whether a record at now may expire the oldest message: a
 // comparison on most records (expire decides).
-func (rl *relays) due(now wallclock.Time) bool { return !rl.keepAll && now.After(rl.keepUntil) }
+func (rl *relays) due(now wallclock.Time) bool { return now.After(rl.keepUntil) }
+
+// keepNone is keepUntil when there are no messages: no time is after it.
+var keepNone = wallclock.Time{Sec: math.MaxInt64, Nsec: 1e9 - 1}
 
 // keep sets keepUntil for the oldest message: Window after it, or, when
 // that time does not fit (a far-off time from a damaged capture), the
 // earliest time, and expire looks on every record.
 func (rl *relays) keep() {
-	if rl.keepAll = rl.head == len(rl.queue); rl.keepAll {
+	if rl.head == len(rl.queue) {
+		rl.keepUntil = keepNone
 		return
 	}
 	var ok bool

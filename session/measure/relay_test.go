@@ -15,7 +15,7 @@ import (
 // code, but the comment says it is MessageHash).
 func TestStateHashIsMessageHash(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	rl := relays{keepAll: true, buckets: make([]int64, minBuckets)}
+	rl := relays{keepUntil: keepNone, buckets: make([]int64, minBuckets)}
 	cs := &clientState{srv: &serverState{}}
 	now := wallclock.Time{Sec: 1 << 40}
 	for n := range 70 {
