@@ -184,9 +184,8 @@ func (b *Builder) Add(r *flow.Record) {
 		if r.Reassembled != 0 || len(tm.Payload) == 0 {
 			return
 		}
-		// Hashed there: session's relay rule leaves StateUpdates out, so
-		// no other consumer has asked for the record's payload hash.
-		b.relay.stateUpdate(cs, r.Dir, tm.Payload, now)
+		// Hashed there (no other consumer asked for the record's hash).
+		b.relay.take(cs, r.Dir, game.OpStateUpdate, 0, tm, now)
 		return
 	}
 	b.game(r, cs, now)
@@ -230,11 +229,7 @@ func (b *Builder) relayed(r *flow.Record, cs *clientState, op game.Opcode, now w
 	if r.Reassembled != 0 || len(r.Msg.Payload) == 0 {
 		return
 	}
-	if h := messageHash(r); r.Dir != game.ServerToClient {
-		b.relay.sent(cs, op, h, now)
-	} else {
-		b.relay.received(cs, h)
-	}
+	b.relay.take(cs, r.Dir, op, messageHash(r), nil, now)
 }
 
 // messageHash is the hash of the message r carries (its payload, opcode

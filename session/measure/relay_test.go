@@ -4,12 +4,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/bcwire/bcwire/dissect"
 	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/wallclock"
 )
 
-// TestStateHashIsMessageHash: the hash relays.stateUpdate remembers a
+// TestStateHashIsMessageHash: the hash relays.take remembers a
 // client's StateUpdate by, inline for 16 to 32 bytes, is flow.MessageHash
 // of its payload at every length (a server's copy is matched by the same
 // code, but the comment says it is MessageHash).
@@ -24,7 +25,7 @@ func TestStateHashIsMessageHash(t *testing.T) {
 			for i := range p {
 				p[i] = byte(rng.Uint32())
 			}
-			rl.stateUpdate(cs, game.ClientToServer, p, now)
+			rl.take(cs, game.ClientToServer, game.OpStateUpdate, 0, &dissect.Message{Payload: p}, now)
 			if got, want := rl.queue[len(rl.queue)-1].hash, flow.MessageHash(p); got != want {
 				t.Fatalf("%d bytes %x: hash %#x, MessageHash %#x", n, p, got, want)
 			}
