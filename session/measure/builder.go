@@ -43,16 +43,18 @@ type serverState struct {
 // the game, its server, the lane sets of its recent ships. A flow's state
 // is kept for the whole capture (relay entries name it by id).
 type clientState struct {
-	key clientKey
+	// ships holds, per direction, lane sets of recently updated ships by
+	// shipSlot (a flow's updates go round its ships, one for a client's
+	// own): most updates skip Builder.ships. (First: a shipSet is 64
+	// bytes, and the struct's size class a multiple of 64, so each entry
+	// is one cache line.)
+	ships [2][8]shipSet
+	key   clientKey
 	// id numbers the flows in the order they came: their bit in
 	// pending.sentBits, and part of their ships' keys.
 	id           int32
 	inGame, gone bool
 	srv          *serverState
-	// ships holds, per direction, lane sets of recently updated ships by
-	// shipSlot (a flow's updates go round its ships, one for a client's
-	// own): most updates skip Builder.ships.
-	ships [2][8]shipSet
 }
 
 // maxEpochs bounds Builder.byEpoch: connections past it (a capture of
@@ -158,19 +160,21 @@ func (b *Builder) Add(r *flow.Record) {
 		// Its lanes. The usual case, inline (a call costs the rest of Add
 		// the values it saves around it and loads again): the ship's last
 		// update was of this family, and its lanes all counted it, so one
-		// interval, counted once (Lane.sh), in the family lane alone
-		// (shipSet.sync).
+		// interval, counted once, in the ship's cache entry and the
+		// family lane's shared window (shipSet).
 		recent := &cs.ships[d&1][shipSlot(m.Object)]
-		if f := recent.f; f != nil && recent.obj == m.Object && recent.fam == FamilyOf(m.Flags) {
-			iv, ok := now.SubNear(f.last)
+		if recent.f != nil && recent.obj == m.Object && recent.fam == FamilyOf(m.Flags) {
+			iv, ok := now.SubNear(recent.last)
 			if !ok {
-				iv = now.Sub(f.last)
+				iv = now.Sub(recent.last)
 			}
-			f.updates++
-			f.last = now
-			recent.n++
-			if !f.sh.addNear(iv) {
-				sharedFar(f, recent.a, recent.s, iv)
+			if i := uint64(iv)/uint64(time.Millisecond) - uint64(recent.lo); i < winSize && recent.win != nil {
+				recent.win[i]++
+				recent.sum += iv
+				recent.n++
+				recent.last = now
+			} else {
+				recent.far(iv, now)
 			}
 		} else {
 			b.stateUpdate(recent, cs, m, d, now)

@@ -40,34 +40,81 @@ const (
 // differ in their owner's slot, from bit 18 on.
 func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
 
-// shipSet is a ship's lane set, with the object it is of, and the lanes
-// its last update counted in when it was of family fam and each of them
-// counted it (f its family's, a every update's, s the 0x20-bearing one
-// when fam carries subsystems): an update of the same family next has
-// one interval for all of them (f nil: no such lanes). Those updates
-// count in f alone at first: n of them are yet to count in a and s,
-// whose last time is f's until sync.
+// shipSet is a ship's lane set, with the object it is of, and its
+// family lane f when its last update was of family fam and each of its
+// lanes counted it (f, every update's and, when fam carries subsystems,
+// the 0x20-bearing one: lanes returns them): an update of the same
+// family next has one interval for all of them, counted in f's shared
+// window (f nil: no such lanes). What such an update changes is kept
+// here, in the flow's cache lines, until sync gives it to the lanes:
+// the n updates since, the last one's time, the sum of their intervals
+// and, in win (f.sh.win, from lo), their buckets. (64 bytes, in the
+// order the updates read them.)
 type shipSet struct {
-	obj     game.ObjectID
-	fam     Family
-	n       int32
-	set     *laneSet
-	f, a, s *Lane
+	obj  game.ObjectID
+	n    int32
+	lo   uint32
+	fam  Family
+	f    *Lane
+	last wallclock.Time
+	win  *[winSize]uint32
+	sum  time.Duration
+	set  *laneSet
 }
 
-// sync counts the updates the ship's family lane took alone in its
-// every-update and 0x20-bearing lanes, and gives them its last time.
+// lanes is the every-update and, when fam carries subsystems, the
+// 0x20-bearing lane (else nil) of the ship, which count f's updates.
+func (r *shipSet) lanes() (a, s *Lane) {
+	if r.fam<<4&Family(game.StateSubsystems) != 0 {
+		s = r.set[slotSubsystems]
+	}
+	return r.set[slotAll], s
+}
+
+// sync gives the ship's lanes the updates counted here: their count and
+// last time, and to f's shared window their count and sum.
 func (r *shipSet) sync() {
 	if r.f == nil || r.n == 0 {
 		return
 	}
-	n := int(r.n)
-	r.n = 0
-	r.a.updates += n
-	r.a.last = r.f.last
-	if r.s != nil {
-		r.s.updates += n
-		r.s.last = r.f.last
+	n, f := int(r.n), r.f
+	f.updates += n
+	f.last = r.last
+	f.sh.cnt += n
+	f.sh.sum += r.sum
+	a, s := r.lanes()
+	a.updates += n
+	a.last = r.last
+	if s != nil {
+		s.updates += n
+		s.last = r.last
+	}
+	r.n, r.sum = 0, 0
+}
+
+// far counts an update of the ship's fast path (Add) whose interval iv
+// its window does not take: f's shared window starts there when it has
+// none, else each lane counts the interval apart.
+func (r *shipSet) far(iv time.Duration, now wallclock.Time) {
+	r.sync()
+	f := r.f
+	a, s := r.lanes()
+	f.updates++
+	a.updates++
+	f.last, a.last, r.last = now, now, now
+	if s != nil {
+		s.updates++
+		s.last = now
+	}
+	if f.sh.place(iv) {
+		f.sh.addNear(iv)
+		r.win, r.lo = f.sh.win, f.sh.lo
+		return
+	}
+	f.iv.add(iv)
+	a.iv.add(iv)
+	if s != nil {
+		s.iv.add(iv)
 	}
 }
 
@@ -78,21 +125,6 @@ func shipKey(cs *clientState, obj game.ObjectID, dir int) uint64 {
 	k := (uint64(cs.id)<<32|uint64(obj))<<1 | uint64(dir)
 	k *= 0x9E3779B97F4A7C15
 	return k ^ k>>32
-}
-
-// sharedFar counts an interval shared by lanes f, a and s (nil when
-// none) that f's shared window does not take: the window starts there
-// when it has none, else each lane counts it apart.
-func sharedFar(f, a, s *Lane, iv time.Duration) {
-	if f.sh.place(iv) {
-		f.sh.addNear(iv)
-		return
-	}
-	f.iv.add(iv)
-	a.iv.add(iv)
-	if s != nil {
-		s.iv.add(iv)
-	}
 }
 
 // stateUpdate counts a StateUpdate of direction d on flow cs in its
@@ -122,7 +154,10 @@ func (b *Builder) stateUpdate(recent *shipSet, cs *clientState, m *game.StateUpd
 	if a == nil {
 		f = nil
 	}
-	recent.fam, recent.n, recent.f, recent.a, recent.s = fam, 0, f, a, s
+	recent.fam, recent.f, recent.last = fam, f, now
+	if f != nil {
+		recent.win, recent.lo = f.sh.win, f.sh.lo
+	}
 }
 
 // laneSet is the lane set of m's ship on flow cs in direction d, made on

@@ -68,6 +68,13 @@ func TestBuilderSharedIntervals(t *testing.T) {
 		}
 	}
 	tr.Finish(emit)
+	for _, cs := range b.clients {
+		for d := range cs.ships {
+			for i := range cs.ships[d] {
+				cs.ships[d][i].sync()
+			}
+		}
+	}
 	shared, own := 0, 0
 	for _, l := range b.lanes {
 		shared += l.sh.cnt

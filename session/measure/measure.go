@@ -61,10 +61,11 @@ func dirIndex(d game.Direction) int {
 // flag family (Family "all" for every family together), and the spacing of
 // consecutive updates.
 type Lane struct {
-	// What each update touches comes first, within some 64 bytes: its
+	// What an update touches comes first, within some 64 bytes: its
 	// last time, the count (Finish sets Updates from it), the shared
 	// intervals' window. (Spread over the struct they took a cache miss
-	// or two an update on real runs.)
+	// or two an update on real runs. The usual update touches only the
+	// window's buckets: its flow's shipSet holds the rest until sync.)
 	last    wallclock.Time
 	updates int
 	// sh counts, on a family lane, the intervals it shares with its
