@@ -49,10 +49,11 @@ func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
 // here, in the flow's cache lines, until sync gives it to the lanes:
 // the n updates since, the last one's time, the sum of their intervals
 // and, in win (f.sh.win, from lo), their buckets. (64 bytes, in the
-// order the updates read them.)
+// order the updates read them. n counts as far as the window's buckets
+// do, 2^32.)
 type shipSet struct {
 	obj  game.ObjectID
-	n    int32
+	n    uint32
 	lo   uint32
 	fam  Family
 	f    *Lane
