@@ -549,7 +549,7 @@ func (l *live) relay(r *flow.Record, p []byte, now stamp) {
 		joined = stampOf(*p)
 	}
 	e := l.srv.relay.match(h, l, now, joined)
-	if e == nil || e.src.done {
+	if e == nil || e.src == nil { // (nil: a closed session's message, Relays.forget)
 		return
 	}
 	if e.copies == 1 {

@@ -78,8 +78,6 @@ func (l *live) finish() {
 	nonNil(&s.Chat)
 	nonNil(&s.Ships)
 	nonNil(&s.StateUpdates)
-	l.objects, l.rates = nil, rateIndex{}
-	l.done = true
 }
 
 func nonNil[T any](s *[]T) {

@@ -35,7 +35,8 @@ type live struct {
 	lastIsSeen bool
 	ending     bool         // disconnected or booted; lingering
 	closed     bool         // handed to emit
-	done       bool         // emitted: relay entries pointing here are stale
+	// at is the session's index in Builder.opened, which close clears.
+	at int
 	common     commonCounts // of s.Traffic, until finish
 	// retransmissions is the Builder's running count.
 	retransmissions *int
