@@ -369,8 +369,28 @@ func (b *Builder) newSession() *Session {
 	b.free[n-1] = nil
 	b.free = b.free[:n-1]
 	b.nonStock.keep(s.NonStock)
-	*s = Session{}
+	s.reset()
 	return s
+}
+
+// reset makes s a zero Session but for the arrays of its lists and its
+// times, kept empty for the new session's: OpenBC's sessions (which
+// reconnect) left some 2 KB of them each to the collector.
+func (s *Session) reset() {
+	checksums, events, chat, ships := s.Checksums, s.Events, s.Chat, s.Ships
+	rates, inferred, times := s.StateUpdates, s.Inferred, s.times
+	*s = Session{}
+	s.Checksums, s.Events, s.Chat, s.Ships = emptied(checksums), emptied(events), emptied(chat), emptied(ships)
+	s.StateUpdates, s.Inferred = emptied(rates), emptied(inferred)
+	times.reset()
+	s.times = times
+}
+
+// emptied is x with no elements (nil stays nil) and nothing left in its
+// array for the collector to follow.
+func emptied[T any](x []T) []T {
+	clear(x)
+	return x[:0]
 }
 
 // retire keeps the live state of l, just closed, for a later session: a
@@ -378,18 +398,19 @@ func (b *Builder) newSession() *Session {
 // reconnect, 120 sessions on OpenBC battle x40, 600 on x200, which made
 // the collector run for them. Nothing refers to l any more: close took it
 // out of the caches, the maps, opened and the relay memory
-// (Relays.forget). Its object set's map is kept, cleared.
+// (Relays.forget). Its object set's map and its rate keys' array are
+// kept, emptied.
 func (b *Builder) retire(l *live) {
 	if len(b.freeLive) >= maxFreeLive {
 		return
 	}
-	objects := l.objects
+	objects, keys := l.objects, l.rates.keys
 	clear(objects)
-	*l = live{objects: objects}
+	*l = live{objects: objects, rates: rateIndex{keys: keys[:0]}}
 	b.freeLive = append(b.freeLive, l)
 }
 
-// newLive is a zero live (but for a kept empty object map): one retire
+// newLive is a zero live (but for the memory retire keeps): one retire
 // kept, or a new one.
 func (b *Builder) newLive() *live {
 	n := len(b.freeLive)
