@@ -63,6 +63,9 @@ type StatsPrinter struct {
 	// which per session was most of what text stats allocated.
 	tbl    *tablewriter.Table
 	tblBuf bytes.Buffer
+	// plainTable's column widths and line, reused.
+	widths []int
+	line   []byte
 }
 
 // NewStatsPrinter returns a printer writing to w: JSON when asJSON, else text
@@ -358,6 +361,14 @@ func dirWords(dir string) string {
 // streams the rows with widths measured here: a batch Render measures and
 // lays out every cell twice over (contexts, merges, width normalising).
 func (p *StatsPrinter) table(indent string, header []string, align []tw.Align, rows [][]string) {
+	if p.plainTable(indent, header, align, rows) {
+		return
+	}
+	p.tablewriterTable(indent, header, align, rows)
+}
+
+// tablewriterTable is table by tablewriter.
+func (p *StatsPrinter) tablewriterTable(indent string, header []string, align []tw.Align, rows [][]string) {
 	if p.tbl == nil {
 		p.tbl = p.newTable()
 	}
