@@ -6,33 +6,24 @@ import (
 	"testing"
 )
 
-// stats --json raises the collector's target (jsonGCPercent) unless GOGC
-// is set; text stats and a GOGC of the user's keep theirs.
+// stats raises the collector's target (gcPercent) unless GOGC is set.
 func TestTuneGC(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "") // restored after the test
-	os.Unsetenv("GOGC")
-	cases := []struct {
-		gogc   string // "" unset
-		asJSON bool
-		want   int
-	}{
-		{"", true, jsonGCPercent},
-		{"", false, 100},
-		{"100", true, 100},
-		{"off", true, 100},
-	}
-	for _, c := range cases {
+	for _, c := range []struct {
+		gogc string // "" unset
+		want int
+	}{{"", gcPercent}, {"100", 100}, {"off", 100}} {
 		if c.gogc == "" {
 			os.Unsetenv("GOGC")
 		} else {
 			os.Setenv("GOGC", c.gogc)
 		}
 		debug.SetGCPercent(100)
-		tuneGC(c.asJSON)
+		tuneGC()
 		if got := debug.SetGCPercent(100); got != c.want {
-			t.Errorf("GOGC %q, JSON %v: GC percent %d, want %d", c.gogc, c.asJSON, got, c.want)
+			t.Errorf("GOGC %q: GC percent %d, want %d", c.gogc, got, c.want)
 		}
 	}
 }
