@@ -109,9 +109,11 @@ type Builder struct {
 	opened []*live // open order, for eviction; nil where a session closed
 	head   int
 	// free holds emitted sessions given back by Reuse, for open;
-	// freeLive the live state of closed sessions (retire).
-	free     []*Session
-	freeLive []*live
+	// freeLive the live state of closed sessions (retire), at most
+	// maxFreeLive of them (0 in a test that compares with new ones).
+	free        []*Session
+	freeLive    []*live
+	maxFreeLive int
 
 	live, peak, emitted, evicted int
 	retransmissions              int
@@ -123,7 +125,8 @@ func NewBuilder(opts Options, emit func(*Session)) *Builder {
 	if emit == nil {
 		emit = func(*Session) {}
 	}
-	return &Builder{opts: opts.withDefaults(), emit: emit, servers: map[netip.AddrPort]*server{}}
+	return &Builder{opts: opts.withDefaults(), emit: emit, servers: map[netip.AddrPort]*server{},
+		maxFreeLive: defaultFreeLive}
 }
 
 // Totals are the traffic counts of every record added, sessions or not
@@ -341,11 +344,11 @@ func (b *Builder) open(r *flow.Record, now stamp) *live {
 	return l
 }
 
-// maxFree bounds the sessions Reuse keeps, maxFreeLive the live states
-// retire keeps.
+// maxFree bounds the sessions Reuse keeps, defaultFreeLive the live
+// states retire keeps.
 const (
-	maxFree     = 4
-	maxFreeLive = 8
+	maxFree         = 4
+	defaultFreeLive = 8
 )
 
 // Reuse gives back s, a Session b emitted that the caller is done with
@@ -401,7 +404,7 @@ func emptied[T any](x []T) []T {
 // (Relays.forget). Its object set's map and its rate keys' array are
 // kept, emptied.
 func (b *Builder) retire(l *live) {
-	if len(b.freeLive) >= maxFreeLive {
+	if len(b.freeLive) >= b.maxFreeLive {
 		return
 	}
 	objects, keys := l.objects, l.rates.keys
