@@ -228,13 +228,13 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 		for d, dir := range session.Dirs {
 			v.Datagrams = append(v.Datagrams, datagramsJSON{Dir: dir.String(), Count: c.Datagrams[d], Damaged: c.Damaged[d]})
 		}
-		b, err := marshalJSON(v)
-		if err != nil {
+		// The totals object's fields follow the sessions array. (Encode
+		// writes nothing when it fails.)
+		enc := json.NewEncoder(&totalsWriter{w: p.w})
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
-		// The totals object's fields follow the sessions array.
-		p.w.WriteString("],")
-		p.w.Write(b[1:])
 		return p.Flush()
 	}
 	title := fmt.Sprintf("Total: %d file(s), %d session(s)", len(files), sessions)
@@ -265,6 +265,28 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 		p.table("  ", []string{"KIND", "COUNT"}, []tw.Align{tw.AlignLeft, tw.AlignRight}, cells)
 	}
 	return p.Flush()
+}
+
+// totalsWriter writes the totals object an Encoder writes to it as the
+// fields that follow the sessions array: "]," in place of its "{", and
+// without the newline that ends it (the only one: encoding/json escapes
+// those in strings). The object goes straight to the output: through a
+// buffer of its own (marshalJSON) it was a third of what stats --json
+// allocated after the sessions (344 KB on battle x100, with the measures).
+type totalsWriter struct {
+	w       *bufio.Writer
+	started bool
+}
+
+func (t *totalsWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	if !t.started && len(b) > 0 {
+		t.started = true
+		t.w.WriteString("],")
+		b = b[1:]
+	}
+	_, err := t.w.Write(bytes.TrimRight(b, "\n"))
+	return n, err
 }
 
 // Flush writes out buffered output.
