@@ -29,10 +29,57 @@ import (
 
 // NewCmdRoot builds the whole command tree writing to io.
 func NewCmdRoot(io *iostreams.IOStreams) *cobra.Command {
-	return newCmdRoot(io, &profiling{})
+	return newCmdRoot(io, &profiling{}, "", true)
 }
 
-func newCmdRoot(io *iostreams.IOStreams, prof *profiling) *cobra.Command {
+// commands builds bcwire's own commands by name (export, live and serve
+// come from fullCommands; help, man and completion are the root's own).
+var commands = []struct {
+	name string
+	new  func(io *iostreams.IOStreams, version string) *cobra.Command
+}{
+	{"decode", func(io *iostreams.IOStreams, _ string) *cobra.Command { return decodecmd.NewCmdDecode(io, nil) }},
+	{"cipher", func(io *iostreams.IOStreams, _ string) *cobra.Command { return ciphercmd.NewCmdCipher(io, nil) }},
+	{"timeline", func(io *iostreams.IOStreams, _ string) *cobra.Command { return timelinecmd.NewCmdTimeline(io, nil) }},
+	{"stats", func(io *iostreams.IOStreams, _ string) *cobra.Command { return statscmd.NewCmdStats(io, nil) }},
+	{"synth", func(io *iostreams.IOStreams, _ string) *cobra.Command { return synthcmd.NewCmdSynth(io, nil) }},
+	{"report", func(io *iostreams.IOStreams, _ string) *cobra.Command { return reportcmd.NewCmdReport(io, nil) }},
+	{"wireshark", func(io *iostreams.IOStreams, v string) *cobra.Command {
+		return wiresharkcmd.NewCmdWireshark(io, v, nil)
+	}},
+	{"verify", func(io *iostreams.IOStreams, _ string) *cobra.Command { return verifycmd.NewCmdVerify(io, nil) }},
+	{"diff", func(io *iostreams.IOStreams, _ string) *cobra.Command { return diffcmd.NewCmdDiff(io, nil) }},
+}
+
+// runsOnly names the one command args run when it can be built alone:
+// args start with a command's own name (not an alias, a flag, help,
+// completion or man, which need the whole tree). It is "" otherwise.
+//
+// Building every command, with its flags, for each run cost about a tenth
+// of the CPU of `stats --json` on a small capture (join.pcap): a command
+// that runs needs neither its siblings nor their flags, and its help,
+// errors and output do not mention them.
+func runsOnly(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	for _, c := range commands {
+		if args[0] == c.name {
+			return c.name
+		}
+	}
+	for _, c := range fullOnly {
+		if args[0] == c.name {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// newCmdRoot builds the command tree: every command, or with only set
+// (runsOnly) that command alone. completions registers the flag values'
+// shell completion, which only cobra's __complete uses.
+func newCmdRoot(io *iostreams.IOStreams, prof *profiling, only string, completions bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bcwire",
 		Short: "Dissect, analyse, compare and serve Star Trek: Bridge Commander multiplayer traffic",
@@ -44,22 +91,39 @@ Start with:
   bcwire decode testdata/pcaps/battle.pcap`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version(),
 		RunE:          needSubcommand,
+	}
+	// The version is the root's --version and wireshark's; reading the
+	// build information is skipped for the other commands run alone.
+	if only == "" || only == "wireshark" {
+		root.Version = version()
 	}
 	root.SetVersionTemplate("bcwire {{.Version}}\n")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetHelpCommand(newCmdHelp())
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(decodecmd.NewCmdDecode(io, nil), ciphercmd.NewCmdCipher(io, nil),
-		timelinecmd.NewCmdTimeline(io, nil), statscmd.NewCmdStats(io, nil), synthcmd.NewCmdSynth(io, nil),
-		reportcmd.NewCmdReport(io, nil), wiresharkcmd.NewCmdWireshark(io, root.Version, nil))
-	root.AddCommand(verifycmd.NewCmdVerify(io, nil), diffcmd.NewCmdDiff(io, nil))
-	root.AddCommand(fullCommands(io)...) // export, live, serve (see full.go)
+	full, own := only == "", false
+	for _, c := range commands {
+		if full || c.name == only {
+			root.AddCommand(c.new(io, root.Version))
+			own = true
+		}
+	}
+	if full || !own {
+		root.AddCommand(fullCommands(io)...) // export, live, serve (see full.go)
+	}
 	prof.addFlags(root)
-	root.AddCommand(newCmdMan())
-	addCompletions(root)
+	if full {
+		root.AddCommand(newCmdMan())
+	} else {
+		// Nor does cobra add its completion command: the command run is
+		// another.
+		root.CompletionOptions.DisableDefaultCmd = true
+	}
+	if completions {
+		addCompletions(root)
+	}
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
 			c.RunE = needSubcommand // bcwire cipher
@@ -107,11 +171,13 @@ func Execute(args []string) int {
 	runtime.MemProfileRate = 0
 	// tablewriter makes its width cache with room for 8,192 strings as it
 	// initialises, in every command: about 650 KB of pointers, which each
-	// garbage collection then scans. Text stats' tables measure far fewer
-	// distinct strings. Together with the line above: peak RSS of stats
-	// --json on OpenBC battle x200 23.8 -> 21.9 MiB, text decode on
+	// garbage collection then scans. Dropping it (no cache: the stats
+	// tables, the only ones drawn, turn it off anyway, see report's
+	// newTable) costs nothing, where a smaller cache in its place was a
+	// new map for every run. Together with the line above: peak RSS of
+	// stats --json on OpenBC battle x200 23.8 -> 21.9 MiB, text decode on
 	// battle x100 24.1 -> 22.3 MiB.
-	twwidth.SetCacheCapacity(256)
+	twwidth.SetCacheCapacity(0)
 	io := iostreams.System()
 	return ExecuteIO(io, args)
 }
@@ -119,7 +185,8 @@ func Execute(args []string) int {
 // ExecuteIO is Execute with explicit I/O, for tests.
 func ExecuteIO(io *iostreams.IOStreams, args []string) int {
 	var prof profiling
-	cmd := newCmdRoot(io, &prof)
+	completing := len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+	cmd := newCmdRoot(io, &prof, runsOnly(args), completing)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	if perr := prof.stop(); perr != nil && err == nil {
