@@ -68,9 +68,11 @@
 // kw_0 = K_0 ^ F, c_0, p_0, s_0 = B + c_0, acc ^= p_0 ^ s_0; rounds 1..4,
 // which leave c_4 in CA; B' = s_4*M + c_4; the fold F' = acc ^ acc>>8 ^
 // acc<<8 into ACC; KW = F' ^ F, whose low bytes are the plaintext; F = F';
-// store the low byte of each word of KW over the ciphertext. The new B and
-// F are zeroed (zero-masking by KEEP, the complement of the next row's
-// starts bits) in lanes that start a datagram at the next row.
+// store the low byte of each word of KW over the ciphertext, in the lanes
+// of KEEP only (the complement of the next row's starts bits): a lane that
+// starts a datagram's encrypted bytes at the next row holds the datagram's
+// clear byte 0 in this one, which stays as it is. The new B and F are
+// zeroed (zero-masking by KEEP) in those lanes too.
 #define STEP(OFF, KEEP, B, F, ACC, KW, P, CA, S, CB) \
 	VPMOVZXBW  OFF(SI), ACC; \
 	VPTERNLOGD $0x28, Y28, F, ACC; \
@@ -91,13 +93,15 @@
 	VPTERNLOGD $0x96, P, KW, ACC; \
 	VPXORD     ACC, F, KW; \
 	VMOVDQU16.Z ACC, KEEP, F; \
-	VPMOVWB    KW, OFF(SI)
+	VPMOVWB    KW, KEEP, OFF(SI)
 
 // func decryptRowsAVX512(rows *byte, starts *uint32, steps int)
 //
 // rows holds steps rows of 32 bytes, row t holding byte t of each lane's
 // stream; they are decrypted in place. starts[t] has bit k set where lane
-// k starts a new datagram at row t (its state resets to zero there). All
+// k starts a new datagram's encrypted bytes at row t: its state resets to
+// zero there, and its byte at row t-1 (the datagram's clear byte 0) is
+// left as it is. All
 // lanes start from zero at row 0, so starts[0] is not read, but
 // starts[steps] is (after the last row): starts has steps+1 entries.
 TEXT ·decryptRowsAVX512(SB), NOSPLIT, $0-24

@@ -8,13 +8,14 @@ import (
 // The row form of DecryptBatch decrypts rowLanes byte streams at once with
 // SIMD instructions (decryptRowsAVX512), one instruction doing the same
 // step for every stream. Each stream (lane) is a run of whole datagrams
-// (without their clear byte 0) laid end to end in a lanes buffer, lane k at
-// lanes[k*stride:]. The kernel interleaves the lanes into rows (row t holds
-// byte t of every lane), decrypts a row per step and puts the plaintext
-// back into the lanes. A lane restarts from the zero state wherever one of
-// its datagrams begins (starts[t] has the lane's bit set there); past the
-// end of its last datagram a lane computes garbage that is never copied
-// out.
+// laid end to end in a lanes buffer, lane k at lanes[k*stride:]. The kernel
+// interleaves the lanes into rows (row t holds byte t of every lane),
+// decrypts a row per step and puts the plaintext back into the lanes. A
+// lane restarts from the zero state wherever a datagram's encrypted bytes
+// begin (starts[t] has the lane's bit set there), and leaves the byte
+// before, the datagram's clear byte 0, as it is: each datagram is whole in
+// the lanes afterwards, one copy away from its destination. Past the end of
+// its last datagram a lane computes garbage that is never copied out.
 //
 // Datagrams are dealt to lanes longest first (by length classes of 8
 // bytes), filling each lane up to a common limit, so that the lanes end
@@ -24,10 +25,10 @@ import (
 // rowLanes is how many streams the kernel runs side by side.
 const rowLanes = 32
 
-// rowMaxLen is the longest datagram (after byte 0) the row form takes:
+// rowMaxLen is the longest datagram (with byte 0) the row form takes:
 // a longer one would keep one lane busy long after the others are done,
 // so it is decrypted on its own.
-const rowMaxLen = 2048
+const rowMaxLen = 2049
 
 // rowChunk is how many datagrams go through the kernel at once, so that
 // the lanes of a large batch still fit in the CPU cache (and an index in
@@ -42,10 +43,10 @@ const rowClasses = 64
 type rowScratch struct {
 	lanes  []byte   // lane k is lanes[k*stride:][:stride]
 	rows   []byte   // the kernel's interleaved copy of lanes
-	starts []uint32 // starts[t]: the lanes whose next datagram starts at byte t
+	starts []uint32 // starts[t]: the lanes whose next datagram's byte 1 is at byte t
 	// order lists the datagrams to deal, longest class first; place[r] is
 	// where order[r] went: its start<<5 | lane, then (from fillLanes on)
-	// its offset in lanes.
+	// the offset of its byte 0 in lanes.
 	order []uint16
 	place []uint32
 	// useful and computed count the bytes decrypted and the bytes the
@@ -56,7 +57,8 @@ type rowScratch struct {
 var rowScratchPool = sync.Pool{New: func() any { return new(rowScratch) }}
 
 // lanesKernel decrypts the first steps bytes of each lane of a lanes
-// buffer in place; rows is scratch of the same size. stride is a multiple
+// buffer in place, all but those before a start (the datagrams' byte 0);
+// rows is scratch of the same size. stride is a multiple
 // of 16, steps at most stride, and starts has steps+1 entries (the
 // assembly reads starts[t+1] after row t).
 type lanesKernel func(lanes []byte, stride, steps int, starts []uint32, rows []byte)
@@ -86,7 +88,7 @@ func leastLoaded(load *[rowLanes]int) int {
 	return best
 }
 
-// rowClass is the length class of a datagram of n bytes after byte 0.
+// rowClass is the length class of a datagram of n bytes.
 func rowClass(n int) int { return min(n>>3, rowClasses-1) }
 
 // decrypt runs at most rowChunk datagrams through the kernel.
@@ -115,9 +117,10 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 	emptyLanes(dst, src, lanes, order, place)
 }
 
-// fillLanes copies the datagrams order lists (without byte 0) to their
-// places in the lanes and marks their starts. It replaces each place with
-// the datagram's offset in lanes, which is all emptyLanes needs.
+// fillLanes copies the datagrams order lists to their places in the lanes
+// and marks where their encrypted bytes start (after byte 0). It replaces
+// each place with the datagram's offset in lanes, which is all emptyLanes
+// needs.
 //
 // fillLanes and emptyLanes are not inlined: in decrypt, their loops' values
 // would be spilled and reloaded around each copy's call with the many
@@ -129,8 +132,8 @@ func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []
 	place = place[:len(order)]
 	for r, i := range order {
 		at, lane := place[r]>>5, place[r]&(rowLanes-1)
-		starts[at] |= 1 << lane
-		d := src[i][1:]
+		starts[at+1] |= 1 << lane
+		d := src[i]
 		off := int(lane)*stride + int(at)
 		copy(lanes[off:off+len(d)], d)
 		place[r] = uint32(off)
@@ -138,39 +141,34 @@ func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []
 }
 
 // emptyLanes copies the plaintext of the datagrams order lists from their
-// offsets in lanes (place, as fillLanes left it) to dst, and their clear
-// byte 0 from src.
+// offsets in lanes (place, as fillLanes left it) to dst.
 //
 //go:noinline
 func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32) {
 	place = place[:len(order)]
 	for r, i := range order {
-		s := src[i]
-		d := dst[i][:len(s)]
-		d[0] = s[0]
+		n := len(src[i])
 		off := int(place[r])
-		copy(d[1:], lanes[off:off+len(d)-1])
+		copy(dst[i][:n], lanes[off:off+n])
 	}
 }
 
 // sortByLength lists in s.order the datagrams of src that go through the
 // lanes, longest length class first (a counting sort: comparison sorts
 // cost as much as the kernel here), and returns that list with the bytes
-// they hold after byte 0, in all and in the longest one. Datagrams without
-// bytes to decrypt and those too long for the lanes it decrypts into dst
-// itself.
+// they hold, in all and in the longest one. Datagrams without bytes to
+// decrypt and those too long for the lanes it decrypts into dst itself.
 func (s *rowScratch) sortByLength(dst, src [][]byte) (order []uint16, sum, longest int) {
 	var next [rowClasses]int
 	for i, d := range src {
-		n := len(d) - 1
+		n := len(d)
 		switch {
-		case n < 0:
+		case n == 0:
 		case n > rowMaxLen:
 			Decrypt(dst[i], d)
-		case n == 0:
+		case n == 1:
 			dst[i][0] = d[0]
 		default:
-			// Byte 0 is copied by emptyLanes, which writes dst[i] anyway.
 			next[rowClass(n)]++
 			sum += n
 			longest = max(longest, n)
@@ -183,7 +181,7 @@ func (s *rowScratch) sortByLength(dst, src [][]byte) (order []uint16, sum, longe
 	s.order = slices.Grow(s.order[:0], count)[:count]
 	order = s.order
 	for i, d := range src {
-		if n := len(d) - 1; n > 0 && n <= rowMaxLen {
+		if n := len(d); n > 1 && n <= rowMaxLen {
 			c := rowClass(n)
 			order[next[c]] = uint16(i)
 			next[c]++
@@ -204,7 +202,7 @@ func deal(load *[rowLanes]int, place []uint32, order []uint16, src [][]byte, lim
 	place = place[:len(order)]
 	lane := 0
 	for r, i := range order {
-		n := len(src[i]) - 1
+		n := len(src[i])
 		for tries := 0; load[lane]+n > limit; tries++ {
 			if tries == rowLanes {
 				lane = leastLoaded(load)
@@ -228,12 +226,15 @@ func decryptLanesGo(lanes []byte, stride, steps int, starts []uint32, _ []byte) 
 			if starts[t]>>lane&1 != 0 {
 				b, f = 0, 0
 			}
+			keep := starts[t+1]>>lane&1 == 0 // not a datagram's byte 0
 			r := &cipherRows[f]
 			acc := (r.x ^ f ^ uint32(c)) ^ (b + r.t0) ^
 				((b*cipherM + r.t1) ^ (b*cipherM2 + r.t2)) ^
 				((b*cipherM3 + r.t3) ^ (b*cipherM4 + r.t4))
 			next := (acc ^ acc>>8) & 0xFF
-			l[t] = byte(next ^ f)
+			if keep {
+				l[t] = byte(next ^ f)
+			}
 			b = b*cipherM5 + r.v
 			f = next
 		}
