@@ -73,7 +73,7 @@ func decryptBatchRows(dst, src [][]byte, kernel lanesKernel) {
 func (s *rowScratch) decryptBatch(dst, src [][]byte, kernel lanesKernel) {
 	for start := 0; start < len(src); start += rowChunk {
 		end := min(start+rowChunk, len(src))
-		s.decrypt(dst[start:end], src[start:end], kernel)
+		s.decrypt(dst[start:end], src[start:end], kernel, nil)
 	}
 }
 
@@ -91,9 +91,12 @@ func leastLoaded(load *[rowLanes]int) int {
 // rowClass is the length class of a datagram of n bytes.
 func rowClass(n int) int { return min(n>>3, rowClasses-1) }
 
-// decrypt runs at most rowChunk datagrams through the kernel.
-func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
-	order, sum, longest := s.sortByLength(dst, src)
+// decrypt runs at most rowChunk datagrams through the kernel. With own
+// nil, it decrypts src[k] into dst[k]; otherwise it sets dst[k] to the
+// plaintext where it is, in s.lanes (or own's arena for the datagrams that
+// do not go through the lanes).
+func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel, own *BatchDecrypter) {
+	order, sum, longest := s.sortByLength(dst, src, own)
 	if len(order) == 0 {
 		return
 	}
@@ -112,6 +115,11 @@ func (s *rowScratch) decrypt(dst, src [][]byte, kernel lanesKernel) {
 		s.starts = make([]uint32, stride+1)
 	}
 	lanes, starts := s.lanes[:stride*rowLanes], s.starts[:steps+1]
+	if own != nil {
+		fillLanesOwn(lanes, stride, starts, src, order, place, dst)
+		kernel(lanes, stride, steps, starts, s.rows[:stride*rowLanes])
+		return
+	}
 	fillLanes(lanes, stride, starts, src, order, place)
 	kernel(lanes, stride, steps, starts, s.rows[:stride*rowLanes])
 	emptyLanes(dst, src, lanes, order, place)
@@ -140,6 +148,25 @@ func fillLanes(lanes []byte, stride int, starts []uint32, src [][]byte, order []
 	}
 }
 
+// fillLanesOwn is fillLanes for BatchDecrypter: instead of noting each
+// datagram's offset, it sets plain[i] to the datagram's place in lanes,
+// where the kernel leaves its plaintext.
+//
+//go:noinline
+func fillLanesOwn(lanes []byte, stride int, starts []uint32, src [][]byte, order []uint16, place []uint32, plain [][]byte) {
+	clear(starts)
+	place = place[:len(order)]
+	for r, i := range order {
+		at, lane := place[r]>>5, place[r]&(rowLanes-1)
+		starts[at+1] |= 1 << lane
+		d := src[i]
+		off := int(lane)*stride + int(at)
+		l := lanes[off : off+len(d) : off+len(d)]
+		copy(l, d)
+		plain[i] = l
+	}
+}
+
 // emptyLanes copies the plaintext of the datagrams order lists from their
 // offsets in lanes (place, as fillLanes left it) to dst.
 //
@@ -157,16 +184,26 @@ func emptyLanes(dst, src [][]byte, lanes []byte, order []uint16, place []uint32)
 // lanes, longest length class first (a counting sort: comparison sorts
 // cost as much as the kernel here), and returns that list with the bytes
 // they hold, in all and in the longest one. Datagrams without bytes to
-// decrypt and those too long for the lanes it decrypts into dst itself.
-func (s *rowScratch) sortByLength(dst, src [][]byte) (order []uint16, sum, longest int) {
+// decrypt and those too long for the lanes it decrypts into dst itself
+// (given a place in own's arena first if own is not nil).
+func (s *rowScratch) sortByLength(dst, src [][]byte, own *BatchDecrypter) (order []uint16, sum, longest int) {
 	var next [rowClasses]int
 	for i, d := range src {
 		n := len(d)
 		switch {
 		case n == 0:
+			if own != nil {
+				dst[i] = own.alloc(0)
+			}
 		case n > rowMaxLen:
+			if own != nil {
+				dst[i] = own.alloc(n)
+			}
 			Decrypt(dst[i], d)
 		case n == 1:
+			if own != nil {
+				dst[i] = own.alloc(1)
+			}
 			dst[i][0] = d[0]
 		default:
 			next[rowClass(n)]++
