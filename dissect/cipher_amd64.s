@@ -412,3 +412,90 @@ r2lblock:
 
 r2ldone:
 	RET
+
+// func copyEach(dst, src [][]byte)
+//
+// copyEach does copy(dst[k], src[k]) for every k of the shorter of dst and
+// src, without a call per copy: the row form copies each datagram into
+// the lanes (and DecryptBatch each plaintext out of them), and a call to
+// runtime.memmove per datagram cost the calling loop its registers. dst[k]
+// and src[k] must not overlap unless they are the same bytes. Each copy
+// moves 16 bytes at a time and the last 16 once more (overlapping what came
+// before), or under 16 bytes two overlapping words of 8, 4, 2 or one byte:
+// nothing is read or written outside the slices.
+TEXT ·copyEach(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), R8
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	CMPQ R8, CX
+	CMOVQLT R8, CX // CX = min(len(dst), len(src))
+	TESTQ CX, CX
+	JZ   cedone
+
+celoop:
+	MOVQ 0(SI), R9   // src[k]'s bytes
+	MOVQ 8(SI), DX   // len(src[k])
+	MOVQ 0(DI), R10  // dst[k]'s bytes
+	MOVQ 8(DI), R11  // len(dst[k])
+	CMPQ R11, DX
+	CMOVQLT R11, DX  // DX = bytes to copy
+	CMPQ DX, $16
+	JB   ceunder16
+	LEAQ -16(DX), R11 // the last 16 bytes start here
+	XORQ AX, AX
+
+ceblock:
+	CMPQ AX, R11
+	JAE  celast
+	MOVOU (R9)(AX*1), X0
+	MOVOU X0, (R10)(AX*1)
+	ADDQ $16, AX
+	JMP  ceblock
+
+celast:
+	MOVOU (R9)(R11*1), X0
+	MOVOU X0, (R10)(R11*1)
+	JMP  cenext
+
+ceunder16:
+	CMPQ DX, $8
+	JB   ceunder8
+	MOVQ (R9), AX
+	MOVQ -8(R9)(DX*1), BX
+	MOVQ AX, (R10)
+	MOVQ BX, -8(R10)(DX*1)
+	JMP  cenext
+
+ceunder8:
+	CMPQ DX, $4
+	JB   ceunder4
+	MOVL (R9), AX
+	MOVL -4(R9)(DX*1), BX
+	MOVL AX, (R10)
+	MOVL BX, -4(R10)(DX*1)
+	JMP  cenext
+
+ceunder4:
+	CMPQ DX, $2
+	JB   ceunder2
+	MOVW (R9), AX
+	MOVW -2(R9)(DX*1), BX
+	MOVW AX, (R10)
+	MOVW BX, -2(R10)(DX*1)
+	JMP  cenext
+
+ceunder2:
+	TESTQ DX, DX
+	JZ   cenext
+	MOVB (R9), AX
+	MOVB AX, (R10)
+
+cenext:
+	ADDQ $24, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ  celoop
+
+cedone:
+	RET

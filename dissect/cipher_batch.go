@@ -1,5 +1,10 @@
 package dissect
 
+import (
+	"slices"
+	"sync"
+)
+
 // BatchDecrypter decrypts batches of datagrams as DecryptBatch does, but
 // into memory of its own, where the caller reads the plaintexts: the row
 // form's kernel leaves each datagram's plaintext whole in its lanes (see
@@ -14,6 +19,25 @@ type BatchDecrypter struct {
 	// used bytes of it so far.
 	arena []byte
 	used  int
+	// plain is DecryptBatch's scratch, the plaintexts it copies out.
+	plain [][]byte
+}
+
+// batchPool keeps DecryptBatch's decrypters.
+var batchPool = sync.Pool{New: func() any { return new(BatchDecrypter) }}
+
+// decryptBatchRows is DecryptBatch through a lanes kernel.
+func decryptBatchRows(dst, src [][]byte, kernel lanesKernel) {
+	d := batchPool.Get().(*BatchDecrypter)
+	d.copyOut(dst, src, kernel)
+	batchPool.Put(d)
+}
+
+// copyOut decrypts src[k] into dst[k] through the lanes.
+func (d *BatchDecrypter) copyOut(dst, src [][]byte, kernel lanesKernel) {
+	d.plain = slices.Grow(d.plain[:0], len(src))[:len(src)]
+	d.decryptRows(d.plain, src, kernel)
+	copyEach(dst, d.plain)
 }
 
 // Decrypt sets plain[k] to the plaintext of src[k] for every k of src
@@ -50,6 +74,19 @@ func (d *BatchDecrypter) decryptRows(plain, src [][]byte, kernel lanesKernel) {
 		}
 		end := min(start+rowChunk, len(src))
 		d.chunks[c].decrypt(plain[start:end], src[start:end], kernel, d)
+	}
+}
+
+// decryptLong decrypts in place the datagrams of plain too long for the
+// lanes (copied to the arena encrypted), if any (long).
+func (d *BatchDecrypter) decryptLong(plain [][]byte, long bool) {
+	if !long {
+		return
+	}
+	for _, p := range plain {
+		if len(p) > rowMaxLen {
+			Decrypt(p, p)
+		}
 	}
 }
 

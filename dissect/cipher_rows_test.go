@@ -317,12 +317,13 @@ func BenchmarkCipherDecryptBatchCapture(b *testing.B) {
 		total += len(d)
 	}
 	for _, size := range []int{32, 64, 128, 256} {
-		var s rowScratch
+		var d BatchDecrypter
 		for i := 0; i < len(all); i += size {
 			j := min(i+size, len(all))
-			s.decryptBatch(dst[i:j], all[i:j], decryptLanesGo)
+			d.copyOut(dst[i:j], all[i:j], decryptLanesGo)
 		}
-		useful := 100 * float64(s.useful) / float64(s.computed)
+		u, c := d.work()
+		useful := 100 * float64(u) / float64(c)
 		for _, p := range batchPaths() {
 			b.Run(fmt.Sprintf("%s/%d", p.name, size), func(b *testing.B) {
 				b.SetBytes(int64(total))
@@ -350,12 +351,22 @@ func BenchmarkCipherRowsDealing(b *testing.B) {
 		dst[i] = make([]byte, len(d))
 	}
 	noKernel := func(lanes []byte, stride, steps int, starts []uint32, rows []byte) {}
-	var s rowScratch
+	var d BatchDecrypter
 	b.SetBytes(int64(total))
 	b.ReportAllocs()
 	for b.Loop() {
-		s.decryptBatch(dst, src, noKernel)
+		d.copyOut(dst, src, noKernel)
 	}
+}
+
+// work returns the bytes d decrypted through the lanes so far and the
+// bytes its kernel ran (rowLanes per row).
+func (d *BatchDecrypter) work() (useful, computed int) {
+	for _, s := range d.chunks {
+		useful += s.useful
+		computed += s.computed
+	}
+	return useful, computed
 }
 
 // BenchmarkCipherRowsScaffolding is the Go side of the row form alone
@@ -374,15 +385,16 @@ func BenchmarkCipherRowsScaffolding(b *testing.B) {
 	}
 	noKernel := func(lanes []byte, stride, steps int, starts []uint32, rows []byte) {}
 	b.Run("DecryptBatch", func(b *testing.B) {
-		var s rowScratch
+		var d BatchDecrypter
 		b.ReportAllocs()
 		for b.Loop() {
 			for i := 0; i < len(all); i += size {
 				j := min(i+size, len(all))
-				s.decryptBatch(dst[i:j], all[i:j], noKernel)
+				d.copyOut(dst[i:j], all[i:j], noKernel)
 			}
 		}
-		b.ReportMetric(float64(s.computed)/rowLanes/float64(len(all))/float64(b.N), "rows/datagram")
+		_, computed := d.work()
+		b.ReportMetric(float64(computed)/rowLanes/float64(len(all))/float64(b.N), "rows/datagram")
 	})
 	b.Run("BatchDecrypter", func(b *testing.B) {
 		var d BatchDecrypter
@@ -394,10 +406,45 @@ func BenchmarkCipherRowsScaffolding(b *testing.B) {
 				d.decryptRows(plain, all[i:j], noKernel)
 			}
 		}
-		var computed int
-		for _, s := range d.chunks {
-			computed += s.computed
-		}
+		_, computed := d.work()
 		b.ReportMetric(float64(computed)/rowLanes/float64(len(all))/float64(b.N), "rows/datagram")
 	})
+}
+
+// TestCopyEach checks copyEach against copy over random lengths, also with
+// fewer destinations than sources and the reverse.
+func TestCopyEach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		n := rng.IntN(40)
+		src := make([][]byte, n)
+		dst := make([][]byte, n)
+		want := make([][]byte, n) // each dst[k] with 2 bytes of capacity past it
+		for k := range src {
+			src[k] = make([]byte, rng.IntN(100))
+			for i := range src[k] {
+				src[k][i] = byte(rng.Uint32())
+			}
+			l := max(len(src[k])+rng.IntN(5)-2, 0)
+			buf := bytes.Repeat([]byte{0xEE}, l+2)
+			dst[k] = buf[:l]
+			want[k] = bytes.Clone(buf)
+		}
+		m := rng.IntN(n + 1)
+		d, s := dst, src
+		if rng.IntN(2) == 0 {
+			d = d[:m]
+		} else {
+			s = s[:m]
+		}
+		for k := range m {
+			copy(want[k][:len(dst[k])], src[k])
+		}
+		copyEach(d, s)
+		for k := range dst {
+			if got := dst[k][:cap(dst[k])]; !bytes.Equal(got, want[k]) {
+				t.Fatalf("copy %d (the first %d copied; %d bytes into %d) = %X, want %X", k, m, len(src[k]), len(dst[k]), got, want[k])
+			}
+		}
+	}
 }
