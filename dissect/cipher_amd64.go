@@ -49,6 +49,20 @@ func decryptLanesKernel(lanes []byte, stride, steps int, starts []uint32, rows [
 // copyEach does copy(dst[k], src[k]) for every k of the shorter of dst
 // and src, without a call to runtime.memmove per copy; dst[k] and src[k]
 // must not overlap unless they are the same bytes.
-//
+func copyEach(dst, src [][]byte) {
+	if haveMaskedCopy {
+		copyEachAVX512(dst, src)
+		return
+	}
+	copyEachSSE(dst, src)
+}
+
+// haveMaskedCopy reports whether copyEachAVX512 can run here (BZHI is
+// BMI2).
+var haveMaskedCopy = haveRowKernel && cpu.X86.HasBMI2
+
 //go:noescape
-func copyEach(dst, src [][]byte)
+func copyEachSSE(dst, src [][]byte)
+
+//go:noescape
+func copyEachAVX512(dst, src [][]byte)

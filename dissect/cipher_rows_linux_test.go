@@ -87,34 +87,43 @@ func TestDecryptBatchGuarded(t *testing.T) {
 
 // TestCopyEachGuarded copies slices of every length up to 70 and a few
 // longer, each ending at an inaccessible page, between dst and src of
-// equal and of different lengths: copyEach must copy exactly what copy
-// does, and a read or write past any slice crashes the test.
+// equal and of different lengths, with each form of copyEach: it must copy
+// exactly what copy does, and a read or write past any slice crashes the
+// test (the masked loads of copyEachAVX512 reach past the end, masked off).
 func TestCopyEachGuarded(t *testing.T) {
 	var lens []int
 	for n := range 71 {
 		lens = append(lens, n)
 	}
-	lens = append(lens, 127, 128, 129, 300, 2049)
-	for _, shift := range []int{0, -1, 1, -9, 17} {
-		var dst, src, want [][]byte
-		for _, n := range lens {
-			s := guarded(t, n)
-			for i := range s {
-				s[i] = byte(i*11 + n)
-			}
-			d := guarded(t, max(n+shift, 0))
-			for i := range d {
-				d[i] = 0xEE
-			}
-			w := bytes.Clone(d)
-			copy(w, s)
-			src, dst, want = append(src, s), append(dst, d), append(want, w)
+	lens = append(lens, 95, 96, 97, 127, 128, 129, 130, 300, 2049)
+	for _, form := range copyEachForms() {
+		for _, shift := range []int{0, -1, 1, -9, 17} {
+			checkCopyGuarded(t, form, lens, shift)
 		}
-		copyEach(dst, src)
-		for k := range dst {
-			if !bytes.Equal(dst[k], want[k]) {
-				t.Fatalf("shift %d: copy %d (%d bytes into %d) = %X, want %X", shift, k, len(src[k]), len(dst[k]), dst[k], want[k])
-			}
+	}
+}
+
+// checkCopyGuarded copies slices of the lengths lens into slices shift
+// bytes longer or shorter, each ending at an inaccessible page.
+func checkCopyGuarded(t *testing.T, form copyForm, lens []int, shift int) {
+	var dst, src, want [][]byte
+	for _, n := range lens {
+		s := guarded(t, n)
+		for i := range s {
+			s[i] = byte(i*11 + n)
+		}
+		d := guarded(t, max(n+shift, 0))
+		for i := range d {
+			d[i] = 0xEE
+		}
+		w := bytes.Clone(d)
+		copy(w, s)
+		src, dst, want = append(src, s), append(dst, d), append(want, w)
+	}
+	form.run(dst, src)
+	for k := range dst {
+		if !bytes.Equal(dst[k], want[k]) {
+			t.Fatalf("%s, shift %d: copy %d (%d bytes into %d) = %X, want %X", form.name, shift, k, len(src[k]), len(dst[k]), dst[k], want[k])
 		}
 	}
 }

@@ -414,6 +414,18 @@ func BenchmarkCipherRowsScaffolding(b *testing.B) {
 // TestCopyEach checks copyEach against copy over random lengths, also with
 // fewer destinations than sources and the reverse.
 func TestCopyEach(t *testing.T) {
+	for _, form := range copyEachForms() {
+		checkCopyEach(t, form)
+	}
+}
+
+// copyForm is one implementation of copyEach.
+type copyForm struct {
+	name string
+	run  func(dst, src [][]byte)
+}
+
+func checkCopyEach(t *testing.T, form copyForm) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 300 {
 		n := rng.IntN(40)
@@ -421,7 +433,7 @@ func TestCopyEach(t *testing.T) {
 		dst := make([][]byte, n)
 		want := make([][]byte, n) // each dst[k] with 2 bytes of capacity past it
 		for k := range src {
-			src[k] = make([]byte, rng.IntN(100))
+			src[k] = make([]byte, rng.IntN(200))
 			for i := range src[k] {
 				src[k][i] = byte(rng.Uint32())
 			}
@@ -440,10 +452,10 @@ func TestCopyEach(t *testing.T) {
 		for k := range m {
 			copy(want[k][:len(dst[k])], src[k])
 		}
-		copyEach(d, s)
+		form.run(d, s)
 		for k := range dst {
 			if got := dst[k][:cap(dst[k])]; !bytes.Equal(got, want[k]) {
-				t.Fatalf("copy %d (the first %d copied; %d bytes into %d) = %X, want %X", k, m, len(src[k]), len(dst[k]), got, want[k])
+				t.Fatalf("%s: copy %d (the first %d copied; %d bytes into %d) = %X, want %X", form.name, k, m, len(src[k]), len(dst[k]), got, want[k])
 			}
 		}
 	}
