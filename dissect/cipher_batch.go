@@ -53,10 +53,20 @@ func (d *BatchDecrypter) Decrypt(plain, src [][]byte) {
 // (rows) on a batch large enough.
 func (d *BatchDecrypter) decrypt(plain, src [][]byte, kernel lanesKernel, rows bool) {
 	if !rows || len(src) < rowMinBatch {
+		// The plaintexts one after another in the arena, sized first so
+		// that the loop placing them has nothing else to check.
 		plain = plain[:len(src)]
+		total := 0
+		for _, s := range src {
+			total += len(s)
+		}
 		d.used = 0
+		arena := d.alloc(total)
+		off := 0
 		for k, s := range src {
-			plain[k] = d.alloc(len(s))
+			n := len(s)
+			plain[k] = arena[off : off+n : off+n]
+			off += n
 		}
 		decryptBatchTwo(plain, src)
 		return
