@@ -371,14 +371,14 @@ func (d *BatchDecrypter) work() (useful, computed int) {
 
 // BenchmarkCipherRowsScaffolding is the Go side of the row form alone
 // around a kernel that does nothing, on OpenBC's networked battle in
-// batches of readAhead (128) consecutive datagrams, as flow.Run reads it:
+// batches of readAhead (256) consecutive datagrams, as flow.Run reads it:
 // DecryptBatch into other buffers, and BatchDecrypter. It reports the
 // kernel's rows per datagram (each costs the same, whatever the lanes
 // hold). Run it under cachegrind for instruction counts, which the load
 // of a shared machine does not move.
 func BenchmarkCipherRowsScaffolding(b *testing.B) {
 	all := captureDatagrams(b, "openbc/networked-battle.pcap")
-	const size = 128
+	const size = 256
 	dst := make([][]byte, len(all))
 	for i, d := range all {
 		dst[i] = make([]byte, len(d))
