@@ -460,3 +460,40 @@ func checkCopyEach(t *testing.T, form copyForm) {
 		}
 	}
 }
+
+// FuzzCopyEach cuts the input into slices (a length byte, that many bytes,
+// then a byte giving the destination's length, repeated) and checks every
+// form of copyEach against copy.
+func FuzzCopyEach(f *testing.F) {
+	f.Add([]byte{3, 1, 2, 3, 5, 0, 0, 20, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 19})
+	f.Add(bytes.Repeat([]byte{130, 0xA5}, 100))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var src [][]byte
+		var dstLens []int
+		for len(in) > 0 {
+			n := min(int(in[0]), len(in)-1)
+			src = append(src, in[1:1+n])
+			in = in[1+n:]
+			l := n
+			if len(in) > 0 {
+				l, in = int(in[0]), in[1:]
+			}
+			dstLens = append(dstLens, l)
+		}
+		for _, form := range copyEachForms() {
+			dst := make([][]byte, len(src))
+			want := make([][]byte, len(src))
+			for k, l := range dstLens {
+				buf := bytes.Repeat([]byte{0xEE}, l+1) // one byte of capacity past the end
+				dst[k], want[k] = buf[:l], bytes.Clone(buf)
+				copy(want[k][:l], src[k])
+			}
+			form.run(dst, src)
+			for k := range dst {
+				if got := dst[k][:cap(dst[k])]; !bytes.Equal(got, want[k]) {
+					t.Fatalf("%s: copy %d (%d bytes into %d) = %X, want %X", form.name, k, len(src[k]), len(dst[k]), got, want[k])
+				}
+			}
+		}
+	})
+}
