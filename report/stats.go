@@ -63,6 +63,9 @@ type StatsPrinter struct {
 	// which per session was most of what text stats allocated.
 	tbl    *tablewriter.Table
 	tblBuf bytes.Buffer
+	// plainTable's column widths and line, reused.
+	widths []int
+	line   []byte
 }
 
 // NewStatsPrinter returns a printer writing to w: JSON when asJSON, else text
@@ -225,13 +228,13 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 		for d, dir := range session.Dirs {
 			v.Datagrams = append(v.Datagrams, datagramsJSON{Dir: dir.String(), Count: c.Datagrams[d], Damaged: c.Damaged[d]})
 		}
-		b, err := marshalJSON(v)
-		if err != nil {
+		// The totals object's fields follow the sessions array. (Encode
+		// writes nothing when it fails.)
+		enc := json.NewEncoder(&totalsWriter{w: p.w})
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
-		// The totals object's fields follow the sessions array.
-		p.w.WriteString("],")
-		p.w.Write(b[1:])
 		return p.Flush()
 	}
 	title := fmt.Sprintf("Total: %d file(s), %d session(s)", len(files), sessions)
@@ -262,6 +265,28 @@ func (p *StatsPrinter) Totals(files []string, c *session.Counts, sessions int) e
 		p.table("  ", []string{"KIND", "COUNT"}, []tw.Align{tw.AlignLeft, tw.AlignRight}, cells)
 	}
 	return p.Flush()
+}
+
+// totalsWriter writes the totals object an Encoder writes to it as the
+// fields that follow the sessions array: "]," in place of its "{", and
+// without the newline that ends it (the only one: encoding/json escapes
+// those in strings). The object goes straight to the output: through a
+// buffer of its own as well (marshalJSON) the buffers grew by 344 KB on
+// battle x100 (with the measures), 256 KB now.
+type totalsWriter struct {
+	w       *bufio.Writer
+	started bool
+}
+
+func (t *totalsWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	if !t.started && len(b) > 0 {
+		t.started = true
+		t.w.WriteString("],")
+		b = b[1:]
+	}
+	_, err := t.w.Write(bytes.TrimRight(b, "\n"))
+	return n, err
 }
 
 // Flush writes out buffered output.
@@ -358,6 +383,14 @@ func dirWords(dir string) string {
 // streams the rows with widths measured here: a batch Render measures and
 // lays out every cell twice over (contexts, merges, width normalising).
 func (p *StatsPrinter) table(indent string, header []string, align []tw.Align, rows [][]string) {
+	if p.plainTable(indent, header, align, rows) {
+		return
+	}
+	p.tablewriterTable(indent, header, align, rows)
+}
+
+// tablewriterTable is table by tablewriter.
+func (p *StatsPrinter) tablewriterTable(indent string, header []string, align []tw.Align, rows [][]string) {
 	if p.tbl == nil {
 		p.tbl = p.newTable()
 	}

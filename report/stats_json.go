@@ -162,7 +162,9 @@ func appendRowHead(b []byte, table int, dir string, code uint8, hex, name string
 // are the same (the same pointers, mostly: a quick compare) reuses the
 // bytes instead of escaping its strings again.
 type rowMemo struct {
-	heads     [2][2][256]memoHead // by table, direction (C->S, S->C) and code
+	// by table, direction (C->S, S->C) and code, made at first use: a
+	// session has a few dozen of the 1,024 (the array of values was 80 KB)
+	heads     [2][2][256]*memoHead
 	nonStocks []memoNonStock
 }
 
@@ -195,7 +197,11 @@ func (m *rowMemo) rowHead(table int, dir string, code uint8, hex, name string) [
 	default:
 		return nil
 	}
-	h := &m.heads[table&1][d][code]
+	h := m.heads[table&1][d][code]
+	if h == nil {
+		h = new(memoHead)
+		m.heads[table&1][d][code] = h
+	}
 	if h.json == nil || h.dir != dir || h.hex != hex || h.name != name {
 		*h = memoHead{dir: dir, hex: hex, name: name, json: appendRowHead(h.json[:0], table, dir, code, hex, name)}
 	}

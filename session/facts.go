@@ -133,11 +133,11 @@ func (l *live) control(r *flow.Record) {
 	case dissect.TypeConnect, dissect.TypeConnectAck:
 		switch {
 		case isConnectRequest(r):
-			if setOnce(&s.Phases.Connect, r.Time) && r.Msg.Legacy {
+			if s.setOnce(&s.Phases.Connect, r.Time) && r.Msg.Legacy {
 				l.event(r, EventNonStock, "connect request in the legacy [type][len:u8][flags:u8] framing (a third-party client's, not stock)")
 			}
 		case c.Kind == "slot-assignment" && r.Dir == game.ServerToClient:
-			setOnce(&s.Phases.ConnectReply, r.Time)
+			s.setOnce(&s.Phases.ConnectReply, r.Time)
 			s.Slot = int(*c.Slot)
 		}
 	case dissect.TypePeerInfo:
@@ -174,27 +174,27 @@ func (l *live) game(r *flow.Record, op game.Opcode, p []byte, now stamp) {
 	switch op {
 	case game.OpChecksumRequest:
 		if rd, ok := checksumRound(msg); ok && !c2s {
-			setOnce(&l.round(rd).Request, r.Time)
+			s.setOnce(&l.round(rd).Request, r.Time)
 		}
 	case game.OpChecksumResponse:
 		if rd, ok := checksumRound(msg); ok && c2s {
-			setOnce(&l.round(rd).Response, r.Time)
+			s.setOnce(&l.round(rd).Response, r.Time)
 		}
 	case game.OpChecksumComplete:
-		setOnce(&s.Phases.ChecksumDone, r.Time)
+		s.setOnce(&s.Phases.ChecksumDone, r.Time)
 	case game.OpVersionMismatch, game.OpSystemChecksumFail:
 		l.event(r, EventChecksumFail, withArgs(op.String(), msg.String()))
 	case game.OpSettings:
-		setOnce(&s.Phases.Lobby, r.Time)
+		s.setOnce(&s.Phases.Lobby, r.Time)
 		if st, ok := msg.(*game.Settings); ok && !c2s {
 			s.GameSlot = int(st.PlayerSlot)
 		}
 	case game.OpGameInit:
-		setOnce(&s.Phases.Lobby, r.Time)
+		s.setOnce(&s.Phases.Lobby, r.Time)
 	case game.OpNewPlayerInGame:
-		setOnce(&s.Phases.NewPlayer, r.Time)
+		s.setOnce(&s.Phases.NewPlayer, r.Time)
 	case game.OpMissionInit:
-		setOnce(&s.Phases.MissionInit, r.Time)
+		s.setOnce(&s.Phases.MissionInit, r.Time)
 	case game.OpObjCreate, game.OpObjCreateTeam:
 		if m, ok := msg.(*game.ObjCreate); ok {
 			l.objCreate(r, m)
@@ -315,9 +315,9 @@ func (l *live) shipCreated(r *flow.Record, m *game.ObjCreate) {
 	if s.Name == "" && m.PlayerName != "" {
 		s.Name = m.PlayerName
 	}
-	setOnce(&s.Phases.InGame, r.Time)
+	s.setOnce(&s.Phases.InGame, r.Time)
 	if l.lost {
-		setOnce(&s.Phases.Respawned, r.Time)
+		s.setOnce(&s.Phases.Respawned, r.Time)
 	}
 	if l.eventsFull() {
 		return
@@ -363,11 +363,10 @@ func (l *live) shipLost(r *flow.Record, id game.ObjectID) {
 	s := l.s
 	s.ShipsDestroyed++
 	if st.ship >= 0 {
-		t := r.Time
-		s.Ships[st.ship].Destroyed = &t
+		s.Ships[st.ship].Destroyed = s.times.at(r.Time)
 	}
 	l.lost = true
-	setOnce(&s.Phases.Destroyed, r.Time)
+	s.setOnce(&s.Phases.Destroyed, r.Time)
 	if !l.eventsFull() {
 		l.event(r, EventShipDestroyed, fmt.Sprintf("ship %s destroyed", idText(id)))
 	}
@@ -389,8 +388,8 @@ func (l *live) seen(id game.ObjectID) bool {
 // client's update of a ship other than the one it noted last.
 func (l *live) ownShipUpdate(r *flow.Record, id game.ObjectID) {
 	s := l.s
-	setOnce(&s.Phases.FirstStateUpdate, r.Time)
-	if setOnce(&s.Phases.InGame, r.Time) {
+	s.setOnce(&s.Phases.FirstStateUpdate, r.Time)
+	if s.setOnce(&s.Phases.InGame, r.Time) {
 		s.Inferred = append(s.Inferred, "in_game")
 	}
 	if s.GameSlot < 0 && id.Slot() >= 0 {
@@ -549,7 +548,7 @@ func (l *live) relay(r *flow.Record, p []byte, now stamp) {
 		joined = stampOf(*p)
 	}
 	e := l.srv.relay.match(h, l, now, joined)
-	if e == nil || e.src.done {
+	if e == nil || e.src == nil { // (nil: a closed session's message, Relays.forget)
 		return
 	}
 	if e.copies == 1 {

@@ -2,7 +2,7 @@ package session
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -37,7 +37,7 @@ func (l *live) end(reason EndReason, t time.Time, frame int, by, text string) {
 	s := l.s
 	s.EndReason = reason
 	s.EndBy = by
-	setOnce(&s.Phases.End, t)
+	s.setOnce(&s.Phases.End, t)
 	l.eventAt(t, frame, string(reason), text)
 	l.ending = true
 	l.lingerUntil = stampOf(t.Add(l.opts.Linger))
@@ -71,15 +71,14 @@ func (l *live) finish() {
 		}
 	}
 	s.Relay.FanOut = ratio(s.Relay.Copies, s.Relay.Messages)
-	sort.SliceStable(s.Events, func(i, j int) bool { return s.Events[i].Time.Before(s.Events[j].Time) })
+	// (SortStableFunc, unlike sort.SliceStable, allocates nothing.)
+	slices.SortStableFunc(s.Events, func(a, b Event) int { return a.Time.Compare(b.Time) })
 	// Empty lists, not null, for programs reading the JSON.
 	nonNil(&s.Checksums)
 	nonNil(&s.Events)
 	nonNil(&s.Chat)
 	nonNil(&s.Ships)
 	nonNil(&s.StateUpdates)
-	l.objects, l.rates = nil, rateIndex{}
-	l.done = true
 }
 
 func nonNil[T any](s *[]T) {

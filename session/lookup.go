@@ -146,7 +146,7 @@ func (b *Builder) makeRoom(r *flow.Record) {
 		l := b.opened[b.head]
 		b.opened[b.head] = nil
 		b.head++
-		if l.closed {
+		if l == nil {
 			continue
 		}
 		if !l.ending {
@@ -158,20 +158,17 @@ func (b *Builder) makeRoom(r *flow.Record) {
 	b.compactOpened()
 }
 
-// compactOpened drops the closed sessions (and the evicted head) from
-// opened once they make up most of it, so that it stays proportional to
-// the open sessions. The slack is small: each closed session it holds
-// keeps its Session (18 KiB, most of it the opcode counts) from the
-// collector, and a capture of short sessions (a reconnect each time, as
-// in OpenBC battle x40) kept 64 of them, a third more live heap and
-// another collection.
+// compactOpened drops the places of closed sessions (nil, see close) and
+// the evicted head from opened once they make up most of it, so that it
+// stays proportional to the open sessions.
 func (b *Builder) compactOpened() {
 	if len(b.opened)-b.head <= 2*b.live+8 && (b.head <= 64 || b.head <= len(b.opened)/2) {
 		return
 	}
 	kept := b.opened[:0]
 	for _, l := range b.opened[b.head:] {
-		if l != nil && !l.closed {
+		if l != nil {
+			l.at = len(kept)
 			kept = append(kept, l)
 		}
 	}
@@ -253,10 +250,15 @@ func (b *Builder) close(l *live) {
 	if len(srv.sessions) == 0 {
 		delete(b.servers, l.s.Server)
 	}
+	srv.relay.forget(l)
+	if l.at < len(b.opened) && b.opened[l.at] == l {
+		b.opened[l.at] = nil
+	}
 	l.finish()
 	b.total.mergeCounts(&l.s.Traffic)
 	l.closed = true
 	b.live--
 	b.emitted++
 	b.emit(l.s)
+	b.retire(l)
 }

@@ -33,10 +33,11 @@ type live struct {
 	// one time need not be written twice per record.
 	traffic    span
 	lastIsSeen bool
-	ending     bool         // disconnected or booted; lingering
-	closed     bool         // handed to emit
-	done       bool         // emitted: relay entries pointing here are stale
-	common     commonCounts // of s.Traffic, until finish
+	ending     bool // disconnected or booted; lingering
+	closed     bool // handed to emit
+	// at is the session's index in Builder.opened, which close clears.
+	at     int
+	common commonCounts // of s.Traffic, until finish
 	// retransmissions is the Builder's running count.
 	retransmissions *int
 	// ownShip is the id of the client's last StateUpdate; ownShipDone
@@ -361,14 +362,40 @@ func (l *live) eventAt(t time.Time, frame int, kind, text string) {
 	s.Events = append(s.Events, Event{Time: t, Frame: frame, Kind: kind, Text: text})
 }
 
-// setOnce sets *p to t unless it is set. (Allocating only here, not by
-// taking t's address, keeps the per-packet path allocation-free.)
-func setOnce(p **time.Time, t time.Time) bool {
+// setOnce sets *p, a time of s, to t unless it is set. (Taking memory
+// only here, not by taking t's address, keeps the per-packet path
+// allocation-free.)
+func (s *Session) setOnce(p **time.Time, t time.Time) bool {
 	if *p != nil {
 		return false
 	}
-	v := new(time.Time)
-	*v = t
-	*p = v
+	*p = s.times.at(t)
 	return true
 }
+
+// timeArena holds the times a Session's pointers point to (Phases, the
+// checksum rounds, a ship's destruction): one array for most sessions'
+// dozen or two, which a Session given back by Builder.Reuse keeps for
+// the next one, instead of an allocation each.
+type timeArena struct {
+	buf []time.Time
+}
+
+// arenaTimes is the size of an arena's array: the phases, five checksum
+// rounds' two times and a few more.
+const arenaTimes = 32
+
+// at is a pointer to a copy of t in the arena.
+func (a *timeArena) at(t time.Time) *time.Time {
+	if len(a.buf) == cap(a.buf) {
+		// A new array, not a larger copy: the times handed out stay
+		// where they are.
+		a.buf = make([]time.Time, 0, arenaTimes)
+	}
+	a.buf = append(a.buf, t)
+	return &a.buf[len(a.buf)-1]
+}
+
+// reset forgets the times handed out (their pointers are gone with the
+// Session's fields) and keeps the array.
+func (a *timeArena) reset() { a.buf = a.buf[:0] }

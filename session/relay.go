@@ -212,6 +212,25 @@ func (rt *Relays[C]) expire(now stamp, window time.Duration) {
 	}
 }
 
+// forget makes c's messages and c's bit nobody's: what a copy of them
+// matches still counts as copied (the rule above), but Copied reports no
+// sender for it (From is C's zero value), and c, a client that is gone,
+// may be a new client later. The session package calls it as a session
+// closes, so that its live state can serve a later session.
+func (rt *Relays[C]) forget(c C) {
+	var none C
+	for i := range rt.queue {
+		if rt.queue[i].src == c {
+			rt.queue[i].src = none
+		}
+	}
+	for i := range rt.clients[:rt.nclient] {
+		if rt.clients[i] == c {
+			rt.clients[i] = none
+		}
+	}
+}
+
 // pop drops the oldest message.
 func (rt *Relays[C]) pop() {
 	rt.queue[0] = relayEntry[C]{}

@@ -176,3 +176,30 @@ func TestRelaysRule(t *testing.T) {
 		})
 	}
 }
+
+// A session that closes is forgotten by its server's relay memory, so that
+// its live state can serve a later session (Builder.retire): a copy of one
+// of its messages still counts as matched but names no sender, and a new
+// session in the same memory is a new client, with no copies sent to it
+// yet, not the old one.
+func TestRelaysForget(t *testing.T) {
+	gone, other, peer := &live{}, &live{}, &live{}
+	rt := Relays[*live]{Window: 2 * time.Second}
+	t0 := stampOf(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	at := func(ms int) stamp { return stampOf(t0.Time().Add(time.Duration(ms) * time.Millisecond)) }
+	rt.put(1, gone, at(0))  // gone's message
+	rt.put(2, other, at(1)) // other's message, copied to gone below
+	if e := rt.match(2, gone, at(2), stamp{}); e == nil || e.src != other {
+		t.Fatalf("copy of other's message to gone: %+v", e)
+	}
+	rt.forget(gone)
+	e := rt.match(1, peer, at(3), stamp{})
+	if e == nil || e.src != nil || e.copies != 1 {
+		t.Fatalf("copy of the forgotten session's message: %+v, want a match with no sender", e)
+	}
+	// gone's memory, now a new session: other's message was not copied
+	// to it yet.
+	if e := rt.match(2, gone, at(4), stamp{}); e == nil || e.src != other || e.copies != 2 {
+		t.Fatalf("copy of other's message to the new session: %+v, want its second copy", e)
+	}
+}

@@ -276,6 +276,8 @@ type Session struct {
 	NonStock        []NonStockKind `json:"nonstock,omitempty"`
 	NonStockDropped int            `json:"nonstock_dropped,omitempty"` // messages of kinds beyond the list's cap
 	Traffic         Counts         `json:"-"`
+
+	times timeArena // where the time pointers above point
 }
 
 // NonStockKind is one kind of non-stock message in a session: a registry

@@ -30,35 +30,6 @@ const (
 	maxDeaths     = 32
 )
 
-// A laneSet is one ship's StateUpdates one way on one client's flow
-// (Builder.ships holds the laneSets, by shipKey): a lane per family, by
-// slotOf: every update's and the 0x20-bearing ones' first, in the cache
-// line of the common families' (0x0x-0x5x).
-type laneSet [18]*Lane
-
-// Indexes in a laneSet: every update's lane, the 0x20-bearing ones', and
-// family f's (slotOf).
-const (
-	slotAll        = 0
-	slotSubsystems = 1
-)
-
-func slotOf(f Family) int { return int(f) + 2 }
-
-// Pseudo families: every update of the lane, and the updates carrying
-// subsystems (0x20 set: 0x2x, 0x3x, 0x6x, ...), the stream the published
-// downstream cadence is of.
-const (
-	familyAll        = 16
-	familySubsystems = 17
-)
-
-// Names of the pseudo families.
-const (
-	FamilyAll        = "all"
-	FamilySubsystems = "0x20-bearing"
-)
-
 type clientKey struct{ server, client netip.AddrPort }
 
 // serverState is a server's: its id (in the order servers came) and the
@@ -72,35 +43,18 @@ type serverState struct {
 // the game, its server, the lane sets of its recent ships. A flow's state
 // is kept for the whole capture (relay entries name it by id).
 type clientState struct {
-	key clientKey
+	// ships holds, per direction, lane sets of recently updated ships by
+	// shipSlot (a flow's updates go round its ships, one for a client's
+	// own): most updates skip Builder.ships. (First: a shipSet is 64
+	// bytes, and the struct's size class a multiple of 64, so each entry
+	// is one cache line.)
+	ships [2][8]shipSet
+	key   clientKey
 	// id numbers the flows in the order they came: their bit in
 	// pending.sentBits, and part of their ships' keys.
 	id           int32
 	inGame, gone bool
 	srv          *serverState
-	// ships holds, per direction, lane sets of recently updated ships by
-	// shipSlot (a flow's updates go round its ships, one for a client's
-	// own): most updates skip Builder.ships.
-	ships [2][8]shipSet
-}
-
-// shipSlot is an object's entry in clientState.ships: player ships' ids
-// differ in their owner's slot, from bit 18 on.
-func shipSlot(obj game.ObjectID) int { return int(obj>>18^obj) & 7 }
-
-// shipSet is a ship's lane set, with the object it is of.
-type shipSet struct {
-	obj game.ObjectID
-	set *laneSet
-}
-
-// shipKey is a ship's laneSet's key in Builder.ships: the flow, the object
-// and the direction index, mixed (a one-to-one mixing: keys stay
-// distinct) so that the table's low bits spread.
-func shipKey(cs *clientState, obj game.ObjectID, dir int) uint64 {
-	k := (uint64(cs.id)<<32|uint64(obj))<<1 | uint64(dir)
-	k *= 0x9E3779B97F4A7C15
-	return k ^ k>>32
 }
 
 // maxEpochs bounds Builder.byEpoch: connections past it (a capture of
@@ -120,8 +74,7 @@ func cacheSlot(server, client netip.AddrPort) int {
 
 // bundling counts the datagrams of one direction by their messages.
 type bundling struct {
-	counts        []int // by messages in the datagram
-	n, sum        int
+	counts        []int // by messages in the datagram, up to max
 	max, maxFrame int
 }
 
@@ -167,7 +120,7 @@ type Builder struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
 	return &Builder{clients: map[clientKey]*clientState{}, servers: map[netip.AddrPort]*serverState{},
-		relay: relays{keepAll: true, buckets: make([]int64, minBuckets)}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
+		relay: relays{keepUntil: keepNone, buckets: make([]int64, minBuckets)}, ids: map[int]*IDRange{}, open: map[netip.AddrPort]*Death{}}
 }
 
 // Add takes one record; it is not retained.
@@ -204,7 +157,28 @@ func (b *Builder) Add(r *flow.Record) {
 		if r.Dir == game.ClientToServer && !cs.inGame {
 			cs.setState(true, cs.gone)
 		}
-		b.stateUpdate(cs, m, d, now)
+		// Its lanes. The usual case, inline (a call costs the rest of Add
+		// the values it saves around it and loads again): the ship's last
+		// update was of this family, and its lanes all counted it, so one
+		// interval, counted once, in the ship's cache entry and the
+		// family lane's shared window (shipSet).
+		recent := &cs.ships[d&1][shipSlot(m.Object)]
+		if recent.f != nil && recent.obj == m.Object && recent.fam == FamilyOf(m.Flags) {
+			iv, ok := now.SubNear(recent.last)
+			if !ok {
+				iv = now.Sub(recent.last)
+			}
+			if i := uint64(iv)/uint64(time.Millisecond) - uint64(recent.lo); i < winSize && recent.win != nil {
+				recent.win[i]++
+				recent.sum += iv
+				recent.n++
+				recent.last = now
+			} else {
+				recent.far(iv, now)
+			}
+		} else {
+			b.stateUpdate(recent, cs, m, d, now)
+		}
 		if m.Flags&game.StateSubsystems != 0 && r.Reassembled == 0 {
 			b.subsystemBytes(&b.bytes[d], m.Flags, tm.Payload)
 		}
@@ -214,13 +188,8 @@ func (b *Builder) Add(r *flow.Record) {
 		if r.Reassembled != 0 || len(tm.Payload) == 0 {
 			return
 		}
-		// Hashed here: session's relay rule leaves StateUpdates out, so
-		// no other consumer has asked for the record's payload hash.
-		if h := flow.MessageHash(tm.Payload); r.Dir != game.ServerToClient {
-			b.relay.sent(cs, game.OpStateUpdate, h, now)
-		} else {
-			b.relay.received(cs, h)
-		}
+		// Hashed there (no other consumer asked for the record's hash).
+		b.relay.take(cs, r.Dir, game.OpStateUpdate, 0, tm, now)
 		return
 	}
 	b.game(r, cs, now)
@@ -264,11 +233,7 @@ func (b *Builder) relayed(r *flow.Record, cs *clientState, op game.Opcode, now w
 	if r.Reassembled != 0 || len(r.Msg.Payload) == 0 {
 		return
 	}
-	if h := messageHash(r); r.Dir != game.ServerToClient {
-		b.relay.sent(cs, op, h, now)
-	} else {
-		b.relay.received(cs, h)
-	}
+	b.relay.take(cs, r.Dir, op, messageHash(r), nil, now)
 }
 
 // messageHash is the hash of the message r carries (its payload, opcode
@@ -281,23 +246,21 @@ func messageHash(r *flow.Record) uint64 {
 	return r.PayloadHash()
 }
 
-// countDatagram counts a datagram of n messages in direction d.
+// countDatagram counts a datagram of n (> 0) messages in direction d.
+// (Finish sums the counts to the datagrams and messages.)
 func (b *Builder) countDatagram(d, n, frame int) {
 	bu := &b.bundling[d&1]
-	bu.n++
-	bu.sum += n
-	if n >= len(bu.counts) {
-		bu.grow(n)
+	if n > bu.max {
+		bu.newMax(n, frame)
 	}
 	bu.counts[n]++
-	if n > bu.max {
-		bu.max, bu.maxFrame = n, frame
-	}
 }
 
-// grow makes room to count datagrams of n messages.
-func (bu *bundling) grow(n int) {
+// newMax makes room to count datagrams of n messages, more than any
+// before, and notes the frame.
+func (bu *bundling) newMax(n, frame int) {
 	bu.counts = append(bu.counts, make([]int, n+1-len(bu.counts))...)
+	bu.max, bu.maxFrame = n, frame
 }
 
 // flowOf is the state of r's flow: by its Epoch, or from the cache by
@@ -363,127 +326,6 @@ func (cs *clientState) setState(inGame, gone bool) {
 	case was && !now:
 		cs.srv.playing--
 	}
-}
-
-// stateUpdate counts a StateUpdate of direction d on flow cs in its
-// ship's lanes: its family's, every update's and, when it carries
-// subsystems, the 0x20-bearing one.
-func (b *Builder) stateUpdate(cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
-	fam := FamilyOf(m.Flags)
-	recent := &cs.ships[d&1][shipSlot(m.Object)]
-	set := recent.set
-	if set == nil || recent.obj != m.Object {
-		if set = b.laneSet(cs, m, d); set == nil {
-			b.famNoLane[d&1][fam&15]++
-			return
-		}
-		*recent = shipSet{m.Object, set}
-	}
-	f, a := set[slotOf(fam)], set[slotAll]
-	var s *Lane
-	sub := m.Flags&game.StateSubsystems != 0
-	if sub {
-		s = set[slotSubsystems]
-	}
-	if f == nil || a == nil || sub && s == nil || a.last != f.last || s != nil && s.last != f.last {
-		b.eachLane(set, cs, m, d, now)
-		return
-	}
-	// The usual case: the ship's last update was of this family too, and
-	// its lanes have one last time, so one interval.
-	iv, ok := now.SubNear(f.last)
-	if !ok {
-		iv = now.Sub(f.last)
-	}
-	f.updates++
-	f.last = now
-	if !f.iv.addNear(iv) {
-		f.iv.add(iv)
-	}
-	a.updates++
-	a.last = now
-	if !a.iv.addNear(iv) {
-		a.iv.add(iv)
-	}
-	if s != nil {
-		s.count(now)
-	}
-}
-
-// laneSet is the lane set of m's ship on flow cs in direction d, made on
-// its first update (noting the object's id); nil, with the update's lanes
-// counted as dropped, when maxLanes are kept.
-func (b *Builder) laneSet(cs *clientState, m *game.StateUpdate, d int) *laneSet {
-	k := shipKey(cs, m.Object, d)
-	i := b.ships.find(k)
-	set := b.ships.slots[i].v
-	if set == nil && len(b.lanes) >= maxLanes {
-		b.lanesDropped += 2 + int(m.Flags&game.StateSubsystems>>5)
-		return nil
-	}
-	if set == nil {
-		set = &laneSet{}
-		b.ships.insert(i, k, set)
-		b.id(m.Object)
-	}
-	return set
-}
-
-// eachLane counts an update in the lanes of its ship, each by its own
-// last time, making those it has not yet.
-func (b *Builder) eachLane(set *laneSet, cs *clientState, m *game.StateUpdate, d int, now wallclock.Time) {
-	fam := FamilyOf(m.Flags)
-	if l := set[slotOf(fam)]; l != nil {
-		l.count(now)
-	} else {
-		b.newLane(&set[slotOf(fam)], cs, m.Object, d, int(fam), now)
-		if set[slotOf(fam)] == nil {
-			b.famNoLane[d&1][fam&15]++
-		}
-	}
-	if l := set[slotAll]; l != nil {
-		l.count(now)
-	} else {
-		b.newLane(&set[slotAll], cs, m.Object, d, familyAll, now)
-	}
-	if m.Flags&game.StateSubsystems == 0 {
-		return
-	}
-	if l := set[slotSubsystems]; l != nil {
-		l.count(now)
-	} else {
-		b.newLane(&set[slotSubsystems], cs, m.Object, d, familySubsystems, now)
-	}
-}
-
-// count counts an update at t in the lane (not its first).
-func (l *Lane) count(t wallclock.Time) {
-	iv, ok := t.SubNear(l.last)
-	if !ok {
-		iv = t.Sub(l.last)
-	}
-	l.updates++
-	l.last = t
-	l.iv.count(iv)
-}
-
-// newLane makes the lane of *slot on its first update, or counts the
-// update as dropped when maxLanes are kept.
-func (b *Builder) newLane(slot **Lane, cs *clientState, obj game.ObjectID, d, fam int, t wallclock.Time) {
-	if len(b.lanes) >= maxLanes {
-		b.lanesDropped++
-		return
-	}
-	name := Family(fam).String()
-	switch fam {
-	case familyAll:
-		name = FamilyAll
-	case familySubsystems:
-		name = FamilySubsystems
-	}
-	l := &Lane{Object: obj, Dir: Dirs[d], Family: name, To: cs.key.client.String(), updates: 1, last: t, fam: uint8(fam), dir: uint8(d & 1)}
-	*slot = l
-	b.lanes = append(b.lanes, l)
 }
 
 func (b *Builder) id(id game.ObjectID) {

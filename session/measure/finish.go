@@ -3,6 +3,8 @@ package measure
 import (
 	"fmt"
 	"sort"
+
+	"github.com/bcwire/bcwire/dissect/game"
 )
 
 // Finish computes the figures.
@@ -12,6 +14,14 @@ func (b *Builder) Finish() *Measures {
 		h     histogram
 		lanes int
 	}{}
+	for _, cs := range b.clients {
+		for d := range cs.ships {
+			for i := range cs.ships[d] {
+				cs.ships[d][i].sync()
+			}
+		}
+	}
+	b.shareIntervals()
 	for _, l := range b.lanes {
 		l.Updates = l.updates
 		l.MeanMS, l.P50MS, l.P90MS = round3(l.iv.meanMS()), l.iv.quantile(0.5), l.iv.quantile(0.9)
@@ -64,15 +74,18 @@ func (b *Builder) Finish() *Measures {
 	}
 	for d := range b.bundling {
 		bu := &b.bundling[d]
-		out := Bundling{Dir: Dirs[d], Datagrams: bu.n, Max: bu.max, MaxFrame: bu.maxFrame, Counts: map[int]int{}}
+		out := Bundling{Dir: Dirs[d], Max: bu.max, MaxFrame: bu.maxFrame, Counts: map[int]int{}}
+		sum := 0 // messages
 		for k, c := range bu.counts {
 			if c > 0 {
 				out.Counts[k] = c
+				out.Datagrams += c
+				sum += k * c
 			}
 		}
-		if bu.n > 0 {
-			out.Mean = round3(float64(bu.sum) / float64(bu.n))
-			out.P90 = countQuantile(bu.counts, bu.n, 0.9)
+		if n := out.Datagrams; n > 0 {
+			out.Mean = round3(float64(sum) / float64(n))
+			out.P90 = countQuantile(bu.counts, n, 0.9)
 		}
 		m.Bundling[d] = out
 	}
@@ -98,6 +111,34 @@ func (b *Builder) Finish() *Measures {
 	nonNil(&m.ObjectIDs)
 	nonNil(&m.Deaths)
 	return m
+}
+
+// shareIntervals adds each family lane's shared intervals (Lane.sh) to
+// its own and to those of its ship's every-update lane and, for a family
+// carrying subsystems, its 0x20-bearing lane.
+func (b *Builder) shareIntervals() {
+	for _, sl := range b.ships.slots {
+		set := sl.v
+		if set == nil {
+			continue
+		}
+		for fam := range Family(16) {
+			f := set[slotOf(fam)]
+			if f == nil || f.sh.cnt == 0 {
+				continue
+			}
+			// (The lanes a shared interval counts in are kept: Add takes
+			// none without them.)
+			f.iv.addWindow(&f.sh)
+			if a := set[slotAll]; a != nil {
+				a.iv.addWindow(&f.sh)
+			}
+			if s := set[slotSubsystems]; s != nil && fam<<4&Family(game.StateSubsystems) != 0 {
+				s.iv.addWindow(&f.sh)
+			}
+			f.sh = window{}
+		}
+	}
 }
 
 // countQuantile is the nearest-rank p quantile of n values counted by

@@ -9,14 +9,20 @@ import "time"
 // OpenBC's lanes, whose jitter spreads them over some 40 buckets), and
 // sparse buckets, sorted, count the others.
 type histogram struct {
-	// (addNear's fields first.)
-	win  *[winSize]uint32 // buckets lo to lo+winSize-1; nil before the first interval and after fold
-	lo   uint32
-	cnt  int
-	sum  time.Duration
-	ms   []uint32 // bucket (whole milliseconds), ascending
-	n    []uint32
-	last int // the bucket added to last: a lane's intervals repeat
+	window          // (addNear's fields first)
+	ms     []uint32 // bucket (whole milliseconds), ascending
+	n      []uint32
+	last   int // the bucket added to last: a lane's intervals repeat
+}
+
+// A window is a histogram's window of buckets, with the count and sum of
+// what it counted: a histogram's, or on its own a family lane's shared
+// intervals (Lane.sh), which Finish adds to the histograms they count in.
+type window struct {
+	win *[winSize]uint32 // buckets lo to lo+winSize-1; nil before the first interval and after fold
+	lo  uint32
+	cnt int
+	sum time.Duration
 }
 
 // winSize is the number of buckets of a histogram's window: 512 bytes a
@@ -36,14 +42,36 @@ func (h *histogram) count(d time.Duration) {
 
 // addNear adds d when it falls in the window, and reports whether it
 // did. (A negative d does not: as a uint64 it is beyond any window.)
-func (h *histogram) addNear(d time.Duration) bool {
-	if i := uint64(d)/uint64(time.Millisecond) - uint64(h.lo); i < winSize && h.win != nil {
-		h.win[i]++
-		h.sum += d
-		h.cnt++
+func (w *window) addNear(d time.Duration) bool {
+	if i := uint64(d)/uint64(time.Millisecond) - uint64(w.lo); i < winSize && w.win != nil {
+		w.win[i]++
+		w.sum += d
+		w.cnt++
 		return true
 	}
 	return false
+}
+
+// place gives a window without buckets its buckets, from a quarter of
+// them below d (as add does for a histogram's first interval), and
+// reports whether it did: not when it has them, nor for a negative d or
+// one past where a window can start.
+func (w *window) place(d time.Duration) bool {
+	if w.win != nil || d < 0 || d/time.Millisecond > 1<<31-winSize {
+		return false
+	}
+	k := uint32(d / time.Millisecond)
+	w.win, w.lo = new([winSize]uint32), k-min(k, winSize/4)
+	return true
+}
+
+// addWindow adds the intervals w counted to h.
+func (h *histogram) addWindow(w *window) {
+	if w.cnt == 0 {
+		return
+	}
+	o := histogram{window: *w}
+	h.merge(&o)
 }
 
 // add adds d (a negative d is not an interval: it is left out).

@@ -61,13 +61,22 @@ func dirIndex(d game.Direction) int {
 // flag family (Family "all" for every family together), and the spacing of
 // consecutive updates.
 type Lane struct {
-	// What each update touches comes first, within some 64 bytes: its
-	// last time, the count (Finish sets Updates from it), the histogram's
-	// window. (Spread over the struct they took a cache miss or two an
-	// update on real runs.)
+	// What an update touches comes first, within some 64 bytes: its
+	// last time, the count (Finish sets Updates from it), the shared
+	// intervals' window. (Spread over the struct they took a cache miss
+	// or two an update on real runs. The usual update touches only the
+	// window's buckets: its flow's shipSet holds the rest until sync.)
 	last    wallclock.Time
 	updates int
-	iv      histogram
+	// sh counts, on a family lane, the intervals it shares with its
+	// ship's every-update lane (and the 0x20-bearing one, for a family
+	// carrying subsystems): those of an update that follows one of the
+	// same family, the usual case, when all of them last counted the
+	// same update. One window takes them where each lane's took them
+	// apart; Finish adds them to each (Builder.shareIntervals).
+	sh window
+	// iv counts the lane's other intervals.
+	iv histogram
 	// fam and dir are Family and Dir as indexes (fam: slotOf's family,
 	// familyAll or familySubsystems).
 	fam, dir uint8

@@ -1,9 +1,13 @@
 package measure
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"time"
 
+	"github.com/bcwire/bcwire/dissect"
+	"github.com/bcwire/bcwire/dissect/flow"
 	"github.com/bcwire/bcwire/dissect/game"
 	"github.com/bcwire/bcwire/internal/wallclock"
 )
@@ -45,9 +49,8 @@ type relays struct {
 	// (The fields every record or message reads first, together: the
 	// arrays by opcode last.)
 	// keepUntil: no record up to it can expire the oldest message (see
-	// keep).
+	// keep); the latest time when there are no messages.
 	keepUntil wallclock.Time
-	keepAll   bool             // keepUntil holds for every record (no messages)
 	head      int              // see queue
 	base      int64            // the number of the message before queue[0]
 	queue     []pending        // from queue[head] on, the messages within Window
@@ -69,33 +72,91 @@ type relays struct {
 // of them before the chains lengthen.
 const minBuckets = 2048
 
-// sent remembers a client's message, of payload hash h.
-func (rl *relays) sent(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
-	t := &rl.tallies[op]
-	if t.messages == 0 || len(rl.queue) == cap(rl.queue) || rl.head == len(rl.queue) {
-		// The opcode's first message, a full queue or an empty one (the
-		// message becomes the oldest): the calls apart, so that the usual
-		// case saves nothing around them.
-		rl.sentFirst(cs, op, h, now)
+// take takes a game message of opcode op on flow cs, of direction dir,
+// into the matrix: a client's is remembered, a server's is counted as the
+// copy to its client of the oldest identical client message not yet sent
+// to it. h is the message's payload hash, or, when m is not nil, m's
+// payload is hashed here: StateUpdates', which session's relay rule leaves
+// out, so that no other consumer has hashed them. (Their
+// flow.MessageHash, TestStateHashIsMessageHash, the usual 16 to 32 bytes,
+// a client's StateUpdate some 28, without a call, and the usual cases of
+// both sides inline: Add takes every StateUpdate here, and each call cost
+// the values saved around it and loaded again.)
+func (rl *relays) take(cs *clientState, dir game.Direction, op game.Opcode, h uint64, m *dissect.Message, now wallclock.Time) {
+	// (m, not its payload: a slice's three words took the arguments past
+	// the registers they are passed in.)
+	if m != nil {
+		if p, n := m.Payload, len(m.Payload); n < 16 || n > 32 {
+			h = flow.MessageHash(p)
+		} else {
+			const mul = 0x9E3779B97F4A7C15
+			h = uint64(14695981039346656037) ^ uint64(n)*mul
+			h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(p))*mul, 29)
+			h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(p[8:]))*mul, 29)
+			h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(p[n-16:]))*mul, 29)
+			h = bits.RotateLeft64((h^binary.LittleEndian.Uint64(p[n-8:]))*mul, 29)
+			h ^= h >> 32
+			h *= mul
+			h ^= h >> 29
+		}
+	}
+	if dir != game.ServerToClient {
+		t := &rl.tallies[op]
+		if t.messages == 0 || len(rl.queue) == cap(rl.queue) || rl.head == len(rl.queue) {
+			// The opcode's first message, a full queue or an empty one
+			// (the message becomes the oldest): the calls apart, so that
+			// the usual case saves nothing around them.
+			rl.sentFirst(cs, op, h, now)
+			return
+		}
+		t.messages++
+		others := cs.srv.playing
+		if cs.inGame && !cs.gone {
+			others-- // the sender itself
+		}
+		t.expected += others
+		n := len(rl.queue)
+		rl.queue = rl.queue[:n+1]
+		rl.ats[n] = now
+		p := &rl.queue[n]
+		b := &rl.buckets[h&uint64(len(rl.buckets)-1)]
+		p.hash, p.next, p.sentBits = h, *b, 0
+		p.from, p.server, p.op = cs.id, cs.srv.id, op
+		*b = rl.base + int64(n) + 1
 		return
 	}
-	t.messages++
-	others := cs.srv.playing
-	if cs.inGame && !cs.gone {
-		others-- // the sender itself
+	if rl.head == len(rl.queue) {
+		return // none within Window
 	}
-	t.expected += others
-	n := len(rl.queue)
-	rl.queue = rl.queue[:n+1]
-	rl.ats[n] = now
-	p := &rl.queue[n]
-	b := &rl.buckets[h&uint64(len(rl.buckets)-1)]
-	p.hash, p.next, p.sentBits = h, *b, 0
-	p.from, p.server, p.op = cs.id, cs.srv.id, op
-	*b = rl.base + int64(n) + 1
+	if cs.id >= 64 {
+		rl.receivedFar(cs, h)
+		return
+	}
+	// (The flows past the 64 with a bit apart: the map they need is a
+	// call in the loop, around which everything live was saved.)
+	bit := uint64(1) << cs.id
+	var found *pending
+	expired := rl.base + int64(rl.head)
+	// The chain runs newest first: the last fit is the oldest.
+	for n := rl.buckets[h&uint64(len(rl.buckets)-1)]; n > expired; {
+		p := &rl.queue[n-1-rl.base]
+		if p.hash == h && p.server == cs.srv.id && p.sentBits&bit == 0 {
+			found = p
+		}
+		n = p.next
+	}
+	if found == nil {
+		return
+	}
+	found.sentBits |= bit
+	if found.from == cs.id {
+		rl.tallies[found.op].toSender++
+	} else {
+		rl.tallies[found.op].toOthers++
+	}
 }
 
-// sentFirst is sent in its rarer cases.
+// sentFirst is take's client message in its rarer cases.
 func (rl *relays) sentFirst(cs *clientState, op game.Opcode, h uint64, now wallclock.Time) {
 	if rl.rows[op] == nil {
 		rl.rows[op] = &RelayRow{Opcode: op.String(), op: op}
@@ -154,42 +215,7 @@ func (rl *relays) grow() {
 	}
 }
 
-// received counts a message from the server to client cs, of payload
-// hash h, as the copy of the oldest identical client message not yet sent
-// to it.
-func (rl *relays) received(cs *clientState, h uint64) {
-	if rl.head == len(rl.queue) {
-		return // none within Window
-	}
-	if cs.id >= 64 {
-		rl.receivedFar(cs, h)
-		return
-	}
-	// (The flows past the 64 with a bit apart: the map they need is a
-	// call in the loop, around which everything live was saved.)
-	bit := uint64(1) << cs.id
-	var found *pending
-	expired := rl.base + int64(rl.head)
-	// The chain runs newest first: the last fit is the oldest.
-	for n := rl.buckets[h&uint64(len(rl.buckets)-1)]; n > expired; {
-		p := &rl.queue[n-1-rl.base]
-		if p.hash == h && p.server == cs.srv.id && p.sentBits&bit == 0 {
-			found = p
-		}
-		n = p.next
-	}
-	if found == nil {
-		return
-	}
-	found.sentBits |= bit
-	if found.from == cs.id {
-		rl.tallies[found.op].toSender++
-	} else {
-		rl.tallies[found.op].toOthers++
-	}
-}
-
-// receivedFar is received for a flow with an id from 64 on.
+// receivedFar is take's copy to a flow with an id from 64 on.
 func (rl *relays) receivedFar(cs *clientState, h uint64) {
 	var found *pending
 	var num int64
@@ -233,13 +259,17 @@ func (rl *relays) wasSentToFar(n int64, id int32) bool {
 
 // due reports whether a record at now may expire the oldest message: a
 // comparison on most records (expire decides).
-func (rl *relays) due(now wallclock.Time) bool { return !rl.keepAll && now.After(rl.keepUntil) }
+func (rl *relays) due(now wallclock.Time) bool { return now.After(rl.keepUntil) }
+
+// keepNone is keepUntil when there are no messages: no time is after it.
+var keepNone = wallclock.Time{Sec: math.MaxInt64, Nsec: 1e9 - 1}
 
 // keep sets keepUntil for the oldest message: Window after it, or, when
 // that time does not fit (a far-off time from a damaged capture), the
 // earliest time, and expire looks on every record.
 func (rl *relays) keep() {
-	if rl.keepAll = rl.head == len(rl.queue); rl.keepAll {
+	if rl.head == len(rl.queue) {
+		rl.keepUntil = keepNone
 		return
 	}
 	var ok bool

@@ -96,7 +96,7 @@ func (t Target) Check(inputs ...string) error {
 	if st.IsDir() {
 		return exit.Usage("%s %s: is a directory; give a file name", t.Flag, t.Path)
 	}
-	if t.Document && !t.Force {
+	if t.Document && !t.Force && st.Mode().IsRegular() { // (reading a named pipe would wait for a writer)
 		if kind := captureKind(t.Path); kind != "" {
 			return exit.Usage("%s %s: the file is a %s capture; refusing to replace it with this command's output (add --force if you mean to)", t.Flag, t.Path, kind)
 		}
@@ -144,6 +144,11 @@ type AtomicFile struct {
 	target string
 	done   bool
 	kept   bool
+	// inPlace: the target is not a regular file (a device such as
+	// /dev/null, a named pipe a reader waits on, a socket): it is opened
+	// and written where it is, as tcpdump -w does. A temporary file renamed
+	// over it would replace the device or pipe with a regular file.
+	inPlace bool
 }
 
 // Create starts writing path. The temporary file is in the same directory
@@ -158,6 +163,14 @@ func Create(path string) (*AtomicFile, error) { return create(path, false) }
 func CreateKept(path string) (*AtomicFile, error) { return create(path, true) }
 
 func create(path string, kept bool) (*AtomicFile, error) {
+	path, special := resolveTarget(path)
+	if special {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &AtomicFile{File: f, target: path, kept: kept, inPlace: true}, nil
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -185,6 +198,9 @@ func (f *AtomicFile) Commit() error {
 		return errors.New("file already committed or aborted")
 	}
 	f.done = true
+	if f.inPlace {
+		return f.Close()
+	}
 	defer untrack(f)()    // no signal removes it between the rename and here
 	err := f.Chmod(0o644) // CreateTemp makes 0600; the file is for the user to share
 	if cerr := f.Close(); err == nil {
@@ -207,6 +223,10 @@ func (f *AtomicFile) Keep() {
 		return
 	}
 	f.done = true
+	if f.inPlace {
+		f.Close()
+		return
+	}
 	defer untrack(f)()
 	f.Close()
 }
@@ -217,9 +237,29 @@ func (f *AtomicFile) Abort() {
 		return
 	}
 	f.done = true
+	if f.inPlace {
+		f.Close() // (never removed: it is the device or pipe itself)
+		return
+	}
 	defer untrack(f)()
 	f.Close()
 	os.Remove(f.Name())
+}
+
+// resolveTarget is where create writes path: a symbolic link is followed,
+// so that the file it names is replaced, not the link (when the link
+// cannot be resolved, path itself); special reports that the file exists
+// and is not a regular file, and is to be written in place.
+func resolveTarget(path string) (target string, special bool) {
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		if to, err := filepath.EvalSymlinks(path); err == nil {
+			path = to
+		} else if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+			return path, true // e.g. /dev/stdout, a link into /proc to a pipe
+		}
+	}
+	st, err := os.Stat(path)
+	return path, err == nil && !st.Mode().IsRegular() && !st.IsDir()
 }
 
 // WriteFile writes path through a buffered AtomicFile with write; when

@@ -4,6 +4,9 @@
 package statscmd
 
 import (
+	"os"
+	"runtime/debug"
+
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
@@ -90,11 +93,31 @@ usage or I/O errors.`,
 	return cmd
 }
 
+// gcPercent is the collector's GOGC for stats when the environment does
+// not set one. stats streams: what it holds is its input and output
+// buffers and the sessions open at once, about 2 MB, most of it from the
+// start, and it leaves little garbage (Builder.Reuse, plainTable), so that
+// with GOGC=100's 4 MB minimum goal the collector ran once early on, for
+// memory that stays in use to the end: on OpenBC battle x40 a cycle of
+// about 3.5% of the CPU time of stats --json (0.964 of it without, median
+// of 60 pairs). At 150 stats --json sees no cycle on OpenBC battle x40 or
+// x200; peak RSS stays under 20 MiB (bundled battle x200: --json 18.2 vs
+// 18.0 MiB, text 19.8 vs 18.6).
+const gcPercent = 150
+
+// tuneGC sets gcPercent unless GOGC says otherwise.
+func tuneGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
+}
+
 // Run counts and prints.
 func Run(o *Options) error {
 	if err := o.FailOn.Check(); err != nil {
 		return err
 	}
+	tuneGC()
 	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return err
