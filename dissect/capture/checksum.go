@@ -25,6 +25,30 @@ import (
 func onesAdd(acc uint64, b []byte) uint64 {
 	acc = bits.ReverseBytes64(acc)
 	var carry uint64
+	n := len(b)
+	if n < 8 {
+		// Pack the 0 to 7 bytes into one word. Any 16-bit lane will do
+		// for each piece, since the fold adds all lanes alike.
+		var tail uint64
+		if n >= 4 {
+			tail = uint64(binary.LittleEndian.Uint32(b))
+			b = b[4:]
+		}
+		if len(b) >= 2 {
+			tail |= uint64(binary.LittleEndian.Uint16(b)) << 32
+			b = b[2:]
+		}
+		if len(b) == 1 {
+			tail |= uint64(b[0]) << 48 // the low byte of the top lane, the high one once swapped
+		}
+		acc, carry = bits.Add64(acc, tail, 0)
+		return bits.ReverseBytes64(acc + carry) // when acc carried out, it is 0
+	}
+	// The last n%8 bytes, loaded with the bytes before them, which are
+	// shifted out. They start a multiple of 8 bytes in, so each keeps its
+	// place in its 16-bit lane (an odd last byte is the low byte of one,
+	// the high byte once swapped, padded with zeros).
+	last := binary.LittleEndian.Uint64(b[n-8:])
 	for len(b) >= 32 {
 		acc, carry = bits.Add64(acc, binary.LittleEndian.Uint64(b[0:8]), carry)
 		acc, carry = bits.Add64(acc, binary.LittleEndian.Uint64(b[8:16]), carry)
@@ -40,23 +64,10 @@ func onesAdd(acc uint64, b []byte) uint64 {
 	}
 	if len(b) >= 8 {
 		acc, carry = bits.Add64(acc, binary.LittleEndian.Uint64(b), carry)
-		b = b[8:]
 	}
-	// Pack the last 0 to 7 bytes into one more word. Any 16-bit lane will
-	// do for each piece, since the fold adds all lanes alike.
-	var tail uint64
-	if len(b) >= 4 {
-		tail = uint64(binary.LittleEndian.Uint32(b))
-		b = b[4:]
+	if r := n & 7; r != 0 {
+		acc, carry = bits.Add64(acc, last>>((64-8*r)&63), carry)
 	}
-	if len(b) >= 2 {
-		tail |= uint64(binary.LittleEndian.Uint16(b)) << 32
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		tail |= uint64(b[0]) << 48 // the low byte of the top lane, the high one once swapped
-	}
-	acc, carry = bits.Add64(acc, tail, carry)
 	// The end-around carry, in two steps: when the first carries out,
 	// acc is 0, so the second cannot.
 	acc, carry = bits.Add64(acc, 0, carry)

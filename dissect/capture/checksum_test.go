@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"strings"
@@ -331,6 +332,9 @@ func TestUsualPathMatchesLongWay(t *testing.T) {
 			frame := ethernet(etherTypeIPv4, ip)
 			opts := Options{IgnoreChecksums: ignore}
 			usual, long := NewDecoder(opts), NewDecoder(opts)
+			// Half the time as after an offloaded checksum, which the
+			// one pass then tests for first.
+			usual.offloaded = i%2 == 1
 			rec := record{data: frame, time: t0, linkType: Ethernet, origLen: len(frame), iface: 3}
 			p1, e1 := usual.decode(&rec)
 			long.stats.Records++
@@ -345,4 +349,87 @@ func TestUsualPathMatchesLongWay(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOffloadedFirstStillCatchesDamage reads, after a datagram whose
+// checksum was left to the network card (so that the Reader and the
+// Decoder test for that first from then on), datagrams with right and
+// wrong checksums of both kinds: the wrong ones are still damage, through
+// the Reader's fused path and the Decoder's fast case alike.
+func TestOffloadedFirstStillCatchesDamage(t *testing.T) {
+	pl := []byte("bridge commander datagram")
+	offloaded := func(ulenDelta int) []byte {
+		ip := ipv4With(addrA, addrB, 1, 0, false, udpDatagram(addrA, addrB, pl))
+		binary.BigEndian.PutUint16(ip[26:28], fold(pseudoHeaderSum(addrA.Addr().As4(), addrB.Addr().As4(), len(ip)-20+ulenDelta)))
+		return ip
+	}
+	good := ipv4With(addrA, addrB, 1, 0, false, udpDatagram(addrA, addrB, pl))
+	bad := bytes.Clone(good)
+	bad[30] ^= 0x40
+	offBad := offloaded(0)
+	offBad[30] ^= 0x40 // not covered by an offloaded checksum
+	frames := [][]byte{good, offloaded(0), good, bad, offloaded(1), offBad, offloaded(0)}
+	wantErr := []bool{false, false, false, true, true, false, false}
+
+	d := NewDecoder(Options{})
+	p := newPcap(binary.LittleEndian, false, Ethernet, 65535)
+	for i, ip := range frames {
+		_, err := d.Decode(RawIPv4, ip, ci(t0))
+		if got := errors.Is(err, ErrChecksum); got != wantErr[i] || (err != nil && !got) {
+			t.Errorf("Decoder, frame %d: %v", i+1, err)
+		}
+		if want := i >= 1; d.offloaded != want {
+			t.Errorf("Decoder, after frame %d: offloaded %v", i+1, d.offloaded)
+		}
+		p.record(t0.Add(time.Duration(i)*time.Millisecond), ethernet(etherTypeIPv4, ip))
+	}
+	r, err := NewReader(bytes.NewReader(p.buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range frames {
+		pk, err := r.Next()
+		if got := errors.Is(err, ErrChecksum); got != wantErr[i] || (err != nil && !got) {
+			t.Errorf("Reader, record %d: %v", i+1, err)
+		}
+		if err == nil && (i > 0 && !r.PlainLast() || !bytes.Equal(pk.Payload, frames[i][28:])) {
+			t.Errorf("Reader, record %d: not taken by the fused path, or payload % x", i+1, pk.Payload)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the records: %v", err)
+	}
+}
+
+// BenchmarkOnesAddGameSizes sums datagrams of the UDP lengths most common
+// in OpenBC's networked battle (42 and 74 bytes make two thirds of them).
+func BenchmarkOnesAddGameSizes(b *testing.B) {
+	sizes := []int{42, 74, 42, 14, 36, 74, 68, 42, 62, 29, 42, 74, 138, 20}
+	bufs := make([][]byte, len(sizes))
+	for i, n := range sizes {
+		bufs[i] = payload(i, n)
+	}
+	var sink uint64
+	for b.Loop() {
+		for _, buf := range bufs {
+			sink += onesAdd(0x1234, buf)
+		}
+	}
+	_ = sink
+}
+
+// FuzzOnesAddMatchesReference holds onesAdd, from any running sum, to the
+// plain 16-bit reference.
+func FuzzOnesAddMatchesReference(f *testing.F) {
+	f.Add(uint64(0), []byte("bridge commander"))
+	f.Add(^uint64(0)-1, []byte{0xff, 0xff, 0xff})
+	f.Add(uint64(1)<<63, bytes.Repeat([]byte{0xff}, 75))
+	f.Fuzz(func(t *testing.T, acc uint64, b []byte) {
+		want := uint32(fold(acc)) + uint32(refSum(b))
+		want = want>>16 + want&0xffff
+		// 0 and 0xffff are both zero in ones' complement.
+		if got := fold(onesAdd(acc, b)); uint32(got)%0xffff != want%0xffff {
+			t.Fatalf("onesAdd(%#x, % x) folds to %#04x, want %#04x", acc, b, got, want)
+		}
+	})
 }

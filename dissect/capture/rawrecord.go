@@ -29,6 +29,9 @@ func (r *Reader) LastRecord() (rec RawRecord, ok bool) {
 	if r.dec.rec == nil || r.eof {
 		return RawRecord{}, false
 	}
+	if r.fusedAt >= 0 {
+		r.fusedRecord()
+	}
 	d := r.dec.rec
 	return RawRecord{Frame: r.dec.stats.Records, Time: d.time, LinkType: d.linkType, Data: d.data, OrigLen: d.origLen}, true
 }

@@ -25,7 +25,11 @@ type Reader struct {
 	pcap *pcapSource // src when it is one, for Next's fused path (pcapfast.go)
 	// plainLast says the last call of Next counted one record and one UDP
 	// datagram and changed no other counter (see PlainLast).
-	plainLast   bool
+	plainLast bool
+	// fusedAt, when not -1, is where the record that nextPcapUDP took
+	// last lies in the buffer; rec is built from it when asked for
+	// (fusedRecord).
+	fusedAt     int
 	in          *input
 	format      Format
 	dec         *Decoder
@@ -157,7 +161,7 @@ func newReader(r io.Reader, opts Options, size int) (*Reader, error) {
 		}
 		return nil, err
 	}
-	rd := &Reader{in: in, dec: NewDecoder(opts), interrupt: opts.Interrupt, maxUnreadable: opts.MaxUnreadable}
+	rd := &Reader{in: in, dec: NewDecoder(opts), interrupt: opts.Interrupt, maxUnreadable: opts.MaxUnreadable, fusedAt: -1}
 	if rd.maxUnreadable == 0 {
 		rd.maxUnreadable = DefaultMaxUnreadable
 	}
@@ -214,7 +218,7 @@ func (r *Reader) Hold() {
 		h.hold()
 		return
 	}
-	r.in.held = true
+	r.in.held, r.in.handed, r.in.heldFrom = true, false, r.in.pos
 }
 
 // holder is a source that builds the frames it hands out (rather than
@@ -294,13 +298,13 @@ func (r *Reader) Next() (*Packet, error) {
 				// One record, one datagram, no fragments waiting (so
 				// none expired): plain, unless records were skipped
 				// before it in this call.
-				r.plainLast = !skipped
+				r.plainLast, r.in.handed = !skipped, true
 				return p, nil
 			}
 		}
 		// Any record this iteration reads takes the general path, which
 		// does not tell how the counters change.
-		r.plainLast, skipped = false, true
+		r.plainLast, skipped, r.fusedAt = false, true, -1
 		rec := &r.rec
 		err := r.src.next(rec)
 		if err != nil {
@@ -335,6 +339,7 @@ func (r *Reader) Next() (*Packet, error) {
 		}
 		r.lastGood = r.in.off
 		if p != nil {
+			r.in.handed = true
 			if rec.damage != nil {
 				r.dec.stats.Damaged++
 				return nil, &PacketError{Frame: p.Frame, Offset: rec.offset, Err: rec.damage, Packet: p}
@@ -364,14 +369,18 @@ type input struct {
 	off      int64 // file offset of buf[pos]
 	err      error // what ended reading: io.EOF or an I/O error
 
-	// While held (see Reader.Hold), fill leaves the bytes already handed
-	// out where they are: it moves the unread tail to spare instead and
-	// swaps the two. A second swap in the same hold, which real captures
-	// do not need, takes a new buffer, as spare then holds handed-out
-	// bytes too.
-	held    bool
-	swapped bool
-	spare   []byte
+	// While held (see Reader.Hold), once a Packet has been handed out
+	// (handed), fill leaves the bytes from heldFrom on where they are,
+	// and reads into the free room before them or after the data (as it
+	// can when a batch of held datagrams meets the buffer's end).
+	// Otherwise it moves the tail to spare, a second buffer, and swaps
+	// the two; a second swap in the same hold takes a new buffer, as
+	// spare then holds handed-out bytes too.
+	held     bool
+	handed   bool
+	heldFrom int // pos at Hold, or 0 after the buffer's bytes moved
+	swapped  bool
+	spare    []byte
 }
 
 // newInput sizes the buffer down to size, what the source said it holds
@@ -425,27 +434,52 @@ func (in *input) fill(n int) {
 	if in.err != nil {
 		return // reading has ended: nothing to make room for
 	}
+	limit := len(in.buf) // what this fill may read into
 	if in.pos > 0 {
 		// Move the unread tail to the front; it is short next to the
 		// buffer, so this costs little per read.
 		to := in.buf
-		if in.held {
-			if in.swapped || len(in.spare) < len(in.buf) {
-				in.spare = make([]byte, len(in.buf))
+		if in.held && in.handed {
+			// The bytes from heldFrom to pos stay where they are. Read
+			// into the larger free room: after the data (an earlier
+			// refill stopped below the bytes held then), or before
+			// heldFrom, the tail moved there. The two make the buffer
+			// less the held bytes and the tail, so with batches of an
+			// eighth of it no read is much under half of it. When
+			// neither room takes the record, take the spare.
+			tail := in.end - in.pos
+			after, before := len(in.buf)-in.end, in.heldFrom
+			if before < tail {
+				before = 0
 			}
-			to, in.spare = in.spare, in.buf
-			in.swapped = true
+			switch {
+			case after >= before && after >= n-tail:
+				to = nil
+			case before > after && before >= n:
+				limit = before
+			default:
+				if in.swapped || len(in.spare) < len(in.buf) {
+					in.spare = make([]byte, len(in.buf))
+				}
+				to, in.spare = in.spare, in.buf
+				in.swapped = true
+			}
 		}
-		in.end = copy(to, in.buf[in.pos:in.end])
-		in.buf, in.pos = to, 0
+		if to != nil {
+			in.end = copy(to, in.buf[in.pos:in.end])
+			in.buf, in.pos, in.heldFrom = to, 0, 0
+		}
 	}
 	empty := 0
-	for in.end < n && in.err == nil {
-		if in.end == len(in.buf) {
+	for in.end-in.pos < n && in.err == nil {
+		if in.end == limit {
+			// Reached only with pos 0: the other cases leave room
+			// enough. A new array leaves held bytes where they are too.
 			in.buf = slices.Grow(in.buf, min(n, 2*len(in.buf))-len(in.buf))
 			in.buf = in.buf[:cap(in.buf)]
+			limit = len(in.buf)
 		}
-		k, err := in.r.Read(in.buf[in.end:])
+		k, err := in.r.Read(in.buf[in.end:limit])
 		in.end += k
 		switch {
 		case err != nil:
