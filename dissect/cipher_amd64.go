@@ -30,13 +30,39 @@ func rowsToLanes(lanes, rows *byte, stride, blocks int)
 // go into rows, are decrypted a row (one byte of every lane) at a time,
 // and go back.
 func decryptLanesKernel(lanes []byte, stride, steps int, starts []uint32, rows []byte) {
-	// The assembly has no bounds checks: these are all it needs.
+	// The assembly has no bounds checks: these are all it needs. The
+	// transposes take the lanes in blocks of 16 bytes, as many as the
+	// steps need.
+	blocks := (steps + 15) / 16
 	if stride <= 0 || stride%16 != 0 || steps < 0 || steps > stride ||
-		len(lanes) < rowLanes*stride || len(starts) < steps+1 || len(rows) < rowLanes*stride {
+		len(lanes) < rowLanes*stride || len(starts) < steps+1 || len(rows) < rowLanes*16*blocks {
 		panic("dissect: bad decryptLanes buffers")
 	}
-	blocks := stride / 16
+	if blocks == 0 {
+		return
+	}
 	lanesToRows(&rows[0], &lanes[0], stride, blocks)
 	decryptRowsAVX512(&rows[0], &starts[0], steps)
 	rowsToLanes(&lanes[0], &rows[0], stride, blocks)
 }
+
+// copyEach does copy(dst[k], src[k]) for every k of the shorter of dst
+// and src, without a call to runtime.memmove per copy; dst[k] and src[k]
+// must not overlap unless they are the same bytes.
+func copyEach(dst, src [][]byte) {
+	if haveMaskedCopy {
+		copyEachAVX512(dst, src)
+		return
+	}
+	copyEachSSE(dst, src)
+}
+
+// haveMaskedCopy reports whether copyEachAVX512 can run here (BZHI is
+// BMI2).
+var haveMaskedCopy = haveRowKernel && cpu.X86.HasBMI2
+
+//go:noescape
+func copyEachSSE(dst, src [][]byte)
+
+//go:noescape
+func copyEachAVX512(dst, src [][]byte)

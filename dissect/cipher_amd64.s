@@ -68,9 +68,11 @@
 // kw_0 = K_0 ^ F, c_0, p_0, s_0 = B + c_0, acc ^= p_0 ^ s_0; rounds 1..4,
 // which leave c_4 in CA; B' = s_4*M + c_4; the fold F' = acc ^ acc>>8 ^
 // acc<<8 into ACC; KW = F' ^ F, whose low bytes are the plaintext; F = F';
-// store the low byte of each word of KW over the ciphertext. The new B and
-// F are zeroed (zero-masking by KEEP, the complement of the next row's
-// starts bits) in lanes that start a datagram at the next row.
+// store the low byte of each word of KW over the ciphertext, in the lanes
+// of KEEP only (the complement of the next row's starts bits): a lane that
+// starts a datagram's encrypted bytes at the next row holds the datagram's
+// clear byte 0 in this one, which stays as it is. The new B and F are
+// zeroed (zero-masking by KEEP) in those lanes too.
 #define STEP(OFF, KEEP, B, F, ACC, KW, P, CA, S, CB) \
 	VPMOVZXBW  OFF(SI), ACC; \
 	VPTERNLOGD $0x28, Y28, F, ACC; \
@@ -91,13 +93,15 @@
 	VPTERNLOGD $0x96, P, KW, ACC; \
 	VPXORD     ACC, F, KW; \
 	VMOVDQU16.Z ACC, KEEP, F; \
-	VPMOVWB    KW, OFF(SI)
+	VPMOVWB    KW, KEEP, OFF(SI)
 
 // func decryptRowsAVX512(rows *byte, starts *uint32, steps int)
 //
 // rows holds steps rows of 32 bytes, row t holding byte t of each lane's
 // stream; they are decrypted in place. starts[t] has bit k set where lane
-// k starts a new datagram at row t (its state resets to zero there). All
+// k starts a new datagram's encrypted bytes at row t: its state resets to
+// zero there, and its byte at row t-1 (the datagram's clear byte 0) is
+// left as it is. All
 // lanes start from zero at row 0, so starts[0] is not read, but
 // starts[steps] is (after the last row): starts has steps+1 entries.
 TEXT ·decryptRowsAVX512(SB), NOSPLIT, $0-24
@@ -407,4 +411,166 @@ r2lblock:
 	VZEROUPPER
 
 r2ldone:
+	RET
+
+// func copyEachSSE(dst, src [][]byte)
+//
+// copyEachSSE does copy(dst[k], src[k]) for every k of the shorter of dst and
+// src, without a call per copy: the row form copies each datagram into
+// the lanes (and DecryptBatch each plaintext out of them), and a call to
+// runtime.memmove per datagram cost the calling loop its registers. dst[k]
+// and src[k] must not overlap unless they are the same bytes. Each copy
+// moves 16 bytes at a time and the last 16 once more (overlapping what came
+// before), or under 16 bytes two overlapping words of 8, 4, 2 or one byte:
+// nothing is read or written outside the slices.
+TEXT ·copyEachSSE(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), R8
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	CMPQ R8, CX
+	CMOVQLT R8, CX // CX = min(len(dst), len(src))
+	TESTQ CX, CX
+	JZ   cedone
+
+celoop:
+	MOVQ 0(SI), R9   // src[k]'s bytes
+	MOVQ 8(SI), DX   // len(src[k])
+	MOVQ 0(DI), R10  // dst[k]'s bytes
+	MOVQ 8(DI), R11  // len(dst[k])
+	CMPQ R11, DX
+	CMOVQLT R11, DX  // DX = bytes to copy
+	CMPQ DX, $16
+	JB   ceunder16
+	LEAQ -16(DX), R11 // the last 16 bytes start here
+	XORQ AX, AX
+
+ceblock:
+	CMPQ AX, R11
+	JAE  celast
+	MOVOU (R9)(AX*1), X0
+	MOVOU X0, (R10)(AX*1)
+	ADDQ $16, AX
+	JMP  ceblock
+
+celast:
+	MOVOU (R9)(R11*1), X0
+	MOVOU X0, (R10)(R11*1)
+	JMP  cenext
+
+ceunder16:
+	CMPQ DX, $8
+	JB   ceunder8
+	MOVQ (R9), AX
+	MOVQ -8(R9)(DX*1), BX
+	MOVQ AX, (R10)
+	MOVQ BX, -8(R10)(DX*1)
+	JMP  cenext
+
+ceunder8:
+	CMPQ DX, $4
+	JB   ceunder4
+	MOVL (R9), AX
+	MOVL -4(R9)(DX*1), BX
+	MOVL AX, (R10)
+	MOVL BX, -4(R10)(DX*1)
+	JMP  cenext
+
+ceunder4:
+	CMPQ DX, $2
+	JB   ceunder2
+	MOVW (R9), AX
+	MOVW -2(R9)(DX*1), BX
+	MOVW AX, (R10)
+	MOVW BX, -2(R10)(DX*1)
+	JMP  cenext
+
+ceunder2:
+	TESTQ DX, DX
+	JZ   cenext
+	MOVB (R9), AX
+	MOVB AX, (R10)
+
+cenext:
+	ADDQ $24, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ  celoop
+
+cedone:
+	RET
+
+// func copyEachAVX512(dst, src [][]byte)
+//
+// copyEachAVX512 is copyEachSSE without a branch on the length up to 128
+// bytes, which nearly all datagrams are: four 32-byte loads and stores
+// under byte masks (AVX-512BW/VL; a masked-off byte is neither read nor
+// written, and cannot fault). The lengths of a batch vary from datagram to
+// datagram, and copyEachSSE's branches on them were mispredicted about
+// once a copy. Longer copies go 32 bytes at a time, then the last 32.
+TEXT ·copyEachAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), R8
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	CMPQ R8, CX
+	CMOVQLT R8, CX // CX = min(len(dst), len(src))
+	TESTQ CX, CX
+	JZ   cxdone
+	MOVQ $-1, R13
+	XORQ R8, R8 // R8 = 0 from here on
+
+cxloop:
+	MOVQ 0(SI), R9   // src[k]'s bytes
+	MOVQ 8(SI), DX   // len(src[k])
+	MOVQ 0(DI), R10  // dst[k]'s bytes
+	MOVQ 8(DI), R11  // len(dst[k])
+	CMPQ R11, DX
+	CMOVQLT R11, DX  // DX = bytes to copy
+	CMPQ DX, $128
+	JA   cxlong
+	// Bytes 0..63 under K1 (low half) and K2, 64..127 under K3 and K4.
+	BZHIQ DX, R13, AX // the low DX bits (all 64 when DX >= 64)
+	LEAQ -64(DX), R12
+	CMPQ R12, $0
+	CMOVQLT R8, R12   // max(DX-64, 0)
+	BZHIQ R12, R13, BX
+	KMOVQ AX, K1
+	KSHIFTRQ $32, K1, K2
+	KMOVQ BX, K3
+	KSHIFTRQ $32, K3, K4
+	VMOVDQU8.Z (R9), K1, Y0
+	VMOVDQU8.Z 32(R9), K2, Y1
+	VMOVDQU8.Z 64(R9), K3, Y2
+	VMOVDQU8.Z 96(R9), K4, Y3
+	VMOVDQU8 Y0, K1, (R10)
+	VMOVDQU8 Y1, K2, 32(R10)
+	VMOVDQU8 Y2, K3, 64(R10)
+	VMOVDQU8 Y3, K4, 96(R10)
+	JMP  cxnext
+
+cxlong:
+	LEAQ -32(DX), R11 // the last 32 bytes start here
+	XORQ AX, AX
+
+cxblock:
+	CMPQ AX, R11
+	JAE  cxlast
+	VMOVDQU (R9)(AX*1), Y0
+	VMOVDQU Y0, (R10)(AX*1)
+	ADDQ $32, AX
+	JMP  cxblock
+
+cxlast:
+	VMOVDQU (R9)(R11*1), Y0
+	VMOVDQU Y0, (R10)(R11*1)
+
+cxnext:
+	ADDQ $24, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ  cxloop
+	VZEROUPPER
+
+cxdone:
 	RET

@@ -30,7 +30,7 @@ func TestDecryptLanesKernelBounds(t *testing.T) {
 	for _, stride := range []int{16, 32, 128, 2048} {
 		for _, steps := range []int{1, stride - 1, stride} {
 			lanes := guarded(t, rowLanes*stride)
-			rows := guarded(t, rowLanes*stride)
+			rows := guarded(t, rowLanes*((steps+15)&^15)) // as much as the steps need
 			startBytes := guarded(t, 4*(steps+1))
 			starts := make([]uint32, steps+1)
 			for i := range lanes {
@@ -81,6 +81,49 @@ func TestDecryptBatchGuarded(t *testing.T) {
 	for i := range src {
 		if !bytes.Equal(src[i], want[i]) {
 			t.Fatalf("in place: datagram %d differs", i)
+		}
+	}
+}
+
+// TestCopyEachGuarded copies slices of every length up to 70 and a few
+// longer, each ending at an inaccessible page, between dst and src of
+// equal and of different lengths, with each form of copyEach: it must copy
+// exactly what copy does, and a read or write past any slice crashes the
+// test (the masked loads of copyEachAVX512 reach past the end, masked off).
+func TestCopyEachGuarded(t *testing.T) {
+	var lens []int
+	for n := range 71 {
+		lens = append(lens, n)
+	}
+	lens = append(lens, 95, 96, 97, 127, 128, 129, 130, 300, 2049)
+	for _, form := range copyEachForms() {
+		for _, shift := range []int{0, -1, 1, -9, 17} {
+			checkCopyGuarded(t, form, lens, shift)
+		}
+	}
+}
+
+// checkCopyGuarded copies slices of the lengths lens into slices shift
+// bytes longer or shorter, each ending at an inaccessible page.
+func checkCopyGuarded(t *testing.T, form copyForm, lens []int, shift int) {
+	var dst, src, want [][]byte
+	for _, n := range lens {
+		s := guarded(t, n)
+		for i := range s {
+			s[i] = byte(i*11 + n)
+		}
+		d := guarded(t, max(n+shift, 0))
+		for i := range d {
+			d[i] = 0xEE
+		}
+		w := bytes.Clone(d)
+		copy(w, s)
+		src, dst, want = append(src, s), append(dst, d), append(want, w)
+	}
+	form.run(dst, src)
+	for k := range dst {
+		if !bytes.Equal(dst[k], want[k]) {
+			t.Fatalf("%s, shift %d: copy %d (%d bytes into %d) = %X, want %X", form.name, shift, k, len(src[k]), len(dst[k]), dst[k], want[k])
 		}
 	}
 }

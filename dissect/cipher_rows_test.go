@@ -22,16 +22,45 @@ type batchPath struct {
 // batchPaths lists every form of DecryptBatch this machine can run, each
 // forced regardless of the batch size: the two-lane Go form, the row form
 // with the Go model of the kernel, and the row form with the assembly
-// kernel where the CPU has it.
+// kernel where the CPU has it; and the same for BatchDecrypter, whose
+// plaintexts are copied to dst.
 func batchPaths() []batchPath {
 	paths := []batchPath{
 		{"two-lane", decryptBatchTwo},
 		{"rows-go", func(dst, src [][]byte) { decryptBatchRows(dst, src, decryptLanesGo) }},
+		ownPath("own-two-lane", decryptLanesGo, false),
+		ownPath("own-rows-go", decryptLanesGo, true),
 	}
 	if haveRowKernel {
-		paths = append(paths, batchPath{"rows-simd", func(dst, src [][]byte) { decryptBatchRows(dst, src, decryptLanesKernel) }})
+		paths = append(paths,
+			batchPath{"rows-simd", func(dst, src [][]byte) { decryptBatchRows(dst, src, decryptLanesKernel) }},
+			ownPath("own-rows-simd", decryptLanesKernel, true))
 	}
 	return paths
+}
+
+// ownPath is a BatchDecrypter form of DecryptBatch: one decrypter, reused
+// from call to call as flow.Run does, forced to the row form (rows, even
+// for batches smaller than rowMinBatch) or not. It panics if a plaintext
+// has capacity past its end, where an append would overwrite another.
+func ownPath(name string, kernel lanesKernel, rows bool) batchPath {
+	var d BatchDecrypter
+	var plain [][]byte
+	return batchPath{name, func(dst, src [][]byte) {
+		plain = append(plain[:0], make([][]byte, len(src))...)
+		if rows {
+			d.decryptRows(plain, src, kernel)
+		} else {
+			d.decrypt(plain, src, kernel, false)
+		}
+		for k, p := range plain[:len(src)] {
+			if len(p) != len(src[k]) || cap(p) != len(p) || p == nil {
+				panic(fmt.Sprintf("%s: plaintext %d has length %d, capacity %d (nil %v) for a datagram of %d",
+					name, k, len(p), cap(p), p == nil, len(src[k])))
+			}
+			copy(dst[k], p)
+		}
+	}}
 }
 
 // checkBatch decrypts src (which it leaves unchanged) along every path, into
@@ -42,6 +71,10 @@ func checkBatch(t *testing.T, src [][]byte) {
 	for i, d := range src {
 		want[i] = make([]byte, len(d))
 		refDecrypt(want[i], d)
+	}
+	orig := make([][]byte, len(src))
+	for i, d := range src {
+		orig[i] = bytes.Clone(d)
 	}
 	for _, p := range batchPaths() {
 		for _, inPlace := range []bool{false, true} {
@@ -62,6 +95,9 @@ func checkBatch(t *testing.T, src [][]byte) {
 				}
 				if dst[i][:len(dst[i])+1][len(dst[i])] != 0xEE {
 					t.Fatalf("%s: wrote past the end of datagram %d", p.name, i)
+				}
+				if !inPlace && !bytes.Equal(src[i], orig[i]) {
+					t.Fatalf("%s: changed the encrypted datagram %d", p.name, i)
 				}
 			}
 		}
@@ -120,10 +156,10 @@ func TestDecryptBatchRandom(t *testing.T) {
 }
 
 // captureDatagrams returns every encrypted datagram of the bundled
-// captures whose names match pattern.
+// captures whose paths under testdata match pattern.
 func captureDatagrams(tb testing.TB, pattern string) [][]byte {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "pcaps", pattern))
+	files, err := filepath.Glob(filepath.Join("..", "testdata", pattern))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -152,11 +188,13 @@ func captureDatagrams(tb testing.TB, pattern string) [][]byte {
 	return all
 }
 
-// TestDecryptBatchDispatch checks DecryptBatch itself, with the row kernel
-// allowed and not, on batch sizes around rowMinBatch.
+// TestDecryptBatchDispatch checks DecryptBatch and BatchDecrypter.Decrypt
+// themselves, with the row kernel allowed and not, on batch sizes around
+// rowMinBatch.
 func TestDecryptBatchDispatch(t *testing.T) {
 	defer func(use bool) { useRowKernel = use }(useRowKernel)
 	rng := rand.New(rand.NewPCG(7, 8))
+	var d BatchDecrypter
 	for _, use := range []bool{false, true} {
 		useRowKernel = use && haveRowKernel
 		for n := rowMinBatch - 2; n <= 3*rowMinBatch; n++ {
@@ -169,6 +207,13 @@ func TestDecryptBatchDispatch(t *testing.T) {
 				}
 				want[i] = make([]byte, len(src[i]))
 				refDecrypt(want[i], src[i])
+			}
+			plain := make([][]byte, n)
+			d.Decrypt(plain, src)
+			for i := range src {
+				if !bytes.Equal(plain[i], want[i]) {
+					t.Fatalf("BatchDecrypter, row kernel %v, batch of %d: datagram %d differs", useRowKernel, n, i)
+				}
 			}
 			DecryptBatch(src, src)
 			for i := range src {
@@ -183,7 +228,7 @@ func TestDecryptBatchDispatch(t *testing.T) {
 // TestDecryptBatchCaptures decrypts every encrypted datagram of every
 // bundled capture, in batches of several sizes.
 func TestDecryptBatchCaptures(t *testing.T) {
-	all := captureDatagrams(t, "*")
+	all := captureDatagrams(t, "pcaps/*")
 	if len(all) < 1000 {
 		t.Fatalf("only %d datagrams in the captures", len(all))
 	}
@@ -264,7 +309,7 @@ func BenchmarkCipherDecryptBatchSizes(b *testing.B) {
 // along each path, and reports the share of the row kernel's work that is
 // useful (the rest is lanes run past their last datagram).
 func BenchmarkCipherDecryptBatchCapture(b *testing.B) {
-	all := captureDatagrams(b, "battle.pcap")
+	all := captureDatagrams(b, "pcaps/battle.pcap")
 	total := 0
 	dst := make([][]byte, len(all))
 	for i, d := range all {
@@ -272,12 +317,13 @@ func BenchmarkCipherDecryptBatchCapture(b *testing.B) {
 		total += len(d)
 	}
 	for _, size := range []int{32, 64, 128, 256} {
-		var s rowScratch
+		var d BatchDecrypter
 		for i := 0; i < len(all); i += size {
 			j := min(i+size, len(all))
-			s.decryptBatch(dst[i:j], all[i:j], decryptLanesGo)
+			d.copyOut(dst[i:j], all[i:j], decryptLanesGo)
 		}
-		useful := 100 * float64(s.useful) / float64(s.computed)
+		u, c := d.work()
+		useful := 100 * float64(u) / float64(c)
 		for _, p := range batchPaths() {
 			b.Run(fmt.Sprintf("%s/%d", p.name, size), func(b *testing.B) {
 				b.SetBytes(int64(total))
@@ -305,10 +351,149 @@ func BenchmarkCipherRowsDealing(b *testing.B) {
 		dst[i] = make([]byte, len(d))
 	}
 	noKernel := func(lanes []byte, stride, steps int, starts []uint32, rows []byte) {}
-	var s rowScratch
+	var d BatchDecrypter
 	b.SetBytes(int64(total))
 	b.ReportAllocs()
 	for b.Loop() {
-		s.decryptBatch(dst, src, noKernel)
+		d.copyOut(dst, src, noKernel)
 	}
+}
+
+// work returns the bytes d decrypted through the lanes so far and the
+// bytes its kernel ran (rowLanes per row).
+func (d *BatchDecrypter) work() (useful, computed int) {
+	for _, s := range d.chunks {
+		useful += s.useful
+		computed += s.computed
+	}
+	return useful, computed
+}
+
+// BenchmarkCipherRowsScaffolding is the Go side of the row form alone
+// around a kernel that does nothing, on OpenBC's networked battle in
+// batches of readAhead (256) consecutive datagrams, as flow.Run reads it:
+// DecryptBatch into other buffers, and BatchDecrypter. It reports the
+// kernel's rows per datagram (each costs the same, whatever the lanes
+// hold). Run it under cachegrind for instruction counts, which the load
+// of a shared machine does not move.
+func BenchmarkCipherRowsScaffolding(b *testing.B) {
+	all := captureDatagrams(b, "openbc/networked-battle.pcap")
+	const size = 256
+	dst := make([][]byte, len(all))
+	for i, d := range all {
+		dst[i] = make([]byte, len(d))
+	}
+	noKernel := func(lanes []byte, stride, steps int, starts []uint32, rows []byte) {}
+	b.Run("DecryptBatch", func(b *testing.B) {
+		var d BatchDecrypter
+		b.ReportAllocs()
+		for b.Loop() {
+			for i := 0; i < len(all); i += size {
+				j := min(i+size, len(all))
+				d.copyOut(dst[i:j], all[i:j], noKernel)
+			}
+		}
+		_, computed := d.work()
+		b.ReportMetric(float64(computed)/rowLanes/float64(len(all))/float64(b.N), "rows/datagram")
+	})
+	b.Run("BatchDecrypter", func(b *testing.B) {
+		var d BatchDecrypter
+		plain := make([][]byte, size)
+		b.ReportAllocs()
+		for b.Loop() {
+			for i := 0; i < len(all); i += size {
+				j := min(i+size, len(all))
+				d.decryptRows(plain, all[i:j], noKernel)
+			}
+		}
+		_, computed := d.work()
+		b.ReportMetric(float64(computed)/rowLanes/float64(len(all))/float64(b.N), "rows/datagram")
+	})
+}
+
+// TestCopyEach checks copyEach against copy over random lengths, also with
+// fewer destinations than sources and the reverse.
+func TestCopyEach(t *testing.T) {
+	for _, form := range copyEachForms() {
+		checkCopyEach(t, form)
+	}
+}
+
+// copyForm is one implementation of copyEach.
+type copyForm struct {
+	name string
+	run  func(dst, src [][]byte)
+}
+
+func checkCopyEach(t *testing.T, form copyForm) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		n := rng.IntN(40)
+		src := make([][]byte, n)
+		dst := make([][]byte, n)
+		want := make([][]byte, n) // each dst[k] with 2 bytes of capacity past it
+		for k := range src {
+			src[k] = make([]byte, rng.IntN(200))
+			for i := range src[k] {
+				src[k][i] = byte(rng.Uint32())
+			}
+			l := max(len(src[k])+rng.IntN(5)-2, 0)
+			buf := bytes.Repeat([]byte{0xEE}, l+2)
+			dst[k] = buf[:l]
+			want[k] = bytes.Clone(buf)
+		}
+		m := rng.IntN(n + 1)
+		d, s := dst, src
+		if rng.IntN(2) == 0 {
+			d = d[:m]
+		} else {
+			s = s[:m]
+		}
+		for k := range m {
+			copy(want[k][:len(dst[k])], src[k])
+		}
+		form.run(d, s)
+		for k := range dst {
+			if got := dst[k][:cap(dst[k])]; !bytes.Equal(got, want[k]) {
+				t.Fatalf("%s: copy %d (the first %d copied; %d bytes into %d) = %X, want %X", form.name, k, m, len(src[k]), len(dst[k]), got, want[k])
+			}
+		}
+	}
+}
+
+// FuzzCopyEach cuts the input into slices (a length byte, that many bytes,
+// then a byte giving the destination's length, repeated) and checks every
+// form of copyEach against copy.
+func FuzzCopyEach(f *testing.F) {
+	f.Add([]byte{3, 1, 2, 3, 5, 0, 0, 20, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 19})
+	f.Add(bytes.Repeat([]byte{130, 0xA5}, 100))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var src [][]byte
+		var dstLens []int
+		for len(in) > 0 {
+			n := min(int(in[0]), len(in)-1)
+			src = append(src, in[1:1+n])
+			in = in[1+n:]
+			l := n
+			if len(in) > 0 {
+				l, in = int(in[0]), in[1:]
+			}
+			dstLens = append(dstLens, l)
+		}
+		for _, form := range copyEachForms() {
+			dst := make([][]byte, len(src))
+			want := make([][]byte, len(src))
+			for k, l := range dstLens {
+				buf := bytes.Repeat([]byte{0xEE}, l+1) // one byte of capacity past the end
+				dst[k], want[k] = buf[:l], bytes.Clone(buf)
+				copy(want[k][:l], src[k])
+			}
+			form.run(dst, src)
+			for k := range dst {
+				if got := dst[k][:cap(dst[k])]; !bytes.Equal(got, want[k]) {
+					t.Fatalf("%s: copy %d (%d bytes into %d) = %X, want %X", form.name, k, len(src[k]), len(dst[k]), got, want[k])
+				}
+			}
+		}
+	})
 }
