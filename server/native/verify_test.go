@@ -57,6 +57,7 @@ func verifyCapture(t *testing.T, file string) (*replay.Result, []byte) {
 	if sm.Sessions != len(c.Sessions) || sm.Joined != sm.Sessions {
 		t.Errorf("%s: %d of %d sessions joined", file, sm.Joined, len(c.Sessions))
 	}
+	relayed := 0 // sessions after the first that received relayed messages
 	for _, s := range res.Sessions {
 		t.Logf("  session %d: %d identical, %d equivalent, %d different, %d missing, %d unexpected, %d not due; %d relayed received; divergent kinds: %s",
 			s.Session, s.Identical, s.Equivalent, s.Different, s.Missing, s.Unexpected, s.NotDue, s.Relayed, divergentKinds(s))
@@ -68,9 +69,15 @@ func verifyCapture(t *testing.T, file string) (*replay.Result, []byte) {
 		}
 		// The first session's asap script can run out before the others
 		// are in the game and firing (the stock-shaped battle fires at
-		// about 0.16 events a player-second), so it alone may see none.
-		if len(c.Sessions) > 1 && s.Relayed == 0 && s.Session > 1 {
-			t.Errorf("session %d received none of the other clients' game messages", s.Session)
+		// about 0.16 events a player-second), so it may see none; on a
+		// machine loaded to 12-15 on two cores a later one did too (its
+		// script ran out before the others got to firing): which sessions
+		// overlap is the load's doing. The relay itself must show: some
+		// later session receives the others' messages (below).
+		if s.Relayed > 0 && s.Session > 1 {
+			relayed++
+		} else if len(c.Sessions) > 1 && s.Session > 1 {
+			t.Logf("session %d received none of the other clients' game messages (timing: its script may end before the others fire)", s.Session)
 		}
 		// The join itself (everything up to and including MISSION_INIT's
 		// datagram) does not diverge. The GameSpy reply's configured fields
@@ -93,6 +100,9 @@ func verifyCapture(t *testing.T, file string) (*replay.Result, []byte) {
 			}
 			t.Errorf("session %d: the join diverges:\n%s", s.Session, st.Text())
 		}
+	}
+	if len(c.Sessions) > 1 && relayed == 0 {
+		t.Errorf("%s: no session after the first received any of the other clients' game messages: the server relays nothing", file)
 	}
 	return res, tap.bytes(t)
 }
