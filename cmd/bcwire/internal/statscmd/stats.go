@@ -26,7 +26,7 @@ type Options struct {
 	Files      []string
 	JSON       bool
 	NoSessions bool // text: totals only
-	NoMeasures bool // --json: leave the measures out (20-30% of the CPU time)
+	NoMeasures bool // --json: leave the measures out (15-30% of the CPU time)
 	Servers    []string
 	Quiet      bool
 	Count      int // -c
@@ -68,7 +68,7 @@ sent, the copies back to the sender and to the other clients in the game
 its frame); object ids per owner block (offsets into 0x3FFFFFFF + slot x
 0x40000); and each ship's death: what followed ObjectExploding, with
 millisecond offsets. 'bcwire diff' compares them with stock's.
---no-measures leaves them out: they add about 20-30% to the CPU time.
+--no-measures leaves them out: they add about 15-30% to the CPU time.
 Rows are ordered by direction (C->S first), then opcode or type number.
 
 Exit status: 0 when nothing was damaged (non-stock messages, intact but not
@@ -83,7 +83,7 @@ usage or I/O errors.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.JSON, "json", false, "print one JSON object (sessions, totals)")
 	f.BoolVar(&o.NoSessions, "no-sessions", false, "text output: print only the totals")
-	f.BoolVar(&o.NoMeasures, "no-measures", false, "--json: leave out the measures (cadence, flag families, relay matrix, ...), which add about 20-30% to the CPU time")
+	f.BoolVar(&o.NoMeasures, "no-measures", false, "--json: leave out the measures (cadence, flag families, relay matrix, ...), which add about 15-30% to the CPU time")
 	input.AddServerFlag(f, &o.Servers)
 	input.AddCountFlag(f, &o.Count)
 	output.AddQuietFlag(f, &o.Quiet)
