@@ -364,13 +364,10 @@ func (b *Builder) Reuse(s *Session) {
 
 // newSession is a zero Session: one given back by Reuse, or a new one.
 func (b *Builder) newSession() *Session {
-	n := len(b.free)
-	if n == 0 {
+	s, ok := popFree(&b.free)
+	if !ok {
 		return new(Session)
 	}
-	s := b.free[n-1]
-	b.free[n-1] = nil
-	b.free = b.free[:n-1]
 	b.nonStock.keep(s.NonStock)
 	s.reset()
 	return s
@@ -416,12 +413,23 @@ func (b *Builder) retire(l *live) {
 // newLive is a zero live (but for the memory retire keeps): one retire
 // kept, or a new one.
 func (b *Builder) newLive() *live {
-	n := len(b.freeLive)
-	if n == 0 {
-		return new(live)
+	if l, ok := popFree(&b.freeLive); ok {
+		return l
 	}
-	l := b.freeLive[n-1]
-	b.freeLive[n-1] = nil
-	b.freeLive = b.freeLive[:n-1]
-	return l
+	return new(live)
+}
+
+// popFree takes the last of the kept values off *free, clearing its slot
+// so that the list holds no reference to it; ok is false when none is
+// kept.
+func popFree[T any](free *[]T) (v T, ok bool) {
+	n := len(*free)
+	if n == 0 {
+		return v, false
+	}
+	v = (*free)[n-1]
+	var zero T
+	(*free)[n-1] = zero
+	*free = (*free)[:n-1]
+	return v, true
 }

@@ -312,10 +312,7 @@ func (p *nonStockPool) text(ns *dissect.NonStock) string {
 // list is an empty list for a session's first non-stock kind.
 func (p *nonStockPool) list() []NonStockKind {
 	if p != nil {
-		if n := len(p.lists); n > 0 {
-			l := p.lists[n-1]
-			p.lists[n-1] = nil
-			p.lists = p.lists[:n-1]
+		if l, ok := popFree(&p.lists); ok {
 			return l
 		}
 	}
