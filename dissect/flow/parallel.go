@@ -45,17 +45,22 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 		<-b.ready
 		for i := range b.items {
 			it := &b.items[i]
-			switch {
-			case it.perr != nil:
+			switch it.kind {
+			case itemDamaged:
 				rec = damagedRecord(it.perr, b.raw[it.off:it.off+it.n], &raw)
 				out.put(&rec)
-			case it.gamespy:
+			case itemGameSpy:
 				t.gamespy(it.record(&t.rec), b.raw[it.off:it.off+it.n], out)
 			default:
-				t.decrypted(it.record(&t.rec), b.plain[it.off:it.off+it.n], &it.dg, it.err, out)
+				// Split here rather than on the decrypting goroutine:
+				// the messages then land in the Tracker's own Datagram,
+				// which stays in this core's cache, where a Datagram per
+				// item, written on another core, missed it on every
+				// message.
+				t.plain(it.record(&t.rec), b.plain[it.off:it.off+it.n:it.off+it.n], out)
 			}
 			if out.stopped {
-				stopStats = it.stats
+				stopStats = b.statsAfter(i)
 				break
 			}
 		}
@@ -90,14 +95,39 @@ type batch struct {
 	items []item
 	raw   []byte // the payloads as read
 	plain []byte // the same, decrypted (GameSpy datagrams are left out)
+	// marks are the source's counters after reading some of the items,
+	// for the rare run that emit stops (see statsAfter): the first item's,
+	// and those of every item after which they changed otherwise than by
+	// one record and one datagram (capture.Reader.PlainLast), so that a
+	// usual datagram copies none.
+	marks []statsMark
 	// dsts and srcs are the encrypted datagrams' places in plain and raw,
 	// for dissect.DecryptBatch.
 	dsts, srcs [][]byte
 	ready      chan struct{}
 }
 
-// next extends items by one, keeping the message storage that slot's
-// Datagram had in an earlier use of the batch.
+// statsMark is the source's counters after reading items[at].
+type statsMark struct {
+	at int
+	s  capture.Stats
+}
+
+// statsAfter returns the source's counters after reading items[i], as Run
+// reports them when emit stops the run at that item: those of the last
+// mark up to i, and one record and one datagram for each item after it.
+func (b *batch) statsAfter(i int) capture.Stats {
+	m := len(b.marks) - 1
+	for b.marks[m].at > i {
+		m--
+	}
+	s, plain := b.marks[m].s, i-b.marks[m].at
+	s.Records += plain
+	s.UDP += plain
+	return s
+}
+
+// next extends items by one.
 func (b *batch) next() *item {
 	if len(b.items) < cap(b.items) {
 		b.items = b.items[:len(b.items)+1]
@@ -107,18 +137,26 @@ func (b *batch) next() *item {
 	return &b.items[len(b.items)-1]
 }
 
+// item is one datagram of a batch, or one damaged capture record. It holds
+// only what the record needs: it is written on the reading goroutine and
+// read on the tracking one, so each byte of it crosses between cores.
 type item struct {
 	frame    int
 	ts       time.Time
 	src, dst netip.AddrPort
-	off, n   int  // payload position in raw and plain
-	gamespy  bool // not encrypted: GameSpy, or the master's TCP (tcp)
-	tcp      capture.TCPSegment
-	dg       dissect.Datagram
-	err      error
+	off, n   int // payload position in raw and plain
 	perr     *capture.PacketError
-	stats    capture.Stats // the source's counts after reading this item, as Run would report them if emit stopped here
+	tcp      capture.TCPSegment
+	kind     itemKind
 }
+
+type itemKind uint8
+
+const (
+	itemPlain   itemKind = iota // encrypted: decrypted into plain, then split
+	itemGameSpy                 // not encrypted: GameSpy, or the master's TCP
+	itemDamaged                 // a damaged capture record (perr)
+)
 
 // record sets the frame, time and addresses of r, the record the item's
 // records are built in, and returns it.
@@ -139,6 +177,9 @@ func (p *pipeline) read(src Source) {
 	defer p.wg.Done()
 	defer close(p.work)
 	defer close(p.order)
+	// A *capture.Reader, the usual source, says when a datagram changed
+	// its counters only by one record and one datagram: then no mark.
+	rd, _ := src.(*capture.Reader)
 	for {
 		var b *batch
 		select {
@@ -146,7 +187,7 @@ func (p *pipeline) read(src Source) {
 		case <-p.done:
 			return
 		}
-		b.items, b.raw = b.items[:0], b.raw[:0]
+		b.items, b.raw, b.marks = b.items[:0], b.raw[:0], b.marks[:0]
 		end := false
 		for len(b.items) < batchItems && len(b.raw) < batchBytes {
 			pk, err := src.Next()
@@ -163,7 +204,7 @@ func (p *pipeline) read(src Source) {
 				}
 				cp := *pe
 				it := b.next()
-				*it = item{perr: &cp, off: len(b.raw), stats: src.Stats()}
+				*it = item{kind: itemDamaged, perr: &cp, off: len(b.raw)}
 				if pe.Packet != nil { // a datagram that failed its checksum: keep its bytes
 					pk := *pe.Packet
 					it.n = len(pk.Payload)
@@ -171,12 +212,19 @@ func (p *pipeline) read(src Source) {
 					pk.Payload = nil // the reader reuses it; the copy in raw is what the record shows
 					cp.Packet = &pk
 				}
+				b.mark(src)
 				continue
 			}
 			it := b.next()
-			*it = item{frame: pk.Frame, ts: pk.Time, src: pk.Src, dst: pk.Dst, off: len(b.raw), n: len(pk.Payload),
-				gamespy: pk.TCP.Valid || dissect.IsGameSpy(pk.Payload), tcp: pk.TCP, dg: it.dg, stats: src.Stats()}
+			it.frame, it.ts, it.src, it.dst, it.tcp = pk.Frame, pk.Time, pk.Src, pk.Dst, pk.TCP
+			it.off, it.n, it.perr, it.kind = len(b.raw), len(pk.Payload), nil, itemPlain
+			if pk.TCP.Valid || dissect.IsGameSpy(pk.Payload) {
+				it.kind = itemGameSpy
+			}
 			b.raw = append(b.raw, pk.Payload...)
+			if len(b.items) == 1 || rd == nil || !rd.PlainLast() {
+				b.mark(src)
+			}
 		}
 		if len(b.items) > 0 {
 			p.order <- b // never blocks: at most nb batches exist
@@ -190,7 +238,23 @@ func (p *pipeline) read(src Source) {
 	}
 }
 
-// decrypt decrypts and splits the datagrams of each batch.
+// mark keeps the source's counters after the batch's last item.
+func (b *batch) mark(src Source) {
+	if len(b.marks) < cap(b.marks) {
+		b.marks = b.marks[:len(b.marks)+1]
+	} else {
+		b.marks = append(b.marks, statsMark{})
+	}
+	m := &b.marks[len(b.marks)-1]
+	m.at = len(b.items) - 1
+	if rd, ok := src.(*capture.Reader); ok {
+		rd.StatsTo(&m.s)
+	} else {
+		m.s = src.Stats()
+	}
+}
+
+// decrypt decrypts the datagrams of each batch.
 func (p *pipeline) decrypt() {
 	defer p.wg.Done()
 	for b := range p.work {
@@ -203,19 +267,12 @@ func (p *pipeline) decrypt() {
 		// CPU has it) cost a fraction of one datagram after another.
 		b.dsts, b.srcs = b.dsts[:0], b.srcs[:0]
 		for i := range b.items {
-			if it := &b.items[i]; it.perr == nil && !it.gamespy {
+			if it := &b.items[i]; it.kind == itemPlain {
 				b.dsts = append(b.dsts, b.plain[it.off:it.off+it.n:it.off+it.n])
 				b.srcs = append(b.srcs, b.raw[it.off:it.off+it.n])
 			}
 		}
 		dissect.DecryptBatch(b.dsts, b.srcs)
-		for i := range b.items {
-			it := &b.items[i]
-			if it.perr != nil || it.gamespy {
-				continue
-			}
-			it.err = it.dg.Parse(b.plain[it.off : it.off+it.n : it.off+it.n])
-		}
 		b.ready <- struct{}{}
 	}
 }
