@@ -47,17 +47,17 @@ func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (
 			it := &b.items[i]
 			switch it.kind {
 			case itemDamaged:
-				rec = damagedRecord(it.perr, b.raw[it.off:it.off+it.n], &raw)
+				rec = damagedRecord(it.perr, it.in(b.raw), &raw)
 				out.put(&rec)
 			case itemGameSpy:
-				t.gamespy(it.record(&t.rec), b.raw[it.off:it.off+it.n], out)
+				t.gamespy(it.record(&t.rec), it.in(b.raw), out)
 			default:
 				// Split here rather than on the decrypting goroutine:
 				// the messages then land in the Tracker's own Datagram,
 				// which stays in this core's cache, where a Datagram per
 				// item, written on another core, missed it on every
 				// message.
-				t.plain(it.record(&t.rec), b.plain[it.off:it.off+it.n:it.off+it.n], out)
+				t.plain(it.record(&t.rec), it.in(b.plain), out)
 			}
 			if out.stopped {
 				stopStats = b.statsAfter(i)
@@ -144,8 +144,8 @@ type item struct {
 	frame    int
 	ts       time.Time
 	src, dst netip.AddrPort
-	off, n   int // payload position in raw and plain
 	perr     *capture.PacketError
+	off, n   int32 // payload position in raw and plain (a batch holds less than 2 GiB)
 	tcp      capture.TCPSegment
 	kind     itemKind
 }
@@ -157,6 +157,9 @@ const (
 	itemGameSpy                 // not encrypted: GameSpy, or the master's TCP
 	itemDamaged                 // a damaged capture record (perr)
 )
+
+// in returns the item's payload in buf (raw or plain).
+func (it *item) in(buf []byte) []byte { return buf[it.off : it.off+it.n : it.off+it.n] }
 
 // record sets the frame, time and addresses of r, the record the item's
 // records are built in, and returns it.
@@ -204,10 +207,10 @@ func (p *pipeline) read(src Source) {
 				}
 				cp := *pe
 				it := b.next()
-				*it = item{kind: itemDamaged, perr: &cp, off: len(b.raw)}
+				*it = item{kind: itemDamaged, perr: &cp, off: int32(len(b.raw))}
 				if pe.Packet != nil { // a datagram that failed its checksum: keep its bytes
 					pk := *pe.Packet
-					it.n = len(pk.Payload)
+					it.n = int32(len(pk.Payload))
 					b.raw = append(b.raw, pk.Payload...)
 					pk.Payload = nil // the reader reuses it; the copy in raw is what the record shows
 					cp.Packet = &pk
@@ -217,7 +220,7 @@ func (p *pipeline) read(src Source) {
 			}
 			it := b.next()
 			it.frame, it.ts, it.src, it.dst, it.tcp = pk.Frame, pk.Time, pk.Src, pk.Dst, pk.TCP
-			it.off, it.n, it.perr, it.kind = len(b.raw), len(pk.Payload), nil, itemPlain
+			it.off, it.n, it.perr, it.kind = int32(len(b.raw)), int32(len(pk.Payload)), nil, itemPlain
 			if pk.TCP.Valid || dissect.IsGameSpy(pk.Payload) {
 				it.kind = itemGameSpy
 			}
@@ -268,8 +271,8 @@ func (p *pipeline) decrypt() {
 		b.dsts, b.srcs = b.dsts[:0], b.srcs[:0]
 		for i := range b.items {
 			if it := &b.items[i]; it.kind == itemPlain {
-				b.dsts = append(b.dsts, b.plain[it.off:it.off+it.n:it.off+it.n])
-				b.srcs = append(b.srcs, b.raw[it.off:it.off+it.n])
+				b.dsts = append(b.dsts, it.in(b.plain))
+				b.srcs = append(b.srcs, it.in(b.raw))
 			}
 		}
 		dissect.DecryptBatch(b.dsts, b.srcs)
