@@ -10,8 +10,9 @@ type ScanOptions struct {
 	// Flow carries the tracker's options: the servers given, and the caps
 	// on fragment sets, flows and servers.
 	Flow flow.Options
-	// Workers > 1 decrypts and splits datagrams on that many goroutines
-	// (flow.RunParallel); the records, and so the sessions, are the same.
+	// Workers > 1 reads the capture on a goroutine of its own and decrypts
+	// the datagrams on that many more (flow.RunParallel); the records,
+	// and so the sessions, are the same.
 	Workers int
 	// Keep, when set, chooses the records the sessions are built from (the
 	// rest are still counted as damage when damaged, and seen by Damaged).

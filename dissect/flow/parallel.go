@@ -12,10 +12,10 @@ import (
 )
 
 // RunParallel is Run with the stateless work spread over goroutines: one
-// reads the capture, workers decrypt and split the datagrams in batches,
-// and the calling goroutine does everything that depends on order (flows,
-// reassembly, game decoding, emit) exactly as Run does, batch by batch in
-// capture order. The records, their order and the Summary are the same as
+// reads the capture, workers decrypt the datagrams in batches, and the
+// calling goroutine does the rest (splitting, and everything that depends
+// on order: flows, reassembly, game decoding, emit) exactly as Run does,
+// batch by batch in capture order. The records, their order and the Summary are the same as
 // Run's. workers < 1 means 1; a fixed number of batches is recycled, so
 // memory stays bounded and steady state allocates nothing.
 func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (Summary, error) {

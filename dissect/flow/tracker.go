@@ -148,8 +148,8 @@ func grow(b []byte, n int) []byte {
 	return b[:n]
 }
 
-// decrypted is Datagram after decryption and splitting (which RunParallel
-// does on other goroutines): plain is the decrypted datagram, dg its
+// decrypted is Datagram after decryption (which RunParallel does on other
+// goroutines) and splitting: plain is the decrypted datagram, dg its
 // messages and perr the splitting error. plain and dg must stay valid until
 // decrypted returns.
 func (t *Tracker) decrypted(r *Record, plain []byte, dg *dissect.Datagram, perr error, out *sink) {

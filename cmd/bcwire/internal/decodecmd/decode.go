@@ -110,13 +110,13 @@ errors.`,
 	f.BoolVarP(&o.LineBuffered, "line-buffered", "l", false, "flush the output after each packet (as tshark's -l); done anyway when reading a pipe")
 	exit.AddFailOnFlag(f, &o.FailOn)
 	o.Caps.AddFlags(f, false)
-	// With a second core, reading, decryption and splitting run beside
+	// With a second core, reading and decryption run beside
 	// the decoding goroutine (RunParallel), and the formatting of the
 	// lines on as many goroutines again (DecodePrinter.SetWorkers), so
 	// decode uses both by default. The output is the same.
 	o.Caps.Workers = DefaultWorkers()
 	f.Lookup("workers").DefValue = strconv.Itoa(o.Caps.Workers)
-	f.Lookup("workers").Usage = "decrypt and split datagrams, and format the lines, on N goroutines each (the output is the same)"
+	f.Lookup("workers").Usage = "decrypt datagrams, and format the lines, on N goroutines each (the output is the same)"
 	input.AddReadFlags(f, &o.Read, true)
 	AddPrintFlags(f, &o.Print)
 	f.StringVarP(&o.Write, "write", "w", "", "write the frames of the messages kept to `FILE` as they were captured, instead of printing (pcapng if FILE ends in .pcapng, else pcap; - writes pcap to standard output)")

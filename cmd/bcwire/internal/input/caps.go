@@ -29,7 +29,7 @@ type Caps struct {
 // that build sessions).
 func (c *Caps) AddFlags(f *pflag.FlagSet, sessions bool) {
 	c.flags = f
-	f.IntVar(&c.Workers, "workers", 1, "decrypt and split datagrams on N goroutines (the output is the same); useful on large captures")
+	f.IntVar(&c.Workers, "workers", 1, "decrypt datagrams on N goroutines (the output is the same); useful on large captures")
 	f.IntVar(&c.FragmentSets, "max-frag-sets", flow.DefaultMaxFragmentSets, "cap on unfinished fragmented game messages held at once (oldest evicted first)")
 	f.IntVar(&c.FragmentBytes, "max-frag-bytes", flow.DefaultMaxFragmentBytes, "cap on the bytes of unfinished fragmented game messages")
 	f.IntVar(&c.Flows, "max-flows", flow.DefaultMaxFlows, "cap on client/server flows followed at once (oldest forgotten first)")

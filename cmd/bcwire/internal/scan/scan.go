@@ -37,8 +37,9 @@ type Options struct {
 	Record session.Recorder
 	// File, when set, is told each file's path before its records.
 	File func(path string)
-	// Workers > 1 decrypts and splits datagrams on that many goroutines
-	// (flow.RunParallel); the output is the same.
+	// Workers > 1 reads the capture on a goroutine of its own and decrypts
+	// the datagrams on that many more (flow.RunParallel); the output is
+	// the same.
 	Workers int
 	// Flow and Capture carry the caps (fragment sets, flows, IPv4
 	// reassembly); Flow.Servers is set from Servers.
