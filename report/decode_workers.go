@@ -375,11 +375,12 @@ func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch, lazy *flow.LazyDeco
 		// worker blocks: while batches are queued it never does, so the
 		// decoding goroutine, whose records all the workers wait for,
 		// stood still until they had formatted every batch and went idle
-		// with it. Yielding hands it the core at once. (A Go runtime
-		// trace of decode --json on battle x100 had one goroutine running
-		// 27% of the time, the decoding one alone 19%; yielding, with two
-		// more batches, took 0.85-0.89 of the wall time, medians of 12-16
-		// pairs; yielding alone 0.94, the batches alone 0.91.)
+		// with it. Yielding hands it the core at once. (Go runtime traces
+		// of decode --json on battle x100, with every other process
+		// stopped: one goroutine alone running 29-30% of the time with
+		// workers+2 batches, the decoding one for 142-166 ms of 722-825;
+		// 17% with workers+4; 9-12% yielding; 5-7% with both, and 0.85-0.89
+		// of the wall time, medians of 12-16 pairs.)
 		runtime.Gosched()
 	}
 }
