@@ -1,6 +1,7 @@
 package report
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/bcwire/bcwire/dissect"
@@ -46,10 +47,15 @@ import (
 // oldest batch, which the next hand-over waits for, is still being
 // formatted: decode --json on battle x100 took 0.947 of the wall time with
 // workers+1 batches (median of 19 pairs taken when the machine was at
-// least 90% idle, 00:13-00:27 UTC; CPU 0.97).
+// least 90% idle, 00:13-00:27 UTC; CPU 0.97). Two more batches (workers+4)
+// let the decoding goroutine run further ahead of the oldest batch, and
+// with the yield in formatBatches took decode --json on battle x100 to
+// 0.85-0.89 of the wall time (2026-11-27, 12-16 pairs with every other
+// process stopped); their memory is why decode lowers the collector's
+// target (decodecmd's gcPercent).
 const (
 	batchRecords = 128
-	batchesExtra = 2 // batches in all: workers + batchesExtra
+	batchesExtra = 4 // batches in all: workers + batchesExtra
 )
 
 // pendingRecord is a record copied for a worker, or one formatted at once.
@@ -364,6 +370,18 @@ func (p *DecodePrinter) formatBatches(work <-chan *fmtBatch, lazy *flow.LazyDeco
 		}
 		b.out = out
 		b.ready <- struct{}{}
+		// The decoding goroutine, if it waited for this batch, is now
+		// runnable, queued to run next on this P, but only once this
+		// worker blocks: while batches are queued it never does, so the
+		// decoding goroutine, whose records all the workers wait for,
+		// stood still until they had formatted every batch and went idle
+		// with it. Yielding hands it the core at once. (Go runtime traces
+		// of decode --json on battle x100, with every other process
+		// stopped: one goroutine alone running 29-30% of the time with
+		// workers+2 batches, the decoding one for 142-166 ms of 722-825;
+		// 17% with workers+4; 9-12% yielding; 5-7% with both, and 0.85-0.89
+		// of the wall time, medians of 12-16 pairs.)
+		runtime.Gosched()
 	}
 }
 

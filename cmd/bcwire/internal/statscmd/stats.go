@@ -4,10 +4,8 @@
 package statscmd
 
 import (
-	"os"
-	"runtime/debug"
-
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/exit"
+	"github.com/bcwire/bcwire/cmd/bcwire/internal/gctune"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/input"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/interrupt"
 	"github.com/bcwire/bcwire/cmd/bcwire/internal/iostreams"
@@ -105,19 +103,12 @@ usage or I/O errors.`,
 // 18.0 MiB, text 19.8 vs 18.6).
 const gcPercent = 150
 
-// tuneGC sets gcPercent unless GOGC says otherwise.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(gcPercent)
-	}
-}
-
 // Run counts and prints.
 func Run(o *Options) error {
 	if err := o.FailOn.Check(); err != nil {
 		return err
 	}
-	tuneGC()
+	gctune.Percent(gcPercent) // unless GOGC is set
 	servers, err := input.ParseServers(o.Servers)
 	if err != nil {
 		return err

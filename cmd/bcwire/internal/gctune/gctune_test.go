@@ -1,4 +1,4 @@
-package statscmd
+package gctune
 
 import (
 	"os"
@@ -6,22 +6,22 @@ import (
 	"testing"
 )
 
-// stats raises the collector's target (gcPercent) unless GOGC is set.
-func TestTuneGC(t *testing.T) {
+// Percent sets the target unless GOGC is set, to a number or to off.
+func TestPercent(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "") // restored after the test
 	for _, c := range []struct {
 		gogc string // "" unset
 		want int
-	}{{"", gcPercent}, {"100", 100}, {"off", 100}} {
+	}{{"", 50}, {"100", 100}, {"off", 100}} {
 		if c.gogc == "" {
 			os.Unsetenv("GOGC")
 		} else {
 			os.Setenv("GOGC", c.gogc)
 		}
 		debug.SetGCPercent(100)
-		tuneGC()
+		Percent(50)
 		if got := debug.SetGCPercent(100); got != c.want {
 			t.Errorf("GOGC %q: GC percent %d, want %d", c.gogc, got, c.want)
 		}
