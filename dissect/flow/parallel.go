@@ -15,9 +15,10 @@ import (
 // reads the capture, workers decrypt the datagrams in batches, and the
 // calling goroutine does the rest (splitting, and everything that depends
 // on order: flows, reassembly, game decoding, emit) exactly as Run does,
-// batch by batch in capture order. The records, their order and the Summary are the same as
-// Run's. workers < 1 means 1; a fixed number of batches is recycled, so
-// memory stays bounded and steady state allocates nothing.
+// batch by batch in capture order. The records, their order and the
+// Summary are the same as Run's. workers < 1 means 1; a fixed number of
+// batches is recycled, so memory stays bounded and steady state allocates
+// nothing.
 func RunParallel(src Source, t *Tracker, workers int, emit func(*Record) bool) (Summary, error) {
 	workers = max(workers, 1)
 	nb := 2*workers + 2
