@@ -22,6 +22,10 @@
 # peak resident memory (GNU time -v) and the ratios to tshark in wall time
 # and in CPU. Each row is the run of best wall time of RUNS (default 3); a
 # bcwire run is the mean of REPS (default 5) back-to-back processes.
+# With PAIRS=N it then times tshark against stats --json, decode --json
+# and text decode in N alternating pairs (bench/pairs.sh) and prints the
+# median ratios: this machine's speed drifts within seconds, which moves
+# a best-of-RUNS ratio of runs a tenth of a second long by a third.
 # tshark and GNU time are installed from Debian if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +88,12 @@ compare() {
     eval "t=\$T_$v c=\$C_$v"
     printf '%-28s %6.1fx tshark in wall time, %6.1fx in CPU\n' "$v" "$(awk "BEGIN{print $T_tshark/$t}")" "$(awk "BEGIN{print $C_tshark/($c>0?$c:0.01)}")"
   done
+  if [ "${PAIRS:-0}" -gt 0 ]; then
+    echo "tshark against bcwire in $PAIRS alternating pairs (tshark/bcwire: how many times faster bcwire is):"
+    for v in "stats --json -q" "decode --json" "decode"; do
+      printf '%-28s %s\n' "$v" "$(bench/pairs.sh "$PAIRS" "tshark -n -r $FILE -T fields -e udp.length" "$WORK/bcwire $v $FILE")"
+    done
+  fi
 }
 
 BATTLE="$WORK/battle-x$COPIES.pcap"
